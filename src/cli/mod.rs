@@ -1,0 +1,38 @@
+//! The command-line interface: argument parsing, dispatch, rendering and exit codes.
+//!
+//! Each subcommand lives in its own file and returns an [`Outcome`]; only this module
+//! turns outcomes into process exit codes.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// How a command ended. The numeric values are the documented exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing wrong: the input is well-formed, no failing trace exists within the bounds,
+    /// or a program ran to completion.
+    Ok = 0,
+    /// A counterexample was found (`check`) or an assertion failed (`run`).
+    Failure = 1,
+    /// Bad input or usage: a lexical, syntax, type (under `--strict`) or bound error.
+    BadInput = 2,
+    /// The answer is not known: a limit, a timeout, an interruption, a solver `unknown`,
+    /// or a counterexample that did not replay.
+    Inconclusive = 3,
+}
+
+#[derive(Parser, Debug)]
+#[command(name = "holi", version, about = "Find the client that breaks your higher-order library")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome: Outcome = match cli.command {};
+    ExitCode::from(outcome as u8)
+}

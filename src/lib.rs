@@ -1,0 +1,8 @@
+//! holi: a bounded model checker for higher-order, stateful libraries.
+//!
+//! The architecture overview lives here; see the module list for the pipeline.
+
+pub mod cli;
+pub mod diagnostics;
+pub mod syntax;
+pub mod trace;

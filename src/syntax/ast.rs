@@ -1,0 +1,341 @@
+//! The abstract syntax of HOLi libraries and clients.
+//!
+//! Every node carries the byte span of the source it came from, so that any later stage
+//! (checker, engine, interpreter, linker) can point a diagnostic at the exact text.
+//! Parentheses are not nodes: the printer reinserts the fewest that keep the tree.
+//! Structural equality that ignores spans is [`Program::same_tree`] (used by the
+//! round-trip property `parse(print(ast)) == ast`).
+
+use num_bigint::BigInt;
+use std::fmt;
+use std::ops::Range;
+
+/// Byte offsets into one source file.
+pub type Span = Range<usize>;
+
+/// HOLi types: `unit`, `int`, products and arrows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Unit,
+    Int,
+    Pair(Box<Type>, Box<Type>),
+    Arrow(Box<Type>, Box<Type>),
+}
+
+impl Type {
+    pub fn pair(a: Type, b: Type) -> Type {
+        Type::Pair(Box::new(a), Box::new(b))
+    }
+
+    pub fn arrow(a: Type, b: Type) -> Type {
+        Type::Arrow(Box::new(a), Box::new(b))
+    }
+}
+
+impl fmt::Display for Type {
+    /// Prints with the fewest parentheses: `*` is left-associative, `->` right-associative,
+    /// and a product or arrow inside the other is always parenthesised (HOLiK gives the two
+    /// no relative priority).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Unit => write!(f, "unit"),
+            Type::Int => write!(f, "int"),
+            Type::Pair(a, b) => {
+                match **a {
+                    Type::Arrow(..) => write!(f, "({a})")?,
+                    _ => write!(f, "{a}")?,
+                }
+                write!(f, " * ")?;
+                match **b {
+                    Type::Arrow(..) | Type::Pair(..) => write!(f, "({b})"),
+                    _ => write!(f, "{b}"),
+                }
+            }
+            Type::Arrow(a, b) => {
+                match **a {
+                    Type::Arrow(..) | Type::Pair(..) => write!(f, "({a})")?,
+                    _ => write!(f, "{a}")?,
+                }
+                write!(f, " -> ")?;
+                match **b {
+                    Type::Pair(..) => write!(f, "({b})"),
+                    _ => write!(f, "{b}"),
+                }
+            }
+        }
+    }
+}
+
+/// An identifier occurrence: its text and where it stands.
+#[derive(Clone, Debug)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A whole source file: a library, or a client when `main` is present.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The `# set-bounds K L #` header, if any.
+    pub bounds: Option<Bounds>,
+    pub imports: Vec<Import>,
+    /// Declarations in source order (order carries no meaning: names resolve over the file).
+    pub decls: Vec<Decl>,
+    /// The client form's `main = { M };`, absent in a library.
+    pub main: Option<Main>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub k: u32,
+    pub l: u32,
+    pub span: Span,
+}
+
+/// `import m :(type)`: a method the other side (the client) provides.
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub name: Ident,
+    pub ty: Type,
+    pub ty_span: Span,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Visibility {
+    Public,
+    Private,
+}
+
+#[derive(Clone, Debug)]
+pub enum Decl {
+    Method(MethodDecl),
+    /// `int r := 42;`
+    IntRef {
+        name: Ident,
+        init: BigInt,
+        span: Span,
+    },
+    /// `fun r := m;`: a reference holding a method name.
+    FunRef {
+        name: Ident,
+        target: Ident,
+        span: Span,
+    },
+}
+
+impl Decl {
+    pub fn name(&self) -> &Ident {
+        match self {
+            Decl::Method(m) => &m.name,
+            Decl::IntRef { name, .. } | Decl::FunRef { name, .. } => name,
+        }
+    }
+
+    pub fn span(&self) -> &Span {
+        match self {
+            Decl::Method(m) => &m.span,
+            Decl::IntRef { span, .. } | Decl::FunRef { span, .. } => span,
+        }
+    }
+}
+
+/// `public m (x:t) :(t') = { body };`
+#[derive(Clone, Debug)]
+pub struct MethodDecl {
+    pub visibility: Visibility,
+    pub name: Ident,
+    pub func: Function,
+    pub span: Span,
+}
+
+/// The shared shape of methods, `letrec` functions and lambdas: one typed parameter,
+/// a declared result type and a body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub param: Ident,
+    pub param_ty: Type,
+    pub ret_ty: Type,
+    pub body: Box<Expr>,
+}
+
+impl Function {
+    pub fn ty(&self) -> Type {
+        Type::arrow(self.param_ty.clone(), self.ret_ty.clone())
+    }
+}
+
+/// The client form's `main = { M };`.
+#[derive(Clone, Debug)]
+pub struct Main {
+    pub body: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Mul,
+    Div,
+    Add,
+    Sub,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    /// `&&`: both operands are always evaluated; the result is 1 or 0.
+    And,
+    /// `||`: both operands are always evaluated; the result is 1 or 0.
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// A variable, method or import name; resolved by the checker and the build.
+    Var(String),
+    Int(BigInt),
+    Unit,
+    /// `!r`
+    Deref(Ident),
+    /// `r := e`
+    Assign(Ident, Box<Expr>),
+    /// `e1 e2`
+    App(Box<Expr>, Box<Expr>),
+    /// `(e1, e2)`
+    Pair(Box<Expr>, Box<Expr>),
+    Fst(Box<Expr>),
+    Snd(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `e1; e2`
+    Seq(Box<Expr>, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `let x = e1 in e2`
+    Let(Ident, Box<Expr>, Box<Expr>),
+    /// `letrec f (x:t) :(t') = e1 in e2`
+    LetRec(Ident, Function, Box<Expr>),
+    /// `fun (x:t) :(t') -> e`
+    Lambda(Function),
+    Assert(Box<Expr>),
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+}
+
+// ---- Structural equality ignoring spans -------------------------------------------------
+
+impl Program {
+    /// True when both programs have the same tree, whatever their spans.
+    pub fn same_tree(&self, other: &Program) -> bool {
+        let bounds_eq = match (&self.bounds, &other.bounds) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.k == b.k && a.l == b.l,
+            _ => false,
+        };
+        bounds_eq
+            && self.imports.len() == other.imports.len()
+            && self
+                .imports
+                .iter()
+                .zip(&other.imports)
+                .all(|(a, b)| a.name.name == b.name.name && a.ty == b.ty)
+            && self.decls.len() == other.decls.len()
+            && self
+                .decls
+                .iter()
+                .zip(&other.decls)
+                .all(|(a, b)| a.same_tree(b))
+            && match (&self.main, &other.main) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.body.same_tree(&b.body),
+                _ => false,
+            }
+    }
+}
+
+impl Decl {
+    pub fn same_tree(&self, other: &Decl) -> bool {
+        match (self, other) {
+            (Decl::Method(a), Decl::Method(b)) => {
+                a.visibility == b.visibility
+                    && a.name.name == b.name.name
+                    && a.func.same_tree(&b.func)
+            }
+            (Decl::IntRef { name: a, init: i, .. }, Decl::IntRef { name: b, init: j, .. }) => {
+                a.name == b.name && i == j
+            }
+            (
+                Decl::FunRef {
+                    name: a, target: t, ..
+                },
+                Decl::FunRef {
+                    name: b, target: u, ..
+                },
+            ) => a.name == b.name && t.name == u.name,
+            _ => false,
+        }
+    }
+}
+
+impl Function {
+    pub fn same_tree(&self, other: &Function) -> bool {
+        self.param.name == other.param.name
+            && self.param_ty == other.param_ty
+            && self.ret_ty == other.ret_ty
+            && self.body.same_tree(&other.body)
+    }
+}
+
+impl Expr {
+    pub fn same_tree(&self, other: &Expr) -> bool {
+        use ExprKind::*;
+        match (&self.kind, &other.kind) {
+            (Var(a), Var(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (Unit, Unit) => true,
+            (Deref(a), Deref(b)) => a.name == b.name,
+            (Assign(a, e), Assign(b, f)) => a.name == b.name && e.same_tree(f),
+            (App(a, b), App(c, d))
+            | (Pair(a, b), Pair(c, d))
+            | (Seq(a, b), Seq(c, d)) => a.same_tree(c) && b.same_tree(d),
+            (Fst(a), Fst(b)) | (Snd(a), Snd(b)) | (Not(a), Not(b)) | (Assert(a), Assert(b)) => {
+                a.same_tree(b)
+            }
+            (Binary(o, a, b), Binary(p, c, d)) => o == p && a.same_tree(c) && b.same_tree(d),
+            (If(a, b, c), If(d, e, f)) => a.same_tree(d) && b.same_tree(e) && c.same_tree(f),
+            (Let(x, a, b), Let(y, c, d)) => x.name == y.name && a.same_tree(c) && b.same_tree(d),
+            (LetRec(x, f, a), LetRec(y, g, b)) => {
+                x.name == y.name && f.same_tree(g) && a.same_tree(b)
+            }
+            (Lambda(f), Lambda(g)) => f.same_tree(g),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Concrete syntax: lexer, parser, AST and canonical printer.
+
+pub mod ast;

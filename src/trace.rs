@@ -1,0 +1,124 @@
+//! Traces and counterexamples: the output types of the analysis.
+//!
+//! These are deliberately separate from the engine's internal configurations: they are
+//! what users, JSON consumers, client synthesis and replay see, and they must stay stable
+//! while the engine changes. A trace is the sequence of boundary moves between the library
+//! (proponent) and the client (opponent), printed as in the paper:
+//! `call withdraw(x1) · call send(x1) · ret send(())`.
+
+use crate::syntax::ast::Span;
+use num_bigint::BigInt;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Whether a move calls a method or returns from one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    Call,
+    Ret,
+}
+
+/// Who makes a move: the client (opponent) or the library (proponent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    Client,
+    Library,
+}
+
+/// A value carried by a move.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TraceValue {
+    Unit,
+    Int(BigInt),
+    /// A symbolic integer: a client-chosen symbol such as `x1`, or a term over such
+    /// symbols rendered as text (`x1 - 10`).
+    Sym(String),
+    /// A function name: a library method, a library function revealed to the client
+    /// (`m1`, …) or a function the client supplied (`f1`, …).
+    Fun(String),
+    Pair(Box<TraceValue>, Box<TraceValue>),
+}
+
+impl fmt::Display for TraceValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceValue::Unit => write!(f, "()"),
+            TraceValue::Int(i) => write!(f, "{i}"),
+            TraceValue::Sym(s) | TraceValue::Fun(s) => write!(f, "{s}"),
+            TraceValue::Pair(a, b) => write!(f, "({a}, {b})"),
+        }
+    }
+}
+
+impl TraceValue {
+    /// The value as a move argument: a top-level pair is written without its own
+    /// parentheses (`m(x1, x2)`), anything else as itself (`m(())`, `m(x1)`).
+    pub fn as_argument(&self) -> String {
+        match self {
+            TraceValue::Pair(a, b) => format!("{a}, {b}"),
+            other => other.to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    pub dir: Dir,
+    pub by: Player,
+    /// The method called or returned from, as the trace names it.
+    pub method: String,
+    pub value: TraceValue,
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dir = match self.dir {
+            Dir::Call => "call",
+            Dir::Ret => "ret",
+        };
+        write!(f, "{dir} {}({})", self.method, self.value.as_argument())
+    }
+}
+
+/// A sequence of moves, displayed with ` · ` between them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Trace(pub Vec<Move>);
+
+impl fmt::Display for Trace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, m) in self.0.iter().enumerate() {
+            if i > 0 {
+                write!(f, " · ")?;
+            }
+            write!(f, "{m}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What went wrong at the end of a failing trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailureKind {
+    /// `assert(e)` with `e` = 0.
+    Assert,
+    /// Division by zero.
+    Division,
+}
+
+/// A failing trace with everything needed to show, synthesize and replay it.
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    pub kind: FailureKind,
+    /// The span of the failing `assert` or division in the library source.
+    pub span: Span,
+    /// The symbolic trace.
+    pub trace: Trace,
+    /// The same trace with every symbolic integer replaced by its value in `model`.
+    pub concrete: Trace,
+    /// A concrete integer for every symbol the trace mentions (`x1 = 100`).
+    pub model: BTreeMap<String, BigInt>,
+}
