@@ -4,5 +4,6 @@
 
 pub mod cli;
 pub mod diagnostics;
+pub mod ops;
 pub mod syntax;
 pub mod trace;
