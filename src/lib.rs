@@ -2,8 +2,10 @@
 //!
 //! The architecture overview lives here; see the module list for the pipeline.
 
+pub mod build;
 pub mod cli;
 pub mod diagnostics;
 pub mod ops;
+pub mod symbolic;
 pub mod syntax;
 pub mod trace;
