@@ -4,6 +4,8 @@
 
 pub mod cli;
 pub mod diagnostics;
+pub mod frontend;
 pub mod ops;
 pub mod syntax;
 pub mod trace;
+pub mod types;
