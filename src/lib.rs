@@ -5,7 +5,9 @@
 pub mod build;
 pub mod cli;
 pub mod diagnostics;
+pub mod frontend;
 pub mod ops;
 pub mod symbolic;
 pub mod syntax;
 pub mod trace;
+pub mod types;
