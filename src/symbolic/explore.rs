@@ -10,12 +10,12 @@ use super::machine::{self, Stop, Stuck};
 use super::moves;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
-use num_bigint::BigInt;
 use super::value::Value;
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
+use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -223,7 +223,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             Answer::Sat(w) => Some(Rc::new(w)),
             Answer::Unsat => None,
             Answer::Unknown(reason) => {
-                let reason = format!("solver returned unknown ({reason}); a branch was not explored");
+                let reason =
+                    format!("solver returned unknown ({reason}); a branch was not explored");
                 if !self.inconclusive.contains(&reason) {
                     self.inconclusive.push(reason);
                 }
@@ -290,32 +291,29 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 }
 
-/// Tries to make `cond` take the side `holds` by changing only symbols the path
-/// condition does not mention — so the path condition stays satisfied and no solver
-/// query is needed. Typical case: a fresh client input compared with the state.
+/// Tries to find, without the solver, a model of the path condition in which `cond`
+/// takes the side `holds`: it changes one symbol of `cond` at a time to a value where
+/// some comparison in `cond` flips (found by treating the comparison as linear in that
+/// symbol) or to a few fixed values, and checks the result by evaluation. A symbol the
+/// path condition does not mention can change freely; otherwise every conjunct is
+/// re-evaluated. Typical cases: a fresh client input compared with the state, or a
+/// balance that goes negative once two inputs are large.
 fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
     let mut mentioned = Vec::new();
     cond.symbols(&mut mentioned);
     let constrained = cfg.pc_symbols();
-    let free: Vec<u32> = mentioned
-        .into_iter()
-        .filter(|&n| !constrained.may_contain(n))
-        .collect();
-    if free.is_empty() {
-        return None;
-    }
     let mut witness = (*cfg.witness).clone();
-    for &n in &free {
+    let side = |t: &Term, w: &Witness| t.eval(w).map(|v| v.sign() != num_bigint::Sign::NoSign);
+    for &n in &mentioned {
         let original = witness.get(&n).cloned();
         let mut candidates = Vec::new();
-        comparison_neighbours(cond, n, &witness, &mut candidates);
-        candidates.extend([0i64, 1, -1, 2, -2, 1000, -1000, 1_000_000, -1_000_000].map(BigInt::from));
+        flip_points(cond, n, &mut witness, &mut candidates);
+        candidates.extend([0i64, 1, -1, 1000, -1000].map(BigInt::from));
+        let free = !constrained.may_contain(n);
         for value in candidates {
             witness.insert(n, value);
-            if let Some(v) = cond.eval(&witness) {
-                if (v.sign() != num_bigint::Sign::NoSign) == holds {
-                    return Some(Rc::new(witness));
-                }
+            if side(cond, &witness) == Some(holds) && (free || pc_holds(cfg, &witness)) {
+                return Some(Rc::new(witness));
             }
         }
         match original {
@@ -326,31 +324,65 @@ fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> 
     None
 }
 
-/// For each comparison in `term` with symbol `n` alone on one side: the value of the
-/// other side (under `witness`) and its neighbours, the values where the comparison flips.
-fn comparison_neighbours(term: &Term, n: u32, witness: &Witness, out: &mut Vec<BigInt>) {
+/// Whether `witness` satisfies every conjunct of the configuration's path condition.
+fn pc_holds(cfg: &Config, witness: &Witness) -> bool {
+    let mut node = cfg.pc.as_deref();
+    while let Some(p) = node {
+        match p.term.eval(witness) {
+            Some(v) if (v.sign() != num_bigint::Sign::NoSign) == p.holds => {}
+            _ => return false,
+        }
+        node = p.parent.as_deref();
+    }
+    true
+}
+
+/// Values of symbol `n` around which `term` or one of its comparisons changes sign,
+/// assuming each is linear in `n` (other symbols as in `witness`, restored on return).
+fn flip_points(term: &Term, n: u32, witness: &mut Witness, out: &mut Vec<BigInt>) {
+    let original = witness.get(&n).cloned();
+    let at = |t: &Term, v: i64, w: &mut Witness| {
+        w.insert(n, BigInt::from(v));
+        t.eval(w)
+    };
+    let mut diffs = vec![term.clone()];
+    collect_comparisons(term, &mut diffs);
+    for d in diffs {
+        if let (Some(g0), Some(g1)) = (at(&d, 0, witness), at(&d, 1, witness)) {
+            let slope = &g1 - &g0;
+            if slope.sign() != num_bigint::Sign::NoSign {
+                let root = -&g0 / &slope;
+                out.push(&root - 1);
+                out.push(&root + 1);
+                out.push(root);
+            }
+        }
+    }
+    match original {
+        Some(v) => witness.insert(n, v),
+        None => witness.remove(&n),
+    };
+}
+
+/// `a - b` for every comparison `a ⋈ b` inside `term`.
+fn collect_comparisons(term: &Term, out: &mut Vec<Term>) {
     let Term::Node(node) = term else {
         return;
     };
     match &**node {
         Node::Sym(_) => {}
-        Node::Not(a) => comparison_neighbours(a, n, witness, out),
-        Node::Bin(_, a, b) => {
-            let is_n = |t: &Term| matches!(t, Term::Node(x) if matches!(**x, Node::Sym(m) if m == n));
-            let other = if is_n(a) {
-                Some(b)
-            } else if is_n(b) {
-                Some(a)
-            } else {
-                None
-            };
-            if let Some(v) = other.and_then(|o| o.eval(witness)) {
-                out.push(&v - 1);
-                out.push(&v + 1);
-                out.push(v);
+        Node::Not(a) => collect_comparisons(a, out),
+        Node::Bin(op, a, b) => {
+            if matches!(
+                op,
+                BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq
+            ) {
+                if let Ok(d) = Term::binary(BinOp::Sub, a, b) {
+                    out.push(d);
+                }
             }
-            comparison_neighbours(a, n, witness, out);
-            comparison_neighbours(b, n, witness, out);
+            collect_comparisons(a, out);
+            collect_comparisons(b, out);
         }
     }
 }
