@@ -97,16 +97,19 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 return Some(format!("timeout after {:.1} s", t.as_secs_f64()));
             }
         }
-        if let Some(max) = self.options.max_configurations {
-            if self.stats.configurations >= max {
-                return Some(format!("configuration limit ({max}) reached"));
-            }
-        }
         None
     }
 
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
         while let Some(cfg) = self.worklist.pop() {
+            if let Some(max) = self.options.max_configurations {
+                if self.stats.configurations >= max {
+                    self.inconclusive.push(format!(
+                        "search stopped: configuration limit ({max}) reached"
+                    ));
+                    break;
+                }
+            }
             if self.stats.configurations % POLL_EVERY == 0 {
                 if let Some(reason) = self.out_of_budget() {
                     self.inconclusive.push(format!("search stopped: {reason}"));
