@@ -236,13 +236,15 @@ fn header_bounds_agree_with_holik() {
 /// Every cell of HOLiK's grid (70 files × k 2–5 × l 1–3). Slow: run with
 /// `cargo test --release --test conformance -- --ignored --nocapture`; optional filter
 /// `HOLI_GRID=substring` on file names, `HOLI_GRID_LIMIT=seconds` per cell,
-/// `HOLI_GRID_ONLY_DONE=1` to skip the cells HOLiK did not finish.
+/// `HOLI_GRID_ONLY_DONE=1` to skip the cells HOLiK did not finish,
+/// `HOLI_GRID_ONLY_TIMEOUTS=1` to run only those.
 #[test]
 #[ignore]
 fn full_grid_agreement_table() {
     let Some(dir) = bench_dir() else { return };
     let filter = std::env::var("HOLI_GRID").unwrap_or_default();
     let only_done = std::env::var("HOLI_GRID_ONLY_DONE").is_ok();
+    let only_timeouts = std::env::var("HOLI_GRID_ONLY_TIMEOUTS").is_ok();
     let limit = std::env::var("HOLI_GRID_LIMIT")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -269,7 +271,7 @@ fn full_grid_agreement_table() {
         })
         .collect();
     for r in reference(&dir) {
-        if !r.file.contains(&filter) || (only_done && !r.done) {
+        if !r.file.contains(&filter) || (only_done && !r.done) || (only_timeouts && r.done) {
             continue;
         }
         let ours = run_cell(&dir, &r.file, r.k, r.l, true, limit);
