@@ -3,7 +3,7 @@
 //! Each subcommand lives in its own file and returns an [`Outcome`]; only this module
 //! turns outcomes into process exit codes.
 
-// pub mod fmt;
+pub mod fmt;
 pub mod parse;
 
 use clap::{Parser, Subcommand};
@@ -39,8 +39,8 @@ pub struct Cli {
 enum Command {
     /// Check that HOLi files are well-formed and well-typed (warnings are printed).
     Parse(parse::ParseArgs),
-    // Print a HOLi file in canonical form.
-    // Fmt(fmt::FmtArgs),
+    /// Print a HOLi file in canonical form.
+    Fmt(fmt::FmtArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -48,7 +48,7 @@ pub fn main() -> ExitCode {
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
         Command::Parse(args) => parse::run(args),
-        // Command::Fmt(args) => fmt::run(args),
+        Command::Fmt(args) => fmt::run(args),
     });
     ExitCode::from(outcome as u8)
 }

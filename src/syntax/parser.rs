@@ -851,3 +851,200 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
     }
     diagnostic
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lexer::lex;
+
+    /// The program's diagnostics codes and, if it parsed, its first method's body as an
+    /// S-expression.
+    fn parse_body(body: &str) -> (Option<String>, Vec<&'static str>) {
+        let source = format!("public m (u:unit) :(unit) = {{ {body} }};");
+        let (tokens, mut diagnostics) = lex("t", &source);
+        let (program, more) = parse_tokens("t", &source, &tokens);
+        diagnostics.extend(more);
+        let tree = program.and_then(|p| match p.decls.first() {
+            Some(Decl::Method(m)) => Some(sexp(&m.func.body)),
+            _ => None,
+        });
+        (tree, diagnostics.iter().map(|d| d.code).collect())
+    }
+
+    fn tree(body: &str) -> String {
+        let (tree, codes) = parse_body(body);
+        assert!(
+            codes.iter().all(|c| c.starts_with('W')),
+            "{body}: {codes:?}"
+        );
+        tree.unwrap_or_else(|| panic!("{body} did not parse"))
+    }
+
+    fn rejected(body: &str, code: &str) {
+        let (tree, codes) = parse_body(body);
+        assert!(tree.is_none(), "{body} parsed");
+        assert!(codes.contains(&code), "{body}: {codes:?}");
+    }
+
+    fn sexp(e: &Expr) -> String {
+        use ExprKind::*;
+        match &e.kind {
+            Var(x) => x.clone(),
+            Int(n) => n.to_string(),
+            Unit => "()".into(),
+            Deref(r) => format!("!{}", r.name),
+            Assign(r, v) => format!("(:= {} {})", r.name, sexp(v)),
+            App(f, a) => format!("(app {} {})", sexp(f), sexp(a)),
+            Pair(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+            Fst(a) => format!("(fst {})", sexp(a)),
+            Snd(a) => format!("(snd {})", sexp(a)),
+            Not(a) => format!("(not {})", sexp(a)),
+            Assert(a) => format!("(assert {})", sexp(a)),
+            Binary(op, a, b) => format!("({} {} {})", op.symbol(), sexp(a), sexp(b)),
+            Seq(a, b) => format!("(; {} {})", sexp(a), sexp(b)),
+            If(c, t, f) => format!("(if {} {} {})", sexp(c), sexp(t), sexp(f)),
+            Let(x, v, b) => format!("(let {} {} {})", x.name, sexp(v), sexp(b)),
+            LetRec(f, func, b) => {
+                format!(
+                    "(letrec {} {} {} {})",
+                    f.name,
+                    func.param.name,
+                    sexp(&func.body),
+                    sexp(b)
+                )
+            }
+            Lambda(func) => format!("(fun {} {})", func.param.name, sexp(&func.body)),
+        }
+    }
+
+    #[test]
+    fn if_branches_follow_the_edge_rule() {
+        assert_eq!(tree("if c then a; b else d; e"), "(; (if c (; a b) d) e)");
+        assert_eq!(tree("if c then a else b; d"), "(; (if c a b) d)");
+        assert_eq!(
+            tree("if c then a else if d then e else f"),
+            "(if c a (if d e f))"
+        );
+        assert_eq!(
+            tree("if c then a else r := 1, 2"),
+            "(if c a (:= r (, 1 2)))"
+        );
+        assert_eq!(
+            tree("if c then let x = 1 in x else y"),
+            "(if c (let x 1 x) y)"
+        );
+    }
+
+    #[test]
+    fn prefix_operators_bind_as_in_holik() {
+        assert_eq!(tree("assert f x"), "(app (assert f) x)");
+        assert_eq!(tree("fst p q"), "(app (fst p) q)");
+        assert_eq!(tree("not f x"), "(not (app f x))");
+        assert_eq!(tree("not a < b"), "(< (not a) b)");
+        assert_eq!(tree("not a * b"), "(* (not a) b)");
+        assert_eq!(tree("f assert x y"), "(app (app f (assert x)) y)");
+        assert_eq!(tree("not not x"), "(not (not x))");
+        assert_eq!(tree("!r !c"), "(app !r !c)");
+    }
+
+    #[test]
+    fn assignment_takes_a_pair_and_sequence_is_right_nested() {
+        assert_eq!(tree("r := a, b"), "(:= r (, a b))");
+        assert_eq!(tree("r := s := 1"), "(:= r (:= s 1))");
+        assert_eq!(tree("a; b; c"), "(; a (; b c))");
+        assert_eq!(tree("x := 1; y"), "(; (:= x 1) y)");
+    }
+
+    #[test]
+    fn binders_extend_as_far_right_as_possible() {
+        assert_eq!(tree("let x = v in a; b"), "(let x v (; a b))");
+        assert_eq!(tree("fun (x:int) :(int) -> x; y"), "(fun x (; x y))");
+        assert_eq!(
+            tree("letrec f (x:int) :(int) = f x in f 1; 2"),
+            "(letrec f x (app f x) (; (app f 1) 2))"
+        );
+        assert_eq!(tree("a; (let x = 1 in x)"), "(; a (let x 1 x))");
+    }
+
+    #[test]
+    fn operators_group_by_priority_and_associativity() {
+        assert_eq!(tree("a, b, c"), "(, (, a b) c)");
+        assert_eq!(tree("a - b - c"), "(- (- a b) c)");
+        assert_eq!(tree("a && b && c"), "(&& a (&& b c))");
+        assert_eq!(tree("a || b && c"), "(|| a (&& b c))");
+        assert_eq!(tree("a < b + c * d"), "(< a (+ b (* c d)))");
+        assert_eq!(tree("a, b || c"), "(, a (|| b c))");
+        assert_eq!(tree("f x y"), "(app (app f x) y)");
+        assert_eq!(tree("x -1"), "(app x -1)");
+        assert_eq!(tree("x - 1"), "(- x 1)");
+        assert_eq!(tree("f()"), "(app f ())");
+        assert_eq!(
+            tree("a > b; a <= b; a >= b; a == b"),
+            "(; (> a b) (; (<= a b) (; (>= a b) (== a b))))"
+        );
+    }
+
+    #[test]
+    fn mixed_operators_of_one_group_group_left_with_a_warning() {
+        for (body, expected) in [
+            ("a - b + c", "(+ (- a b) c)"),
+            ("a * b / c", "(/ (* a b) c)"),
+            ("a < b == c", "(== (< a b) c)"),
+        ] {
+            let (tree, codes) = parse_body(body);
+            assert_eq!(tree.as_deref(), Some(expected));
+            assert_eq!(codes, vec!["W0101"]);
+        }
+        assert_eq!(parse_body("(a - b) + c").1, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn looser_constructs_at_an_edge_need_parentheses() {
+        rejected("e; let x = 1 in x", "E0201");
+        rejected("r := fun (x:int) :(int) -> x", "E0201");
+        rejected("r := if c then a else b", "E0201");
+        rejected("x + if c then a else b", "E0201");
+        rejected("if c then a else let x = 1 in x", "E0201");
+        rejected("f not x", "E0201");
+        rejected("a, r := 1", "E0201");
+        rejected("!r := 1", "E0202");
+        rejected("(r) := 1", "E0202");
+    }
+
+    #[test]
+    fn other_syntax_errors() {
+        rejected("a;", "E0101");
+        rejected("f ( )", "E0101");
+        rejected("if c then a", "E0101");
+        rejected("fail", "E0101");
+        let (tokens, _) = lex("t", "# set-bounds 4294967296 1 # int x := 0;");
+        let (p, d) = parse_tokens("t", "", &tokens);
+        assert!(p.is_none() && d[0].code == "E0004");
+    }
+
+    #[test]
+    fn types_and_declarations() {
+        let source =
+            "# set-bounds 3 2 #\nimport g :(unit->unit->int)\nimport h :((int->int)*int*int)\n\
+                      fun r := m; int x := -1; public main (arg:int*int) :(int) = { 0 };\n\
+                      main = { () };";
+        let (tokens, _) = lex("t", source);
+        let (p, d) = parse_tokens("t", source, &tokens);
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap_or_else(|| panic!("no program"));
+        assert_eq!(p.bounds.as_ref().map(|b| (b.k, b.l)), Some((3, 2)));
+        assert_eq!(p.imports[0].ty.to_string(), "unit -> unit -> int");
+        assert_eq!(p.imports[1].ty.to_string(), "(int -> int) * int * int");
+        assert_eq!(p.decls.len(), 3);
+        assert!(p.main.is_some());
+        for bad in [
+            "import g :(int * int -> int) int x := 0;",
+            "main = { () }; main = { () };",
+            "",
+        ] {
+            let (tokens, _) = lex("t", bad);
+            let (p, d) = parse_tokens("t", bad, &tokens);
+            assert!(p.is_none() && d.iter().any(Diagnostic::is_error), "{bad}");
+        }
+    }
+}
