@@ -92,6 +92,8 @@ struct Ours {
     verdict: Verdict,
     min_moves: Option<usize>,
     traces: BTreeSet<String>,
+    /// Distinct failing traces (by our printed text).
+    failing: usize,
     /// The search ran to the end (no limit hit, no solver `unknown`).
     complete: bool,
     seconds: f64,
@@ -119,6 +121,7 @@ fn run_cell(dir: &Path, file: &str, k: u32, l: u32, all: bool, limit: Duration) 
             .iter()
             .map(|c| anonymized(&c.trace, &declared))
             .collect(),
+        failing: result.failing_traces,
         complete: result.inconclusive.is_empty(),
         seconds: start.elapsed().as_secs_f64(),
     }
@@ -274,7 +277,8 @@ fn full_grid_agreement_table() {
         if !r.file.contains(&filter) || (only_done && !r.done) || (only_timeouts && r.done) {
             continue;
         }
-        let ours = run_cell(&dir, &r.file, r.k, r.l, true, limit);
+        // Trace sets are only compared where HOLiK finished.
+        let ours = run_cell(&dir, &r.file, r.k, r.l, r.done, limit);
         let holik_seconds = seconds[&(r.file.clone(), r.k, r.l)];
         our_total += ours.seconds;
         holik_total += holik_seconds;
@@ -303,7 +307,11 @@ fn full_grid_agreement_table() {
             r.traces,
             ours.verdict,
             if ours.complete { "" } else { "(cut)" },
-            ours.traces.len(),
+            if r.done {
+                ours.traces.len()
+            } else {
+                ours.failing
+            },
             ours.seconds,
         );
     }
