@@ -352,3 +352,84 @@ fn fits(room: usize, docs: &[Doc], rest: &[(usize, bool, &Doc)]) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parser::parse_source;
+
+    /// The body of `m` after a parse and a canonical print.
+    fn canonical(body: &str) -> String {
+        let source = format!("public m (u:unit) :(unit) = {{ {body} }};");
+        let (program, diagnostics) = parse_source("t", &source);
+        let program = program.unwrap_or_else(|| panic!("{body}: {diagnostics:?}"));
+        match &program.decls[0] {
+            Decl::Method(m) => print_expr(&m.func.body),
+            _ => unreachable!("the source has one method"),
+        }
+    }
+
+    #[test]
+    fn redundant_parentheses_go_and_needed_ones_stay() {
+        for (input, output) in [
+            ("(a); ((b))", "a; b"),
+            ("(if c then (a; b) else d); e", "if c then a; b else d; e"),
+            ("if c then a else (b; d)", "if c then a else (b; d)"),
+            ("(assert f) x", "assert f x"),
+            ("assert (f x)", "assert (f x)"),
+            ("not (f x)", "not f x"),
+            ("(not f) x", "(not f) x"),
+            ("(not a) < b", "not a < b"),
+            ("not (a < b)", "not (a < b)"),
+            ("r := (a, b)", "r := a, b"),
+            ("(r := a), b", "(r := a), b"),
+            (
+                "r := (fun (x:int) :(int) -> x)",
+                "r := (fun (x:int) :(int) -> x)",
+            ),
+            ("a; (let x = 1 in x)", "a; (let x = 1 in x)"),
+            ("(let x = 1 in x); a", "(let x = 1 in x); a"),
+            ("let x = 1 in (x; a)", "let x = 1 in x; a"),
+            ("(a, b), c", "a, b, c"),
+            ("a, (b, c)", "a, (b, c)"),
+            ("(a - b) - c", "a - b - c"),
+            ("a - (b - c)", "a - (b - c)"),
+            ("(a - b) + c", "(a - b) + c"),
+            ("a && (b && c)", "a && b && c"),
+            ("(a && b) && c", "(a && b) && c"),
+            ("f (g x) (h)", "f (g x) h"),
+            ("f (-1)", "f -1"),
+            ("x + (-1)", "x + -1"),
+            ("x - (+1)", "x - 1"),
+            ("f ()", "f ()"),
+            ("(x := 1); (y := 2)", "x := 1; y := 2"),
+            (
+                "if c then a else (if d then e else f)",
+                "if c then a else if d then e else f",
+            ),
+            ("x + (if c then 1 else 2)", "x + (if c then 1 else 2)"),
+        ] {
+            assert_eq!(canonical(input), output, "{input}");
+        }
+    }
+
+    #[test]
+    fn long_bodies_break_into_indented_lines() {
+        let long = "let total = !balance + !bonus + !reserve in \
+                    if total < 100000000000000000000 then (send total; balance := 0; bonus := 0) \
+                    else assert (total == 0)";
+        let source = format!("public withdraw (u:unit) :(unit) = {{ {long} }};");
+        let (program, _) = parse_source("t", &source);
+        let printed = print_program(&program.expect("parses"));
+        assert_eq!(
+            printed,
+            "public withdraw (u:unit) :(unit) = {\n  \
+             let total = !balance + !bonus + !reserve in\n  \
+             if total < 100000000000000000000 then\n    \
+             send total; balance := 0; bonus := 0\n  \
+             else\n    \
+             assert (total == 0)\n\
+             };\n"
+        );
+    }
+}
