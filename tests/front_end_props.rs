@@ -288,8 +288,88 @@ fn front_end_decides(
     Ok(())
 }
 
+/// The benchmark libraries' texts, read once; none (with a note) when `../shared` is absent.
+fn corpus_texts() -> &'static [String] {
+    static TEXTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(read_corpus)
+}
+
+fn read_corpus() -> Vec<String> {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
+    let mut texts: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    texts.sort();
+    if texts.is_empty() {
+        eprintln!("note: ../shared/holik-bench is absent; skipping the mutation fuzz test");
+    }
+    texts
+}
+
+/// An edit of a text: at a position (a fraction of its length), delete some bytes,
+/// duplicate some, or insert a piece of vocabulary.
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete(f64, usize),
+    Duplicate(f64, usize),
+    Insert(f64, &'static str),
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    prop::collection::vec(
+        prop_oneof![
+            (0.0..1.0, 1usize..30).prop_map(|(at, n)| Edit::Delete(at, n)),
+            (0.0..1.0, 1usize..60).prop_map(|(at, n)| Edit::Duplicate(at, n)),
+            (0.0..1.0, prop::sample::select(VOCABULARY)).prop_map(|(at, t)| Edit::Insert(at, t)),
+        ],
+        1..4,
+    )
+}
+
+fn apply(text: &str, edits: &[Edit]) -> Vec<u8> {
+    let mut bytes = text.as_bytes().to_vec();
+    for edit in edits {
+        let at = |fraction: f64, len: usize| ((fraction * len as f64) as usize).min(len);
+        match edit {
+            Edit::Delete(f, n) => {
+                let start = at(*f, bytes.len());
+                let end = (start + n).min(bytes.len());
+                bytes.drain(start..end);
+            }
+            Edit::Duplicate(f, n) => {
+                let start = at(*f, bytes.len());
+                let end = (start + n).min(bytes.len());
+                let copy = bytes[start..end].to_vec();
+                bytes.splice(end..end, copy);
+            }
+            Edit::Insert(f, piece) => {
+                let start = at(*f, bytes.len());
+                bytes.splice(start..start, piece.bytes());
+            }
+        }
+    }
+    bytes
+}
+
 proptest! {
     #![proptest_config(config("HOLI_FUZZ_CASES", 5_000))]
+
+    /// Near-misses of real programs reach deep into the parser and the checker.
+    #[test]
+    fn mutated_benchmark_libraries_never_panic(index in any::<prop::sample::Index>(), edits in edits()) {
+        let texts = corpus_texts();
+        if texts.is_empty() {
+            return Ok(());
+        }
+        let text = &texts[index.index(texts.len())];
+        front_end_decides("mutant", load_bytes("mutant", apply(text, &edits), false))?;
+    }
 
     #[test]
     fn token_soup_never_panics(text in soup()) {
