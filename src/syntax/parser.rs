@@ -535,7 +535,7 @@ where
         .labelled("a bound");
     let header = just(Token::Hash)
         .ignore_then(just(Token::SetBounds))
-        .ignore_then(bound.clone())
+        .ignore_then(bound)
         .then(bound)
         .then_ignore(just(Token::Hash))
         .map_with(|(k, l), e| Bounds {
@@ -693,7 +693,7 @@ where
 /// operand the parser reads recursively) counts one level until the bracket around it
 /// closes. Left-associative operators and application are folded iteratively.
 pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
-    let mut stack: Vec<usize> = vec![0];
+    let mut stack: Vec<usize> = Vec::new();
     let mut depth = 0usize;
     let mut worst = (0usize, None);
     for (token, span) in tokens {
@@ -702,11 +702,8 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
                 stack.push(depth);
                 depth += 1;
             }
-            Token::RParen | Token::RBrace => {
-                if stack.len() > 1 {
-                    depth = stack.pop().unwrap_or(0);
-                }
-            }
+            // An unbalanced closer changes nothing; the parser reports it.
+            Token::RParen | Token::RBrace => depth = stack.pop().unwrap_or(depth),
             Token::Not
             | Token::Assert
             | Token::Fst
