@@ -122,10 +122,11 @@ pub enum GameFrame<'p> {
         ty: TypeId,
         saved_l: u32,
     },
-    /// The library called the client's `name`, suspending `kont`.
+    /// The library called the client's `name` (of type `ty`, when it is known),
+    /// suspending `kont`.
     PCall {
         name: Name,
-        ty: TypeId,
+        ty: Option<TypeId>,
         kont: List<Frame<'p>>,
     },
 }
