@@ -925,6 +925,11 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
             .expected()
             .any(|p| matches!(p, RichPattern::Token(found) if **found == t))
     };
+    let expects_label = |label: &str| {
+        error
+            .expected()
+            .any(|p| matches!(p, RichPattern::Label(l) if l == label))
+    };
     let found = match error.reason() {
         RichReason::ExpectedFound { found, .. } => found.as_deref().copied(),
         RichReason::Custom(_) => None,
@@ -954,19 +959,14 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         (Some(Token::LParen), Some(Token::RParen)) => {
             Some("Unit is written `()` with no space inside.".into())
         }
-        (
-            _,
-            Some(
-                token @ (Token::Fail
-                | Token::Nil
-                | Token::IntTy
-                | Token::UnitTy
-                | Token::In
-                | Token::Import),
-            ),
-        ) if !expects(token) => Some(format!(
-            "`{token}` is a reserved word and cannot be used as a name."
-        )),
+        (_, Some(token))
+            if expects_label("a name")
+                && crate::syntax::lexer::KEYWORDS.contains(&token.to_string().as_str()) =>
+        {
+            Some(format!(
+                "`{token}` is a reserved word and cannot be used as a name."
+            ))
+        }
         (_, Some(Token::Public | Token::Private | Token::IntTy | Token::Fun | Token::Import))
             if expects(Token::Semi) =>
         {
