@@ -22,7 +22,11 @@ pub enum Outcome {
 }
 
 #[derive(Parser, Debug)]
-#[command(name = "holi", version, about = "Find the client that breaks your higher-order library")]
+#[command(
+    name = "holi",
+    version,
+    about = "Find the client that breaks your higher-order library"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
