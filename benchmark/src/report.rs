@@ -422,12 +422,15 @@ fn render_comparison(
     // Runs completed and time ratios, per bound and overall.
     out.push_str(
         "\n## Runs completed and time ratio\n\nRatio = HOLiK seconds / holi seconds over the \
-         cells both finished (holi times below 1 ms count as 1 ms); > 1 means holi is faster.\n\n\
-         | bound | cells | holi done | HOLiK done | both done | median ratio | geometric mean |\n\
-         |---|---|---|---|---|---|---|\n",
+         cells both finished (holi times below 1 ms count as 1 ms); > 1 means holi is faster. \
+         Σ s: the untruncated sum of wall-clock seconds over all the bound's cells, \
+         timeouts included as measured.\n\n\
+         | bound | cells | holi done | HOLiK done | both done | median ratio | geometric mean | holi Σ s | HOLiK Σ s |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
     );
     let mut all_ratios = Vec::new();
     let mut totals = [0usize; 4];
+    let mut seconds_total = [0.0f64; 2];
     let bounds: BTreeSet<(u32, u32)> = paired.iter().map(|(r, _)| (r.k, r.l)).collect();
     for &(k, l) in &bounds {
         let here: Vec<&(&RunRecord, &Cell)> = paired
@@ -450,28 +453,38 @@ fn render_comparison(
             *total += n;
         }
         let geo = geomean(&ratios);
+        let seconds = [
+            here.iter().map(|(r, _)| r.seconds).sum::<f64>(),
+            here.iter().map(|(_, c)| c.seconds).sum::<f64>(),
+        ];
+        seconds_total[0] += seconds[0];
+        seconds_total[1] += seconds[1];
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
             bound_label(k, l),
             row[0],
             row[1],
             row[2],
             row[3],
             ratio_text(median(&mut ratios)),
-            ratio_text(geo)
+            ratio_text(geo),
+            seconds[0],
+            seconds[1]
         );
     }
     let geo = geomean(&all_ratios);
     let _ = writeln!(
         out,
-        "| **all** | {} | {} | {} | {} | {} | {} |",
+        "| **all** | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} |",
         totals[0],
         totals[1],
         totals[2],
         totals[3],
         ratio_text(median(&mut all_ratios)),
-        ratio_text(geo)
+        ratio_text(geo),
+        seconds_total[0],
+        seconds_total[1]
     );
 
     // Verdict agreement.

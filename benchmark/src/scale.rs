@@ -243,13 +243,48 @@ pub fn write_scale_report(dir: &Path) -> Result<String, String> {
 fn cell_text(run: &RunRecord) -> String {
     match run.status {
         Status::Done => format!(
-            "{:.3} s, {} conf, {} traces",
-            run.seconds,
+            "{}, {} conf, {} traces",
+            seconds_text(run.seconds),
             run.configurations
                 .map_or("?".to_string(), |c| c.to_string()),
             run.failing_traces.unwrap_or(0)
         ),
         status => status.name().to_string(),
+    }
+}
+
+/// Distinguishable line colours (Tableau 10).
+const PALETTE: [(u8, u8, u8); 10] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+];
+
+/// An axis label with as few digits as the magnitude needs.
+fn short_number(y: f64) -> String {
+    if y >= 1e6 {
+        format!("{:.1e}", y)
+    } else if y >= 10.0 {
+        format!("{y:.0}")
+    } else if y >= 1.0 {
+        format!("{y:.1}")
+    } else {
+        format!("{y:.3}")
+    }
+}
+
+fn seconds_text(seconds: f64) -> String {
+    if seconds < 1.0 {
+        format!("{:.1} ms", seconds * 1000.0)
+    } else {
+        format!("{seconds:.2} s")
     }
 }
 
@@ -327,12 +362,17 @@ fn plot_family(
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
+            .max_light_lines(0)
+            .x_labels(members.len().max(2))
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| short_number(*y))
             .x_desc(family)
             .y_desc(metric)
             .draw()
             .map_err(|e| e.to_string())?;
         for (index, (label, points)) in lines.into_iter().enumerate() {
-            let color = Palette99::pick(index).to_rgba();
+            let (r, g, b) = PALETTE[index % PALETTE.len()];
+            let color = RGBColor(r, g, b).to_rgba();
             chart
                 .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
                 .map_err(|e| e.to_string())?
