@@ -2,8 +2,12 @@
 //!
 //! The architecture overview lives here; see the module list for the pipeline.
 
+pub mod build;
 pub mod cli;
 pub mod diagnostics;
+pub mod frontend;
 pub mod ops;
+pub mod symbolic;
 pub mod syntax;
 pub mod trace;
+pub mod types;

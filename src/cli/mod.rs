@@ -3,6 +3,9 @@
 //! Each subcommand lives in its own file and returns an [`Outcome`]; only this module
 //! turns outcomes into process exit codes.
 
+// pub mod fmt;
+pub mod parse;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -33,10 +36,19 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Check that HOLi files are well-formed and well-typed (warnings are printed).
+    Parse(parse::ParseArgs),
+    // Print a HOLi file in canonical form.
+    // Fmt(fmt::FmtArgs),
+}
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome: Outcome = match cli.command {};
+    // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
+    let outcome = crate::frontend::with_large_stack(move || match cli.command {
+        Command::Parse(args) => parse::run(args),
+        // Command::Fmt(args) => fmt::run(args),
+    });
     ExitCode::from(outcome as u8)
 }
