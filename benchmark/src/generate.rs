@@ -29,7 +29,7 @@ const REFS: u32 = 2;
 /// The callback `index`'s type: alternately `int -> unit` (the library passes state out)
 /// and `unit -> int` (the client supplies a value).
 fn callback_takes_int(index: u32) -> bool {
-    index % 2 == 0
+    index.is_multiple_of(2)
 }
 
 pub fn generate(shape: Shape, seed: u64) -> String {

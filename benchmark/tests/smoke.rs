@@ -73,6 +73,7 @@ fn a_tiny_grid_runs_reports_and_resumes() {
     std::fs::write(programs.join("awkward.holi"), UNSAFE).unwrap();
     std::fs::write(programs.join("counter.holi"), SAFE).unwrap();
     let out = tmp.path().join("results");
+    let no_reference = tmp.path().join("no-reference.csv");
     let args = [
         "grid",
         "--programs",
@@ -88,7 +89,7 @@ fn a_tiny_grid_runs_reports_and_resumes() {
         "--holi",
         holi.to_str().unwrap(),
         "--reference",
-        tmp.path().join("no-reference.csv").to_str().unwrap(),
+        no_reference.to_str().unwrap(),
         "--quiet",
     ];
     let first = bench(&args);

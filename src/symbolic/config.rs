@@ -117,7 +117,11 @@ pub enum Frame<'p> {
 pub enum GameFrame<'p> {
     /// The client called `name` (of type `ty`); its context's budget becomes `saved_l`
     /// when the library returns.
-    OCall { name: Name, ty: TypeId, saved_l: u32 },
+    OCall {
+        name: Name,
+        ty: TypeId,
+        saved_l: u32,
+    },
     /// The library called the client's `name`, suspending `kont`.
     PCall {
         name: Name,

@@ -219,7 +219,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             Answer::Sat(w) => Some(Rc::new(w)),
             Answer::Unsat => None,
             Answer::Unknown(reason) => {
-                let reason = format!("solver returned unknown ({reason}); a branch was not explored");
+                let reason =
+                    format!("solver returned unknown ({reason}); a branch was not explored");
                 if !self.inconclusive.contains(&reason) {
                     self.inconclusive.push(reason);
                 }
