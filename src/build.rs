@@ -66,6 +66,14 @@ impl Library {
         self.code(self.methods[id as usize].code)
     }
 
+    /// Whether `name` is a method, import or undeclared name of this library: the names
+    /// a trace prints as themselves.
+    pub fn is_declared(&self, name: &str) -> bool {
+        self.methods.iter().any(|m| m.name == name)
+            || self.imports.iter().any(|i| i.name == name)
+            || self.undeclared.iter().any(|u| u == name)
+    }
+
     pub fn reference(&self, name: &str) -> Option<RefId> {
         self.refs.iter().position(|r| r == name).map(|i| i as RefId)
     }

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod diagnostics;
 pub mod frontend;
 pub mod ops;
+pub mod report;
 pub mod symbolic;
 pub mod syntax;
 pub mod trace;

@@ -147,7 +147,41 @@ pub struct PcNode {
     pub term: Term,
     pub holds: bool,
     pub depth: u32,
+    /// The symbols this and every earlier conjunct mention.
+    pub symbols: SymbolSet,
     pub parent: Option<Rc<PcNode>>,
+}
+
+/// A set of symbols, exact for symbols below 128; larger ones count as "maybe present".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SymbolSet {
+    bits: u128,
+    overflow: bool,
+}
+
+impl SymbolSet {
+    pub fn insert(&mut self, n: u32) {
+        if n < 128 {
+            self.bits |= 1 << n;
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// The symbols below 128 in the set, and whether larger ones may be present too.
+    pub fn small_members(&self) -> (impl Iterator<Item = u32> + '_, bool) {
+        let bits = self.bits;
+        ((0..128u32).filter(move |&n| bits & (1 << n) != 0), self.overflow)
+    }
+
+    /// False only when `n` is certainly absent.
+    pub fn may_contain(&self, n: u32) -> bool {
+        if n < 128 {
+            self.bits & (1 << n) != 0
+        } else {
+            self.overflow
+        }
+    }
 }
 
 /// A move as the engine records it; rendered to a [`crate::trace::Move`] at the end.
@@ -199,13 +233,25 @@ impl<'p> Config<'p> {
     /// Adds `term ≠ 0` (or `= 0`) to the path condition, `witness` being a model of the result.
     pub fn assume(&mut self, term: Term, holds: bool, witness: Rc<Witness>) {
         let depth = self.pc.as_ref().map_or(1, |p| p.depth + 1);
+        let mut symbols = self.pc_symbols();
+        let mut mentioned = Vec::new();
+        term.symbols(&mut mentioned);
+        for n in mentioned {
+            symbols.insert(n);
+        }
         self.pc = Some(Rc::new(PcNode {
             term,
             holds,
             depth,
+            symbols,
             parent: self.pc.take(),
         }));
         self.witness = witness;
+    }
+
+    /// The symbols the path condition mentions.
+    pub fn pc_symbols(&self) -> SymbolSet {
+        self.pc.as_ref().map(|p| p.symbols).unwrap_or_default()
     }
 
     pub fn fresh_sym(&mut self) -> Term {

@@ -9,7 +9,8 @@ use super::config::{Config, Control, List};
 use super::machine::{self, Stop, Stuck};
 use super::moves;
 use super::solver::{Answer, Solver};
-use super::term::{Term, Witness};
+use super::term::{Node, Term, Witness};
+use num_bigint::BigInt;
 use super::value::Value;
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::{GlobalName, Initial, Library};
@@ -204,7 +205,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
             Some(v) => {
                 let holds = v.sign() != num_bigint::Sign::NoSign;
                 sides[usize::from(!holds)] = Some(Rc::clone(&cfg.witness));
-                sides[usize::from(holds)] = self.query(cfg, cond, !holds);
+                sides[usize::from(holds)] = match local_witness(cfg, cond, !holds) {
+                    Some(w) => Some(w),
+                    None => self.query(cfg, cond, !holds),
+                };
             }
             None => {
                 sides[0] = self.query(cfg, cond, true);
@@ -283,6 +287,71 @@ impl<'p, 'o> Explorer<'p, 'o> {
             failing_traces: self.failing.len(),
             stats: self.stats,
             inconclusive: self.inconclusive,
+        }
+    }
+}
+
+/// Tries to make `cond` take the side `holds` by changing only symbols the path
+/// condition does not mention — so the path condition stays satisfied and no solver
+/// query is needed. Typical case: a fresh client input compared with the state.
+fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
+    let mut mentioned = Vec::new();
+    cond.symbols(&mut mentioned);
+    let constrained = cfg.pc_symbols();
+    let free: Vec<u32> = mentioned
+        .into_iter()
+        .filter(|&n| !constrained.may_contain(n))
+        .collect();
+    if free.is_empty() {
+        return None;
+    }
+    let mut witness = (*cfg.witness).clone();
+    for &n in &free {
+        let original = witness.get(&n).cloned();
+        let mut candidates = Vec::new();
+        comparison_neighbours(cond, n, &witness, &mut candidates);
+        candidates.extend([0i64, 1, -1, 2, -2, 1000, -1000, 1_000_000, -1_000_000].map(BigInt::from));
+        for value in candidates {
+            witness.insert(n, value);
+            if let Some(v) = cond.eval(&witness) {
+                if (v.sign() != num_bigint::Sign::NoSign) == holds {
+                    return Some(Rc::new(witness));
+                }
+            }
+        }
+        match original {
+            Some(v) => witness.insert(n, v),
+            None => witness.remove(&n),
+        };
+    }
+    None
+}
+
+/// For each comparison in `term` with symbol `n` alone on one side: the value of the
+/// other side (under `witness`) and its neighbours, the values where the comparison flips.
+fn comparison_neighbours(term: &Term, n: u32, witness: &Witness, out: &mut Vec<BigInt>) {
+    let Term::Node(node) = term else {
+        return;
+    };
+    match &**node {
+        Node::Sym(_) => {}
+        Node::Not(a) => comparison_neighbours(a, n, witness, out),
+        Node::Bin(_, a, b) => {
+            let is_n = |t: &Term| matches!(t, Term::Node(x) if matches!(**x, Node::Sym(m) if m == n));
+            let other = if is_n(a) {
+                Some(b)
+            } else if is_n(b) {
+                Some(a)
+            } else {
+                None
+            };
+            if let Some(v) = other.and_then(|o| o.eval(witness)) {
+                out.push(&v - 1);
+                out.push(&v + 1);
+                out.push(v);
+            }
+            comparison_neighbours(a, n, witness, out);
+            comparison_neighbours(b, n, witness, out);
         }
     }
 }

@@ -170,6 +170,16 @@ struct Names {
     closures: Vec<u32>,
 }
 
+/// `f3`, `m1`…, primed until it differs from every name the library declares
+/// (the corpus has an import called `f2`).
+fn fresh_name(lib: &Library, prefix: char, i: usize) -> String {
+    let mut name = format!("{prefix}{i}");
+    while lib.is_declared(&name) {
+        name.push('\'');
+    }
+    name
+}
+
 fn index_of(list: &mut Vec<u32>, n: u32) -> usize {
     match list.iter().position(|&x| x == n) {
         Some(i) => i + 1,
@@ -186,8 +196,8 @@ impl Names {
             Name::Method(m) => lib.methods[m as usize].name.clone(),
             Name::Import(i) => lib.imports[i as usize].name.clone(),
             Name::Undeclared(u) => lib.undeclared[u as usize].clone(),
-            Name::Client(n) => format!("f{}", index_of(&mut self.clients, n)),
-            Name::Closure(n) => format!("m{}", index_of(&mut self.closures, n)),
+            Name::Client(n) => fresh_name(lib, 'f', index_of(&mut self.clients, n)),
+            Name::Closure(n) => fresh_name(lib, 'm', index_of(&mut self.closures, n)),
         }
     }
 

@@ -30,6 +30,8 @@ pub struct Solver {
     asserted: Vec<Rc<PcNode>>,
     ints: HashMap<*const Node, (Rc<Node>, Int)>,
     bools: HashMap<*const Node, (Rc<Node>, Bool)>,
+    /// Z3 constants of the symbols, by number (index 0 unused).
+    symbols: Vec<Int>,
     pub queries: u64,
 }
 
@@ -47,12 +49,14 @@ impl Solver {
             asserted: Vec::new(),
             ints: HashMap::new(),
             bools: HashMap::new(),
+            symbols: Vec::new(),
             queries: 0,
         }
     }
 
     /// Is `pc ∧ (term ≠ 0)` (or `= 0` when `!holds`) satisfiable? `symbols` is the
-    /// number of symbols on the path (the model gives each a value).
+    /// number of symbols on the path; the model gives a value to those the formula
+    /// mentions (the others are unconstrained and read as 0).
     pub fn check(
         &mut self,
         pc: &Option<Rc<PcNode>>,
@@ -60,6 +64,16 @@ impl Solver {
         holds: bool,
         symbols: u32,
     ) -> Answer {
+        let mut relevant = Vec::new();
+        term.symbols(&mut relevant);
+        if let Some(p) = pc {
+            let (small, overflow) = p.symbols.small_members();
+            if overflow {
+                relevant = (1..=symbols).collect();
+            } else {
+                relevant.extend(small);
+            }
+        }
         self.sync(pc);
         self.queries += 1;
         let cond = self.condition(term, holds);
@@ -68,9 +82,10 @@ impl Solver {
         let answer = match self.z3.check() {
             SatResult::Sat => match self.z3.get_model() {
                 Some(model) => {
-                    let witness = (1..=symbols)
+                    let witness = relevant
+                        .into_iter()
                         .filter_map(|n| {
-                            let value = model.eval(&symbol(n), true)?;
+                            let value = model.get_const_interp(&self.symbol(n))?;
                             Some((n, to_bigint(&value)?))
                         })
                         .collect();
@@ -87,6 +102,13 @@ impl Solver {
         };
         self.z3.pop(1);
         answer
+    }
+
+    fn symbol(&mut self, n: u32) -> Int {
+        while self.symbols.len() <= n as usize {
+            self.symbols.push(symbol(self.symbols.len() as u32));
+        }
+        self.symbols[n as usize].clone()
     }
 
     /// Makes the solver's assertions exactly the conjuncts of `pc`.
@@ -166,7 +188,7 @@ impl Solver {
         let one = Int::from_i64(1);
         let zero = Int::from_i64(0);
         let i = match &**node {
-            Node::Sym(n) => symbol(*n),
+            Node::Sym(n) => self.symbol(*n),
             Node::Not(_) => self.bool_of(term).ite(&one, &zero),
             Node::Bin(op, a, b) => match op {
                 BinOp::Add => Int::add(&[self.int_of(a), self.int_of(b)]),
@@ -289,6 +311,7 @@ mod tests {
             term: gt.clone(),
             holds: true,
             depth: 1,
+            symbols: Default::default(),
             parent: None,
         }));
         let lt = Term::binary(BinOp::Lt, &x, &Term::Const(BigInt::from(5))).unwrap();
