@@ -171,7 +171,10 @@ impl SymbolSet {
     /// The symbols below 128 in the set, and whether larger ones may be present too.
     pub fn small_members(&self) -> (impl Iterator<Item = u32> + '_, bool) {
         let bits = self.bits;
-        ((0..128u32).filter(move |&n| bits & (1 << n) != 0), self.overflow)
+        (
+            (0..128u32).filter(move |&n| bits & (1 << n) != 0),
+            self.overflow,
+        )
     }
 
     /// False only when `n` is certainly absent.
