@@ -33,7 +33,6 @@ fn callback_takes_int(index: u32) -> bool {
 }
 
 pub fn generate(shape: Shape, seed: u64) -> String {
-    let mut rng = StdRng::seed_from_u64(seed);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -56,32 +55,45 @@ pub fn generate(shape: Shape, seed: u64) -> String {
         let calls: Vec<u32> = (0..shape.callbacks)
             .filter(|c| c % shape.methods.max(1) == m)
             .collect();
-        let body = method_body(&mut rng, shape, &calls);
+        let body = method_body(seed, m, shape, &calls);
         let _ = writeln!(out, "\npublic m{m} (x:int) :(unit) = {{\n  {body}\n}};");
     }
     out
 }
 
-fn method_body(rng: &mut StdRng, shape: Shape, calls: &[u32]) -> String {
+/// Method `m`'s body. Its statements and its conditions come from two random streams
+/// that depend only on the seed and `m`, so growing one parameter keeps the rest of the
+/// library as it was: method 3 is the same whether there are 4 methods or 8, and a
+/// larger size appends statements.
+fn method_body(seed: u64, m: u32, shape: Shape, calls: &[u32]) -> String {
+    let stream = |salt: u64| StdRng::seed_from_u64(seed ^ (u64::from(m) << 32) ^ salt);
+    let (mut statements_rng, mut conditions_rng) = (stream(0x5eed_0001), stream(0x5eed_0002));
     let levels = shape.nesting as usize + 1;
     let mut per_level: Vec<Vec<String>> = vec![Vec::new(); levels];
     for (i, c) in calls.iter().enumerate() {
-        per_level[i % levels].push(callback_call(rng, *c));
+        per_level[i % levels].push(callback_call(&mut statements_rng, *c));
     }
     for i in 0..shape.size as usize {
-        let statement = simple_statement(rng, shape.callbacks);
+        let statement = simple_statement(&mut statements_rng, shape.callbacks);
         per_level[i % levels].push(statement);
     }
     let innermost = format!(
         "assert(not(!r{} == {}))",
-        rng.random_range(0..REFS),
-        rng.random_range(2..6)
+        conditions_rng.random_range(0..REFS),
+        conditions_rng.random_range(2..6)
     );
     let mut block = join(per_level.pop().unwrap_or_default(), Some(innermost));
+    let mut depth = 0;
     while let Some(statements) = per_level.pop() {
-        let other = simple_statement(rng, shape.callbacks);
-        let nested = format!("(if {} then ({block}) else ({other}))", condition(rng));
+        let nested = format!(
+            "(if {} then ({block}) else (r{} := !r{} + {}))",
+            condition(&mut conditions_rng),
+            depth % REFS,
+            depth % REFS,
+            depth + 1
+        );
         block = join(statements, Some(nested));
+        depth += 1;
     }
     block
 }
@@ -144,6 +156,44 @@ mod tests {
     fn generation_is_deterministic_per_seed() {
         assert_eq!(generate(SHAPE, 7), generate(SHAPE, 7));
         assert_ne!(generate(SHAPE, 7), generate(SHAPE, 8));
+    }
+
+    #[test]
+    fn growing_a_parameter_keeps_the_rest_of_the_library() {
+        let body = |text: &str, m: u32| {
+            let start = text.find(&format!("public m{m} ")).unwrap();
+            text[start..].split("};").next().unwrap().to_string()
+        };
+        // Callbacks are dealt over the methods, so compare libraries without any.
+        let shape = Shape {
+            callbacks: 0,
+            ..SHAPE
+        };
+        let small = generate(
+            Shape {
+                methods: 2,
+                ..shape
+            },
+            3,
+        );
+        let large = generate(
+            Shape {
+                methods: 5,
+                ..shape
+            },
+            3,
+        );
+        assert_eq!(body(&small, 1), body(&large, 1));
+        assert!(large.contains("public m4 ") && !small.contains("public m2 "));
+        // A larger size adds statements and keeps the old ones (nesting 0: one level).
+        let flat = Shape {
+            nesting: 0,
+            ..shape
+        };
+        let short = body(&generate(Shape { size: 2, ..flat }, 3), 0);
+        let long = body(&generate(Shape { size: 6, ..flat }, 3), 0);
+        let prefix = short.rsplit_once("; assert").unwrap().0;
+        assert!(long.starts_with(prefix), "{short}\n{long}");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// Every family varies one parameter of this shape.
 const BASE: Shape = Shape {
     methods: 2,
-    callbacks: 1,
+    callbacks: 0,
     nesting: 1,
     size: 3,
 };
@@ -35,7 +35,7 @@ pub struct ScaleArgs {
     /// Seed of the library generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Values of the number of public methods (base shape: 2 methods, 1 callback,
+    /// Values of the number of public methods (base shape: 2 methods, no callback,
     /// nesting 1, size 3).
     #[arg(long, default_value = "1,2,3,4,6,8")]
     methods: String,
@@ -62,7 +62,7 @@ pub struct Library {
     pub callbacks: u32,
     pub nesting: u32,
     pub size: u32,
-    pub lines: usize,
+    pub bytes: usize,
     pub seed: u64,
 }
 
@@ -75,15 +75,6 @@ fn shape_with(family: &str, value: u32) -> Shape {
         _ => shape.size = value,
     }
     shape
-}
-
-/// A seed per shape, so that equal shapes in different families are the same program.
-fn shape_seed(seed: u64, shape: Shape) -> u64 {
-    [shape.methods, shape.callbacks, shape.nesting, shape.size]
-        .iter()
-        .fold(seed, |acc, &v| {
-            acc.wrapping_mul(1_000_003).wrapping_add(u64::from(v))
-        })
 }
 
 /// Writes the libraries into `dir/programs` and `dir/libraries.csv`. A directory generated
@@ -99,8 +90,7 @@ pub fn generate_libraries(
     for (family, values) in families {
         for &value in values {
             let shape = shape_with(family, value);
-            let file_seed = shape_seed(seed, shape);
-            let text = generate(shape, file_seed);
+            let text = generate(shape, seed);
             let file = format!("{family}-{value:02}.holi");
             let path = programs.join(&file);
             match std::fs::read_to_string(&path) {
@@ -123,8 +113,8 @@ pub fn generate_libraries(
                 callbacks: shape.callbacks,
                 nesting: shape.nesting,
                 size: shape.size,
-                lines: text.lines().count(),
-                seed: file_seed,
+                bytes: text.len(),
+                seed,
             });
         }
     }
@@ -216,7 +206,7 @@ pub fn write_scale_report(dir: &Path) -> Result<String, String> {
             out,
             "## Cost vs {family}\n\n![seconds and configurations vs {family}]({svg})\n"
         );
-        out.push_str(&format!("| {family} | lines |"));
+        out.push_str(&format!("| {family} | bytes |"));
         for (k, l) in &bounds {
             let _ = write!(out, " k{k} l{l} |");
         }
@@ -224,7 +214,7 @@ pub fn write_scale_report(dir: &Path) -> Result<String, String> {
         out.push_str(&"---|".repeat(bounds.len()));
         out.push('\n');
         for lib in &members {
-            let _ = write!(out, "| {} | {} |", lib.value, lib.lines);
+            let _ = write!(out, "| {} | {} |", lib.value, lib.bytes);
             for (k, l) in &bounds {
                 let cell = runs
                     .get(&(lib.file.clone(), *k, *l))
