@@ -18,6 +18,8 @@ pub struct Cell {
     /// Counted as the timeout in column d.
     pub out_of_time: bool,
     pub seconds: f64,
+    /// HOLiK only: traces counted modulo renaming of symbols (`traces-alpha.csv`).
+    pub alpha_traces: Option<u64>,
 }
 
 impl Cell {
@@ -30,6 +32,7 @@ impl Cell {
             done: run.status == Status::Done,
             out_of_time: run.status.out_of_time(),
             seconds: run.seconds,
+            alpha_traces: None,
         }
     }
 }
@@ -89,7 +92,8 @@ pub fn table1(cells: &[Cell], timeout: f64) -> BTreeMap<(u32, u32), Entry> {
 /// HOLiK's results, keyed by (file, k, l).
 pub type Reference = BTreeMap<(String, u32, u32), Cell>;
 
-/// Reads `reference.csv` (`file,k,l,label,traces,seconds,status`).
+/// Reads `reference.csv` (`file,k,l,label,traces,seconds,status`) and, when it is beside
+/// it, `traces-alpha.csv` (`file,k,l,traces,traces_alpha_distinct`).
 pub fn load_reference(path: &Path) -> Result<Reference, String> {
     #[derive(serde::Deserialize)]
     struct Row {
@@ -113,8 +117,27 @@ pub fn load_reference(path: &Path) -> Result<Reference, String> {
             done: row.status == "done",
             out_of_time: row.status == "timeout",
             seconds: row.seconds,
+            alpha_traces: None,
         };
         reference.insert((row.file, row.k, row.l), cell);
+    }
+    let alpha_path = path.with_file_name("traces-alpha.csv");
+    if alpha_path.is_file() {
+        #[derive(serde::Deserialize)]
+        struct Alpha {
+            file: String,
+            k: u32,
+            l: u32,
+            traces_alpha_distinct: u64,
+        }
+        let mut reader = csv::Reader::from_path(&alpha_path)
+            .map_err(|e| format!("{}: {e}", alpha_path.display()))?;
+        for row in reader.deserialize::<Alpha>() {
+            let row = row.map_err(|e| format!("{}: {e}", alpha_path.display()))?;
+            if let Some(cell) = reference.get_mut(&(row.file, row.k, row.l)) {
+                cell.alpha_traces = Some(row.traces_alpha_distinct);
+            }
+        }
     }
     Ok(reference)
 }
@@ -487,6 +510,8 @@ fn render_comparison(
         seconds_total[1]
     );
 
+    render_trace_counts(out, &paired, &bounds);
+
     // Verdict agreement.
     out.push_str(
         "\n## Verdict agreement\n\n\"Found\" = at least one failing trace reported (a run \
@@ -552,6 +577,65 @@ fn render_comparison(
     }
 }
 
+/// Failing-trace counts over the cells both tools finished: holi's against HOLiK's raw
+/// count and its count modulo renaming of symbols.
+fn render_trace_counts(
+    out: &mut String,
+    paired: &[(&RunRecord, &Cell)],
+    bounds: &BTreeSet<(u32, u32)>,
+) {
+    out.push_str(
+        "\n## Failing-trace counts\n\nOver the cells both finished: Σ failing traces by holi, \
+         by HOLiK (raw, as in Table 1) and by HOLiK modulo renaming of symbols \
+         (`traces-alpha.csv`, the fairer comparison: HOLiK counts one trace several times \
+         when its fresh-name counter numbers the symbols differently), and in how many cells \
+         holi's count equals, is below or is above HOLiK's modulo-renaming count.\n\n\
+         | bound | both done | holi | HOLiK raw | HOLiK modulo renaming | holi = | holi < | holi > |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    let mut total = [0u64; 7];
+    let mut rows: Vec<((u32, u32), [u64; 7])> = Vec::new();
+    for &(k, l) in bounds {
+        let mut row = [0u64; 7];
+        for (run, cell) in paired
+            .iter()
+            .filter(|(r, c)| r.k == k && r.l == l && r.status == Status::Done && c.done)
+        {
+            let ours = run.failing_traces.unwrap_or(0);
+            let alpha = cell.alpha_traces.unwrap_or(cell.traces);
+            row[0] += 1;
+            row[1] += ours;
+            row[2] += cell.traces;
+            row[3] += alpha;
+            row[4 + usize::from(ours != alpha) + usize::from(ours > alpha)] += 1;
+        }
+        for (t, v) in total.iter_mut().zip(row) {
+            *t += v;
+        }
+        rows.push(((k, l), row));
+    }
+    for ((k, l), row) in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} |",
+            bound_label(k, l),
+            row.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| **all** | {} |",
+        total
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+}
+
 /// 0 both found, 1 only holi, 2 only HOLiK, 3 neither.
 fn agreement_class(run: &RunRecord, cell: &Cell) -> usize {
     match (run.found(), cell.traces > 0) {
@@ -597,6 +681,7 @@ mod tests {
             done: status == "done",
             out_of_time: status == "timeout",
             seconds,
+            alpha_traces: None,
         }
     }
 
@@ -642,5 +727,94 @@ mod tests {
         assert_eq!(table[&(2, 3)].to_string(), "9656/35/23 (12471s)");
         assert_eq!(table[&(4, 2)].to_string(), "3069/19/14 (15903s)");
         assert_eq!(table[&(5, 3)].to_string(), "215/11/9 (17796s)");
+    }
+
+    fn run(
+        file: &str,
+        k: u32,
+        l: u32,
+        traces: Option<u64>,
+        status: Status,
+        seconds: f64,
+    ) -> RunRecord {
+        let mut record = RunRecord::bare(file, k, l, status, seconds, String::new());
+        record.failing_traces = traces;
+        record
+    }
+
+    #[test]
+    fn the_comparison_lists_agreement_ratios_and_disagreements() {
+        let runs: BTreeMap<_, _> = [
+            run("a.holi", 2, 1, Some(2), Status::Done, 0.5),
+            run("b.holi", 2, 1, Some(0), Status::Done, 0.1),
+            run("c.holi", 2, 1, None, Status::Timeout, 9.0),
+            run("d.holi", 2, 1, Some(1), Status::Done, 1.0),
+        ]
+        .into_iter()
+        .map(|r| (r.key(), r))
+        .collect();
+        let mut reference = Reference::new();
+        for (file, traces, status, seconds, alpha) in [
+            ("a.holi", 3, "done", 5.0, 2),
+            ("b.holi", 1, "done", 2.0, 1),
+            ("c.holi", 4, "done", 8.0, 4),
+            ("d.holi", 0, "timeout", 300.001, 0),
+        ] {
+            let mut c = cell(file, 2, 1, traces, status, seconds);
+            c.alpha_traces = Some(alpha);
+            reference.insert((file.to_string(), 2, 1), c);
+        }
+        let text = render(
+            Path::new("/x/run"),
+            &runs,
+            &Meta::default(),
+            Some(&reference),
+            Path::new("r.csv"),
+        );
+        // holi: 3 traces, 3 done, 2 files; the timeout counts as 300 s without meta.json.
+        assert!(text.contains("| k ≤ 2 | 3/3/2 (301s) |"), "{text}");
+        // HOLiK over the same cells: 5 + 2 + 8 + 300 seconds.
+        assert!(text.contains("| k ≤ 2 | 8/3/3 (315s) |"), "{text}");
+        // Ratios over a (10×) and b (20×): median 15×, geometric mean √200 ≈ 14.
+        assert!(
+            text.contains("| k ≤ 2, l ≤ 1 | 4 | 3 | 3 | 2 | 15× | 14× |"),
+            "{text}"
+        );
+        // Trace counts over a and b: holi 2, raw 4, alpha 3; a equal, b below.
+        assert!(
+            text.contains("| k ≤ 2, l ≤ 1 | 2 | 2 | 4 | 3 | 1 | 1 | 0 |"),
+            "{text}"
+        );
+        // Agreement: a both, b only HOLiK, c only HOLiK, d only holi.
+        assert!(text.contains("| k ≤ 2, l ≤ 1 | 1 | 1 | 2 | 0 |"), "{text}");
+        assert!(text.contains("### Disagreements where both finished (1)\n\n| file | k | l | holi traces | HOLiK traces |\n|---|---|---|---|---|\n| b.holi | 2 | 1 | 0 | 1 |"), "{text}");
+        assert!(
+            text.contains("| c.holi | 2 | 1 | 0 (timeout) | 4 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| d.holi | 2 | 1 | 1 | 0 (timeout) |"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_missing_reference_is_a_note() {
+        let runs: BTreeMap<_, _> = [run("a.holi", 2, 1, Some(1), Status::Done, 0.5)]
+            .into_iter()
+            .map(|r| (r.key(), r))
+            .collect();
+        let text = render(
+            Path::new("/x/run"),
+            &runs,
+            &Meta::default(),
+            None,
+            Path::new("/nowhere/reference.csv"),
+        );
+        assert!(text.contains("| k ≤ 2 | 1/1/1 (0s) |"), "{text}");
+        assert!(
+            text.contains("Skipped: the HOLiK reference `/nowhere/reference.csv` is not present.")
+        );
+        assert!(!text.contains("Verdict agreement"));
     }
 }
