@@ -333,8 +333,9 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Symbol-free form of a trace, for comparing with HOLiK: every symbolic value and every
-/// generated function name becomes `_`; methods, imports, literals and `()` stay.
+/// Symbol-free form of a trace in HOLiK's notation, for comparing with HOLiK: every
+/// symbolic value and every generated function name becomes `_`; methods, imports and
+/// literals stay; moves are joined by ` . ` and a unit argument prints as `m()`.
 /// `is_declared` tells the library's own names (methods, imports) from generated ones.
 pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> bool) -> String {
     let name = |n: &str| {
@@ -360,7 +361,9 @@ pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> boo
         .0
         .iter()
         .map(|m| {
+            // HOLiK's convention: a unit argument prints as `m()`.
             let arg = match &m.value {
+                TraceValue::Unit => String::new(),
                 TraceValue::Pair(a, b) => format!("{}, {}", value(a), value(b)),
                 other => value(other),
             };

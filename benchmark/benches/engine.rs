@@ -171,24 +171,24 @@ fn bench_solver(c: &mut Criterion) {
         Term::binary(BinOp::Add, &Term::sym(1), &Term::Const(5.into())).expect("no division");
     let cond = Term::binary(BinOp::Lt, &Term::sym(2), &shifted).expect("no division");
     let mut group = c.benchmark_group("solver");
-    let mut warm = Solver::new(None);
+    let mut warm = Solver::new();
     assert!(matches!(
-        warm.check(&cfg.pc, &cond, true, 2),
+        warm.check(&cfg.pc, &cond, true, 2, None),
         Answer::Sat(_)
     ));
     group.bench_function("query_incremental", |b| {
         b.iter(|| {
             matches!(
-                warm.check(black_box(&cfg.pc), &cond, true, 2),
+                warm.check(black_box(&cfg.pc), &cond, true, 2, None),
                 Answer::Sat(_)
             )
         })
     });
     group.bench_function("query_fresh_solver", |b| {
         b.iter(|| {
-            let mut solver = Solver::new(None);
+            let mut solver = Solver::new();
             matches!(
-                solver.check(black_box(&cfg.pc), &cond, true, 2),
+                solver.check(black_box(&cfg.pc), &cond, true, 2, None),
                 Answer::Sat(_)
             )
         })

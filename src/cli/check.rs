@@ -53,7 +53,7 @@ pub struct CheckArgs {
 /// A bound that came out as 0 (or negative/invalid time): bad input.
 fn bound_error(loaded: &Loaded, what: &str, value: u32, source: BoundSource) -> Diagnostic {
     let d = Diagnostic::error(
-        "E0301",
+        "E0401",
         format!("The bound {what} must be at least 1, not {value}"),
     );
     let d = match (source, &loaded.program.bounds) {
@@ -98,7 +98,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     let timeout = match args.timeout {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             errors.push(Diagnostic::error(
-                "E0302",
+                "E0402",
                 format!("--timeout must be a positive number of seconds, not {t}"),
             ));
             None

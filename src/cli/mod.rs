@@ -4,7 +4,7 @@
 //! turns outcomes into process exit codes.
 
 pub mod check;
-// pub mod fmt;
+pub mod fmt;
 pub mod parse;
 
 use clap::{Parser, Subcommand};
@@ -40,10 +40,10 @@ pub struct Cli {
 enum Command {
     /// Check that HOLi files are well-formed and well-typed (warnings are printed).
     Parse(parse::ParseArgs),
+    /// Print a HOLi file in canonical form.
+    Fmt(fmt::FmtArgs),
     /// Search for a client that drives the library into a failing assert (bounded by k, l).
     Check(check::CheckArgs),
-    // Print a HOLi file in canonical form.
-    // Fmt(fmt::FmtArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -51,8 +51,8 @@ pub fn main() -> ExitCode {
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
-        // Command::Fmt(args) => fmt::run(args),
     });
     ExitCode::from(outcome as u8)
 }

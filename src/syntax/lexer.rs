@@ -13,7 +13,7 @@ use std::fmt;
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
+#[logos(skip(r"/\*", block_comment))]
 pub enum Token<'src> {
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice(), priority = 1)]
     Ident(&'src str),
@@ -109,6 +109,20 @@ pub enum Token<'src> {
     Gt,
     #[token("#")]
     Hash,
+}
+
+/// Skips a block comment after its `/*`; an unclosed one is an error covering the rest.
+fn block_comment<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<(), ()> {
+    match lex.remainder().find("*/") {
+        Some(end) => {
+            lex.bump(end + 2);
+            Ok(())
+        }
+        None => {
+            lex.bump(lex.remainder().len());
+            Err(())
+        }
+    }
 }
 
 impl fmt::Display for Token<'_> {

@@ -31,10 +31,16 @@ const TOP: u8 = 13;
 /// super-linear and no program needs them).
 pub const MAX_LITERAL_DIGITS: usize = 10_000;
 
-/// The most nested constructs a file may open (see [`nesting_bound`]). Parsing recurses once
-/// per nesting level; the CLI and the loader run on a thread with a large stack that holds
-/// this many levels with room to spare.
-pub const MAX_NESTING: usize = 20_000;
+/// The deepest nesting a file may have: both the parser's recursion (estimated from the
+/// tokens, see [`nesting_bound`]) and the depth of the resulting syntax tree, over which
+/// every later stage recurses. The CLI and the loader run on a 1 GiB stack, which holds this
+/// depth with room to spare; unoptimised (debug) builds use far more stack per level, hence
+/// their lower limit.
+pub const MAX_NESTING: usize = if cfg!(debug_assertions) {
+    2_000
+} else {
+    12_000
+};
 
 type Err<'t, 's> = Rich<'t, Token<'s>, SimpleSpan>;
 type Extra<'t, 's> = extra::Full<Err<'t, 's>, ParseState, ()>;
@@ -529,7 +535,7 @@ where
         .labelled("a bound");
     let header = just(Token::Hash)
         .ignore_then(just(Token::SetBounds))
-        .ignore_then(bound.clone())
+        .ignore_then(bound)
         .then(bound)
         .then_ignore(just(Token::Hash))
         .map_with(|(k, l), e| Bounds {
@@ -687,7 +693,7 @@ where
 /// operand the parser reads recursively) counts one level until the bracket around it
 /// closes. Left-associative operators and application are folded iteratively.
 pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
-    let mut stack: Vec<usize> = vec![0];
+    let mut stack: Vec<usize> = Vec::new();
     let mut depth = 0usize;
     let mut worst = (0usize, None);
     for (token, span) in tokens {
@@ -696,21 +702,15 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
                 stack.push(depth);
                 depth += 1;
             }
-            Token::RParen | Token::RBrace => {
-                if stack.len() > 1 {
-                    depth = stack.pop().unwrap_or(0);
-                }
-            }
+            // An unbalanced closer changes nothing; the parser reports it.
+            Token::RParen | Token::RBrace => depth = stack.pop().unwrap_or(depth),
             Token::Not
             | Token::Assert
             | Token::Fst
             | Token::Snd
             | Token::If
-            | Token::Then
-            | Token::Else
             | Token::Let
             | Token::LetRec
-            | Token::In
             | Token::Fun
             | Token::Assign
             | Token::Semi
@@ -725,6 +725,16 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
     worst
 }
 
+/// Lexes and parses one source (no type checking): the program when the syntax is
+/// well-formed, and every lexical and syntax diagnostic.
+pub fn parse_source(file: &str, source: &str) -> (Option<Program>, Vec<Diagnostic>) {
+    let (tokens, mut diagnostics) = crate::syntax::lexer::lex(file, source);
+    let (program, more) = parse_tokens(file, source, &tokens);
+    diagnostics.extend(more);
+    let ok = !diagnostics.iter().any(Diagnostic::is_error);
+    (program.filter(|_| ok), diagnostics)
+}
+
 /// Parses the tokens of one file. Returns the program when the syntax is well-formed (the
 /// diagnostics then hold only warnings) or `None` with at least one error.
 pub fn parse_tokens(
@@ -734,17 +744,7 @@ pub fn parse_tokens(
 ) -> (Option<Program>, Vec<Diagnostic>) {
     let (depth, at) = nesting_bound(tokens);
     if depth > MAX_NESTING {
-        let span = at.unwrap_or(0..0);
-        return (
-            None,
-            vec![Diagnostic::error("E0005", "This file nests too deeply")
-                .with_label(
-                    file,
-                    span,
-                    format!("more than {MAX_NESTING} nested constructs here"),
-                )
-                .with_hint("Split the code into smaller methods.")],
-        );
+        return (None, vec![too_deep(file, at.unwrap_or(0..0))]);
     }
     let eoi = SimpleSpan::from(source.len()..source.len());
     let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens
@@ -763,9 +763,70 @@ pub fn parse_tokens(
     for error in errors {
         diagnostics.push(syntax_error(file, tokens, &error));
     }
+    if let Some((depth, span)) = program.as_ref().map(tree_depth) {
+        if depth > MAX_NESTING {
+            diagnostics.push(too_deep(file, span));
+        }
+    }
     diagnostics.sort_by_key(|d| d.labels.first().map(|l| l.span.start).unwrap_or(0));
     let ok = !diagnostics.iter().any(Diagnostic::is_error);
     (program.filter(|_| ok), diagnostics)
+}
+
+fn too_deep(file: &str, span: Span) -> Diagnostic {
+    Diagnostic::error("E0005", "This code nests too deeply")
+        .with_label(
+            file,
+            span,
+            format!("more than {MAX_NESTING} levels deep here"),
+        )
+        .with_hint("Split the code into smaller methods.")
+}
+
+/// The depth of the deepest expression in the program and where it is, computed without
+/// recursion.
+fn tree_depth(p: &Program) -> (usize, Span) {
+    let mut stack: Vec<(&Expr, usize)> = p
+        .decls
+        .iter()
+        .filter_map(|d| match d {
+            Decl::Method(m) => Some((&*m.func.body, 1)),
+            _ => None,
+        })
+        .chain(p.main.iter().map(|m| (&m.body, 1)))
+        .collect();
+    let mut deepest = (0, 0..0);
+    while let Some((e, depth)) = stack.pop() {
+        if depth > deepest.0 {
+            deepest = (depth, e.span.clone());
+        }
+        let next = depth + 1;
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => {}
+            ExprKind::Assign(_, a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Not(a)
+            | ExprKind::Assert(a) => stack.push((a, next)),
+            ExprKind::App(a, b)
+            | ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(_, a, b) => {
+                stack.push((a, next));
+                stack.push((b, next));
+            }
+            ExprKind::If(a, b, c) => {
+                stack.extend([(&**a, next), (&**b, next), (&**c, next)]);
+            }
+            ExprKind::LetRec(_, f, b) => {
+                stack.push((&f.body, next));
+                stack.push((b, next));
+            }
+            ExprKind::Lambda(f) => stack.push((&f.body, next)),
+        }
+    }
+    deepest
 }
 
 fn describe(token: &Token<'_>) -> String {
@@ -779,15 +840,43 @@ fn describe(token: &Token<'_>) -> String {
 /// Turns chumsky's "expected … found …" into a diagnostic with a hint for the usual slips.
 fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -> Diagnostic {
     let span = range(*error.span());
-    let expected: Vec<String> = error
+    // Operators that could continue an expression are summed up as "an operator".
+    let is_operator = |t: &Token<'_>| {
+        matches!(
+            t,
+            Token::Star
+                | Token::Slash
+                | Token::Plus
+                | Token::Minus
+                | Token::Lt
+                | Token::Gt
+                | Token::Le
+                | Token::Ge
+                | Token::EqEq
+                | Token::AndAnd
+                | Token::OrOr
+                | Token::Comma
+                | Token::Assign
+                | Token::Semi
+        )
+    };
+    let operators = error
+        .expected()
+        .filter(|p| matches!(p, RichPattern::Token(t) if is_operator(t)))
+        .count();
+    let mut expected: Vec<String> = error
         .expected()
         .filter_map(|p| match p {
+            RichPattern::Token(t) if operators > 2 && is_operator(t) => None,
             RichPattern::Token(t) => Some(format!("`{}`", &**t)),
             RichPattern::Label(l) => Some(l.to_string()),
             RichPattern::EndOfInput => Some("the end of the file".to_string()),
             _ => None,
         })
         .collect();
+    if operators > 2 {
+        expected.insert(expected.len().min(1), "an operator".to_string());
+    }
     let expects = |t: Token<'_>| {
         error
             .expected()
@@ -840,6 +929,10 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         {
             Some("Every declaration ends with `;` after its closing `}`.".into())
         }
+        (_, Some(_)) if expects(Token::LBrace) && previous == Some(Token::Eq) => {
+            Some("A method's body is written in braces: `= { … };`.".into())
+        }
+        _ if expects(Token::Hash) => Some("The header is written `# set-bounds K L #`.".into()),
         _ if expects(Token::Else) => {
             Some("`if` always needs an `else` branch; write `else ()` if nothing happens.".into())
         }
@@ -850,4 +943,201 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         diagnostic = diagnostic.with_hint(hint);
     }
     diagnostic
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lexer::lex;
+
+    /// The program's diagnostics codes and, if it parsed, its first method's body as an
+    /// S-expression.
+    fn parse_body(body: &str) -> (Option<String>, Vec<&'static str>) {
+        let source = format!("public m (u:unit) :(unit) = {{ {body} }};");
+        let (tokens, mut diagnostics) = lex("t", &source);
+        let (program, more) = parse_tokens("t", &source, &tokens);
+        diagnostics.extend(more);
+        let tree = program.and_then(|p| match p.decls.first() {
+            Some(Decl::Method(m)) => Some(sexp(&m.func.body)),
+            _ => None,
+        });
+        (tree, diagnostics.iter().map(|d| d.code).collect())
+    }
+
+    fn tree(body: &str) -> String {
+        let (tree, codes) = parse_body(body);
+        assert!(
+            codes.iter().all(|c| c.starts_with('W')),
+            "{body}: {codes:?}"
+        );
+        tree.unwrap_or_else(|| panic!("{body} did not parse"))
+    }
+
+    fn rejected(body: &str, code: &str) {
+        let (tree, codes) = parse_body(body);
+        assert!(tree.is_none(), "{body} parsed");
+        assert!(codes.contains(&code), "{body}: {codes:?}");
+    }
+
+    fn sexp(e: &Expr) -> String {
+        use ExprKind::*;
+        match &e.kind {
+            Var(x) => x.clone(),
+            Int(n) => n.to_string(),
+            Unit => "()".into(),
+            Deref(r) => format!("!{}", r.name),
+            Assign(r, v) => format!("(:= {} {})", r.name, sexp(v)),
+            App(f, a) => format!("(app {} {})", sexp(f), sexp(a)),
+            Pair(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+            Fst(a) => format!("(fst {})", sexp(a)),
+            Snd(a) => format!("(snd {})", sexp(a)),
+            Not(a) => format!("(not {})", sexp(a)),
+            Assert(a) => format!("(assert {})", sexp(a)),
+            Binary(op, a, b) => format!("({} {} {})", op.symbol(), sexp(a), sexp(b)),
+            Seq(a, b) => format!("(; {} {})", sexp(a), sexp(b)),
+            If(c, t, f) => format!("(if {} {} {})", sexp(c), sexp(t), sexp(f)),
+            Let(x, v, b) => format!("(let {} {} {})", x.name, sexp(v), sexp(b)),
+            LetRec(f, func, b) => {
+                format!(
+                    "(letrec {} {} {} {})",
+                    f.name,
+                    func.param.name,
+                    sexp(&func.body),
+                    sexp(b)
+                )
+            }
+            Lambda(func) => format!("(fun {} {})", func.param.name, sexp(&func.body)),
+        }
+    }
+
+    #[test]
+    fn if_branches_follow_the_edge_rule() {
+        assert_eq!(tree("if c then a; b else d; e"), "(; (if c (; a b) d) e)");
+        assert_eq!(tree("if c then a else b; d"), "(; (if c a b) d)");
+        assert_eq!(
+            tree("if c then a else if d then e else f"),
+            "(if c a (if d e f))"
+        );
+        assert_eq!(
+            tree("if c then a else r := 1, 2"),
+            "(if c a (:= r (, 1 2)))"
+        );
+        assert_eq!(
+            tree("if c then let x = 1 in x else y"),
+            "(if c (let x 1 x) y)"
+        );
+    }
+
+    #[test]
+    fn prefix_operators_bind_as_in_holik() {
+        assert_eq!(tree("assert f x"), "(app (assert f) x)");
+        assert_eq!(tree("fst p q"), "(app (fst p) q)");
+        assert_eq!(tree("not f x"), "(not (app f x))");
+        assert_eq!(tree("not a < b"), "(< (not a) b)");
+        assert_eq!(tree("not a * b"), "(* (not a) b)");
+        assert_eq!(tree("f assert x y"), "(app (app f (assert x)) y)");
+        assert_eq!(tree("not not x"), "(not (not x))");
+        assert_eq!(tree("!r !c"), "(app !r !c)");
+    }
+
+    #[test]
+    fn assignment_takes_a_pair_and_sequence_is_right_nested() {
+        assert_eq!(tree("r := a, b"), "(:= r (, a b))");
+        assert_eq!(tree("r := s := 1"), "(:= r (:= s 1))");
+        assert_eq!(tree("a; b; c"), "(; a (; b c))");
+        assert_eq!(tree("x := 1; y"), "(; (:= x 1) y)");
+    }
+
+    #[test]
+    fn binders_extend_as_far_right_as_possible() {
+        assert_eq!(tree("let x = v in a; b"), "(let x v (; a b))");
+        assert_eq!(tree("fun (x:int) :(int) -> x; y"), "(fun x (; x y))");
+        assert_eq!(
+            tree("letrec f (x:int) :(int) = f x in f 1; 2"),
+            "(letrec f x (app f x) (; (app f 1) 2))"
+        );
+        assert_eq!(tree("a; (let x = 1 in x)"), "(; a (let x 1 x))");
+    }
+
+    #[test]
+    fn operators_group_by_priority_and_associativity() {
+        assert_eq!(tree("a, b, c"), "(, (, a b) c)");
+        assert_eq!(tree("a - b - c"), "(- (- a b) c)");
+        assert_eq!(tree("a && b && c"), "(&& a (&& b c))");
+        assert_eq!(tree("a || b && c"), "(|| a (&& b c))");
+        assert_eq!(tree("a < b + c * d"), "(< a (+ b (* c d)))");
+        assert_eq!(tree("a, b || c"), "(, a (|| b c))");
+        assert_eq!(tree("f x y"), "(app (app f x) y)");
+        assert_eq!(tree("x -1"), "(app x -1)");
+        assert_eq!(tree("x - 1"), "(- x 1)");
+        assert_eq!(tree("f()"), "(app f ())");
+        assert_eq!(
+            tree("a > b; a <= b; a >= b; a == b"),
+            "(; (> a b) (; (<= a b) (; (>= a b) (== a b))))"
+        );
+    }
+
+    #[test]
+    fn mixed_operators_of_one_group_group_left_with_a_warning() {
+        for (body, expected) in [
+            ("a - b + c", "(+ (- a b) c)"),
+            ("a * b / c", "(/ (* a b) c)"),
+            ("a < b == c", "(== (< a b) c)"),
+        ] {
+            let (tree, codes) = parse_body(body);
+            assert_eq!(tree.as_deref(), Some(expected));
+            assert_eq!(codes, vec!["W0101"]);
+        }
+        assert_eq!(parse_body("(a - b) + c").1, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn looser_constructs_at_an_edge_need_parentheses() {
+        rejected("e; let x = 1 in x", "E0201");
+        rejected("r := fun (x:int) :(int) -> x", "E0201");
+        rejected("r := if c then a else b", "E0201");
+        rejected("x + if c then a else b", "E0201");
+        rejected("if c then a else let x = 1 in x", "E0201");
+        rejected("f not x", "E0201");
+        rejected("a, r := 1", "E0201");
+        rejected("!r := 1", "E0202");
+        rejected("(r) := 1", "E0202");
+    }
+
+    #[test]
+    fn other_syntax_errors() {
+        rejected("a;", "E0101");
+        rejected("f ( )", "E0101");
+        rejected("if c then a", "E0101");
+        rejected("fail", "E0101");
+        let (tokens, _) = lex("t", "# set-bounds 4294967296 1 # int x := 0;");
+        let (p, d) = parse_tokens("t", "", &tokens);
+        assert!(p.is_none() && d[0].code == "E0004");
+    }
+
+    #[test]
+    fn types_and_declarations() {
+        let source =
+            "# set-bounds 3 2 #\nimport g :(unit->unit->int)\nimport h :((int->int)*int*int)\n\
+                      fun r := m; int x := -1; public main (arg:int*int) :(int) = { 0 };\n\
+                      main = { () };";
+        let (tokens, _) = lex("t", source);
+        let (p, d) = parse_tokens("t", source, &tokens);
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap_or_else(|| panic!("no program"));
+        assert_eq!(p.bounds.as_ref().map(|b| (b.k, b.l)), Some((3, 2)));
+        assert_eq!(p.imports[0].ty.to_string(), "unit -> unit -> int");
+        assert_eq!(p.imports[1].ty.to_string(), "(int -> int) * int * int");
+        assert_eq!(p.decls.len(), 3);
+        assert!(p.main.is_some());
+        for bad in [
+            "import g :(int * int -> int) int x := 0;",
+            "main = { () }; main = { () };",
+            "",
+        ] {
+            let (tokens, _) = lex("t", bad);
+            let (p, d) = parse_tokens("t", bad, &tokens);
+            assert!(p.is_none() && d.iter().any(Diagnostic::is_error), "{bad}");
+        }
+    }
 }
