@@ -135,8 +135,25 @@ fn grid(args: GridArgs) -> Result<(), String> {
     )?;
     let reference = args.reference.unwrap_or_else(report::default_reference);
     report::write_report(&dir, &reference)?;
-    println!("{summary}\nwrote {}", dir.join("report.md").display());
-    Ok(())
+    summary.finish(&dir.join("report.md"))
+}
+
+/// What `execute` did: a one-line description, and whether the user interrupted it.
+pub struct Executed {
+    pub text: String,
+    pub interrupted: bool,
+}
+
+impl Executed {
+    /// Prints the description; an interrupted run then fails, so scripts notice.
+    pub fn finish(self, report: &Path) -> Result<(), String> {
+        println!("{}\nwrote {}", self.text, report.display());
+        if self.interrupted {
+            Err("interrupted; rerun the same command to resume".to_string())
+        } else {
+            Ok(())
+        }
+    }
 }
 
 /// Records the invocation, runs the jobs into `dir/runs.csv`, and describes what happened.
@@ -150,7 +167,7 @@ pub fn execute(
     ks: &[u32],
     ls: &[u32],
     jobs: Vec<runner::Job>,
-) -> Result<String, String> {
+) -> Result<Executed, String> {
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(format!(
             "--timeout {timeout}: must be a positive number of seconds"
@@ -191,20 +208,19 @@ pub fn execute(
         .iter()
         .map(|(status, n)| format!("{n} {}", status.name()))
         .collect();
-    Ok(format!(
-        "{total} cells: {} already in runs.csv, ran {}{}",
+    let text = format!(
+        "{total} cells: {} already in runs.csv, ran {}",
         summary.already_present,
         if ran.is_empty() {
             "none".to_string()
         } else {
             ran.join(", ")
-        },
-        if summary.interrupted {
-            " (interrupted; rerun the same command to resume)"
-        } else {
-            ""
         }
-    ))
+    );
+    Ok(Executed {
+        text,
+        interrupted: summary.interrupted,
+    })
 }
 
 /// `--out`, or `benchmark/results/<date>-<name>`, reusing the latest existing

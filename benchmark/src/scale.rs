@@ -157,8 +157,7 @@ pub fn run(args: ScaleArgs) -> Result<(), String> {
         jobs,
     )?;
     write_scale_report(&dir)?;
-    println!("{summary}\nwrote {}", dir.join("report.md").display());
-    Ok(())
+    summary.finish(&dir.join("report.md"))
 }
 
 fn load_libraries(dir: &Path) -> Result<Vec<Library>, String> {
