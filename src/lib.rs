@@ -7,3 +7,6 @@ pub mod diagnostics;
 pub mod ops;
 pub mod syntax;
 pub mod trace;
+pub mod concrete;
+pub mod client;
+pub mod link;
