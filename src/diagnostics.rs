@@ -98,7 +98,8 @@ impl Sources {
     }
 
     pub fn add(&mut self, name: &str, text: &str) {
-        self.files.push((name.to_string(), Source::from(text.to_string())));
+        self.files
+            .push((name.to_string(), Source::from(text.to_string())));
     }
 
     fn get(&self, name: &str) -> Option<&Source<String>> {

@@ -3,10 +3,13 @@
 //! The architecture overview lives here; see the module list for the pipeline.
 
 pub mod cli;
+pub mod client;
+pub mod concrete;
 pub mod diagnostics;
+pub mod frontend;
+pub mod link;
 pub mod ops;
+pub mod replay;
 pub mod syntax;
 pub mod trace;
-pub mod concrete;
-pub mod client;
-pub mod link;
+pub mod types;

@@ -3,6 +3,10 @@
 //! Each subcommand lives in its own file and returns an [`Outcome`]; only this module
 //! turns outcomes into process exit codes.
 
+pub mod fmt;
+pub mod parse;
+pub mod run;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -22,17 +26,33 @@ pub enum Outcome {
 }
 
 #[derive(Parser, Debug)]
-#[command(name = "holi", version, about = "Find the client that breaks your higher-order library")]
+#[command(
+    name = "holi",
+    version,
+    about = "Find the client that breaks your higher-order library"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Check that HOLi files are well-formed and well-typed (warnings are printed).
+    Parse(parse::ParseArgs),
+    /// Print a HOLi file in canonical form.
+    Fmt(fmt::FmtArgs),
+    /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
+    Run(run::RunArgs),
+}
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome: Outcome = match cli.command {};
+    // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
+    let outcome = crate::frontend::with_large_stack(move || match cli.command {
+        Command::Parse(args) => parse::run(args),
+        Command::Fmt(args) => fmt::run(args),
+        Command::Run(args) => run::run(args),
+    });
     ExitCode::from(outcome as u8)
 }

@@ -288,9 +288,14 @@ impl Decl {
                     && a.name.name == b.name.name
                     && a.func.same_tree(&b.func)
             }
-            (Decl::IntRef { name: a, init: i, .. }, Decl::IntRef { name: b, init: j, .. }) => {
-                a.name == b.name && i == j
-            }
+            (
+                Decl::IntRef {
+                    name: a, init: i, ..
+                },
+                Decl::IntRef {
+                    name: b, init: j, ..
+                },
+            ) => a.name == b.name && i == j,
             (
                 Decl::FunRef {
                     name: a, target: t, ..
@@ -322,9 +327,9 @@ impl Expr {
             (Unit, Unit) => true,
             (Deref(a), Deref(b)) => a.name == b.name,
             (Assign(a, e), Assign(b, f)) => a.name == b.name && e.same_tree(f),
-            (App(a, b), App(c, d))
-            | (Pair(a, b), Pair(c, d))
-            | (Seq(a, b), Seq(c, d)) => a.same_tree(c) && b.same_tree(d),
+            (App(a, b), App(c, d)) | (Pair(a, b), Pair(c, d)) | (Seq(a, b), Seq(c, d)) => {
+                a.same_tree(c) && b.same_tree(d)
+            }
             (Fst(a), Fst(b)) | (Snd(a), Snd(b)) | (Not(a), Not(b)) | (Assert(a), Assert(b)) => {
                 a.same_tree(b)
             }

@@ -1,0 +1,1050 @@
+//! The parser: HOLiK's grammar (SYNTAX-NOTES §2–§5) with chumsky over logos tokens.
+//!
+//! K's priority rule is applied exactly: a child at the *edge* of a production (its first or
+//! last non-terminal) may not come from a looser group, while children enclosed by terminals
+//! (`( … )`, `{ … }`, an `if` condition and then-branch, `let x = … in`) are unrestricted.
+//!
+//! The grammar is built as one parser per level `L`, `expr[L]`: "an expression whose edges
+//! allow group `L`". Every construct that starts with a keyword or a name (`if`, `let`,
+//! `letrec`, `fun`, `not`, `assert`, `fst`, `snd`, `!r`, `r := e`, atoms) is recognised by a
+//! single prefix parser, whatever the level; the level only decides whether the construct
+//! may stand there. Because a prefix construct's last operand is parsed at the construct's
+//! own group, whatever operator follows it always accepts it on its left; so the one check
+//! needed is "the first construct's group ≤ L", and when it fails the construct is still
+//! parsed and an error suggests parentheses. There is no backtracking over a construct, so
+//! parsing is linear.
+
+use crate::diagnostics::Diagnostic;
+use crate::syntax::ast::*;
+use crate::syntax::lexer::Token;
+use chumsky::error::{Rich, RichPattern, RichReason};
+use chumsky::input::{Checkpoint, Cursor, Input as _, ValueInput};
+use chumsky::inspector::Inspector;
+use chumsky::prelude::*;
+use chumsky::recursive::Indirect;
+use num_bigint::BigInt;
+
+/// The loosest group: `let`, `letrec`, `fun`, and everything enclosed by terminals.
+const TOP: u8 = 13;
+
+/// Integer literals longer than this are rejected rather than converted (the conversion is
+/// super-linear and no program needs them).
+pub const MAX_LITERAL_DIGITS: usize = 10_000;
+
+/// The most nested constructs a file may open (see [`nesting_bound`]). Parsing recurses once
+/// per nesting level; the CLI and the loader run on a thread with a large stack that holds
+/// this many levels with room to spare.
+pub const MAX_NESTING: usize = 20_000;
+
+type Err<'t, 's> = Rich<'t, Token<'s>, SimpleSpan>;
+type Extra<'t, 's> = extra::Full<Err<'t, 's>, ParseState, ()>;
+
+/// Diagnostics the parser finds without failing (constructs that need parentheses, mixed
+/// operators, bad literals). Rolled back with the input when an alternative is abandoned.
+pub struct ParseState {
+    file: String,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'t, I: chumsky::input::Input<'t>> Inspector<'t, I> for ParseState {
+    type Checkpoint = usize;
+
+    fn on_token(&mut self, _: &I::Token) {}
+
+    fn on_save<'p>(&self, _: &Cursor<'t, 'p, I>) -> usize {
+        self.diagnostics.len()
+    }
+
+    fn on_rewind<'p>(&mut self, marker: &Checkpoint<'t, 'p, I, usize>) {
+        self.diagnostics.truncate(*marker.inspector());
+    }
+}
+
+impl ParseState {
+    fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+}
+
+fn range(span: SimpleSpan) -> Span {
+    span.start..span.end
+}
+
+fn join(a: &Expr, b: &Expr) -> Span {
+    a.span.start..b.span.end
+}
+
+fn bx(e: Expr) -> Box<Expr> {
+    Box::new(e)
+}
+
+/// Where an `expr[L]` stands, for the "needs parentheses" diagnostic.
+fn position(level: u8) -> &'static str {
+    match level {
+        12 => "after `;`",
+        11 => "after `else`",
+        10 => "on the right of `:=`",
+        8 => "after `,` or `||`",
+        7 => "after `&&`",
+        5 => "after a comparison",
+        4 => "after `+` or `-`",
+        3 => "after `*`, `/` or `not`",
+        _ => "as an argument, or after `assert`, `fst` or `snd`",
+    }
+}
+
+fn construct(e: &Expr) -> (&'static str, &'static str) {
+    match e.kind {
+        ExprKind::If(..) => ("`if`", "(if … then … else …)"),
+        ExprKind::Let(..) => ("`let`", "(let … in …)"),
+        ExprKind::LetRec(..) => ("`letrec`", "(letrec … in …)"),
+        ExprKind::Lambda(..) => ("`fun`", "(fun (x:t) :(t') -> …)"),
+        ExprKind::Assign(..) => ("An assignment", "(r := …)"),
+        ExprKind::Not(..) => ("`not`", "(not …)"),
+        _ => ("This expression", "( … )"),
+    }
+}
+
+/// One left-associative layer of a group of operators (`* /`, `+ -` or comparisons). Mixing
+/// two operators of one group without parentheses is ambiguous in HOLiK; holi groups to the
+/// left and warns.
+fn binary_layer<'t, 's: 't, I>(
+    below: Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
+    ops: Boxed<'t, 't, I, BinOp, Extra<'t, 's>>,
+    operand: Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>,
+) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    below
+        .then(
+            ops.map_with(|op, e| (op, range(e.span())))
+                .then(operand)
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
+        .validate(|(first, rest), e, _| {
+            if let Some(((first_op, _), _)) = rest.first() {
+                if let Some(((op, op_span), _)) = rest.iter().find(|((op, _), _)| op != first_op) {
+                    let state: &mut ParseState = e.state();
+                    let file = state.file.clone();
+                    state.push(
+                        Diagnostic::warning(
+                            "W0101",
+                            format!(
+                                "`{}` and `{}` are mixed without parentheses",
+                                first_op.symbol(),
+                                op.symbol()
+                            ),
+                        )
+                        .with_label(&file, op_span.clone(), "this operator")
+                        .with_hint(format!(
+                            "HOLiK finds this ambiguous; holi groups it to the left, as in \
+                             `(a {} b) {} c`. Add parentheses to say which you mean.",
+                            first_op.symbol(),
+                            op.symbol()
+                        )),
+                    );
+                }
+            }
+            rest.into_iter().fold(first, |left, ((op, _), right)| {
+                let span = join(&left, &right);
+                Expr::new(ExprKind::Binary(op, bx(left), bx(right)), span)
+            })
+        })
+        .boxed()
+}
+
+/// The right-associative layers `&&` and `||`: `a && b && c` is `a && (b && c)`.
+fn right_layer<'t, 's: 't, I>(
+    below: Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
+    token: Token<'s>,
+    op: BinOp,
+    operand: Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>,
+) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    below
+        .then(just(token).ignore_then(operand).or_not())
+        .map(move |(left, right)| match right {
+            None => left,
+            Some(right) => {
+                let span = join(&left, &right);
+                Expr::new(ExprKind::Binary(op, bx(left), bx(right)), span)
+            }
+        })
+        .boxed()
+}
+
+fn type_parser<'t, 's: 't, I>() -> impl Parser<'t, I, Type, Extra<'t, 's>> + Clone
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    recursive(|ty| {
+        let atom = choice((
+            just(Token::IntTy).to(Type::Int),
+            just(Token::UnitTy).to(Type::Unit),
+            ty.delimited_by(just(Token::LParen), just(Token::RParen)),
+        ))
+        .labelled("a type");
+        let op = choice((just(Token::Star).to(true), just(Token::Arrow).to(false)))
+            .map_with(|is_pair, e| (is_pair, range(e.span())));
+        atom.clone()
+            .then(op.then(atom).repeated().collect::<Vec<_>>())
+            .validate(|(first, rest), e, _| {
+                let first_is_pair = rest.first().map(|((p, _), _)| *p);
+                if let Some(((_, span), _)) =
+                    rest.iter().find(|((p, _), _)| Some(*p) != first_is_pair)
+                {
+                    let state: &mut ParseState = e.state();
+                    let file = state.file.clone();
+                    state.push(
+                        Diagnostic::error("E0203", "`*` and `->` are mixed without parentheses")
+                            .with_label(&file, span.clone(), "this operator")
+                            .with_hint(
+                                "`*` and `->` have no relative priority: write \
+                                 `int * (int -> unit)` or `(int * int) -> unit`.",
+                            ),
+                    );
+                }
+                if first_is_pair == Some(false) {
+                    // `->` groups to the right.
+                    let mut types: Vec<Type> = std::iter::once(first)
+                        .chain(rest.into_iter().map(|(_, t)| t))
+                        .collect();
+                    let mut result = types.pop().unwrap_or(Type::Unit);
+                    while let Some(arg) = types.pop() {
+                        result = Type::arrow(arg, result);
+                    }
+                    result
+                } else {
+                    rest.into_iter().fold(first, |a, (_, b)| Type::pair(a, b))
+                }
+            })
+    })
+}
+
+/// `(x:t) :(t')`, shared by methods, `letrec` and `fun`.
+fn signature<'t, 's: 't, I>() -> impl Parser<'t, I, (Ident, Type, Type), Extra<'t, 's>> + Clone
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    let ty = type_parser();
+    ident()
+        .then_ignore(just(Token::Colon))
+        .then(ty.clone())
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .then_ignore(just(Token::Colon))
+        .then(ty.delimited_by(just(Token::LParen), just(Token::RParen)))
+        .map(|((param, param_ty), ret_ty)| (param, param_ty, ret_ty))
+}
+
+fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    select! { Token::Ident(name) => name }
+        .map_with(|name: &str, e| Ident {
+            name: name.to_string(),
+            span: range(e.span()),
+        })
+        .labelled("a name")
+}
+
+/// An integer literal as an exact integer; over-long literals are reported and read as 0.
+fn literal<'t, 's: 't, I>() -> impl Parser<'t, I, BigInt, Extra<'t, 's>> + Clone
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    select! { Token::Int(text) => text }
+        .validate(|text: &str, e, _| {
+            let digits = text.trim_start_matches(['+', '-']).len();
+            if digits > MAX_LITERAL_DIGITS {
+                let span = range(e.span());
+                let state: &mut ParseState = e.state();
+                let file = state.file.clone();
+                state.push(
+                    Diagnostic::error("E0003", "This integer literal is too long")
+                        .with_label(&file, span, format!("{digits} digits"))
+                        .with_hint(format!(
+                            "holi's integers are exact, but literals are limited to \
+                             {MAX_LITERAL_DIGITS} digits."
+                        )),
+                );
+                return BigInt::default();
+            }
+            text.parse::<BigInt>().unwrap_or_default()
+        })
+        .labelled("an integer")
+}
+
+/// The expression parsers `expr[L]`, `L` in 1..=13, sharing one set of recursive definitions.
+fn expressions<'t, 's: 't, I>() -> Vec<Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    let mut expr: Vec<Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>> =
+        (0..=TOP).map(|_| Recursive::declare()).collect();
+    let handles = expr.clone();
+    let at = |level: u8| handles[level as usize].clone();
+
+    // Every construct, with its priority group (1 = tightest, 13 = loosest).
+    let atom = choice((
+        ident()
+            .then(just(Token::Assign).ignore_then(at(10)).or_not())
+            .map_with(|(name, value), e| match value {
+                None => (Expr::new(ExprKind::Var(name.name), name.span), 1),
+                Some(value) => (
+                    Expr::new(ExprKind::Assign(name, bx(value)), range(e.span())),
+                    10,
+                ),
+            }),
+        literal().map_with(|n, e| (Expr::new(ExprKind::Int(n), range(e.span())), 1)),
+        just(Token::Unit).map_with(|_, e| (Expr::new(ExprKind::Unit, range(e.span())), 1)),
+        just(Token::Bang)
+            .ignore_then(ident())
+            .map_with(|r, e| (Expr::new(ExprKind::Deref(r), range(e.span())), 1)),
+        at(TOP)
+            .delimited_by(just(Token::LParen), just(Token::RParen))
+            .map_with(|inner, e| (Expr::new(inner.kind, range(e.span())), 1)),
+        choice((
+            just(Token::Assert).to(ExprKind::Assert as fn(Box<Expr>) -> ExprKind),
+            just(Token::Fst).to(ExprKind::Fst as fn(Box<Expr>) -> ExprKind),
+            just(Token::Snd).to(ExprKind::Snd as fn(Box<Expr>) -> ExprKind),
+        ))
+        .then(at(1))
+        .map_with(|(make, operand), e| (Expr::new(make(bx(operand)), range(e.span())), 1)),
+        just(Token::Not)
+            .ignore_then(at(3))
+            .map_with(|operand, e| (Expr::new(ExprKind::Not(bx(operand)), range(e.span())), 3)),
+        just(Token::If)
+            .ignore_then(at(TOP))
+            .then_ignore(just(Token::Then))
+            .then(at(TOP))
+            .then_ignore(just(Token::Else))
+            .then(at(11))
+            .map_with(|((c, t), f), e| {
+                (
+                    Expr::new(ExprKind::If(bx(c), bx(t), bx(f)), range(e.span())),
+                    11,
+                )
+            }),
+        just(Token::Let)
+            .ignore_then(ident())
+            .then_ignore(just(Token::Eq))
+            .then(at(TOP))
+            .then_ignore(just(Token::In))
+            .then(at(TOP))
+            .map_with(|((x, value), body), e| {
+                (
+                    Expr::new(ExprKind::Let(x, bx(value), bx(body)), range(e.span())),
+                    TOP,
+                )
+            }),
+        just(Token::LetRec)
+            .ignore_then(ident())
+            .then(signature())
+            .then_ignore(just(Token::Eq))
+            .then(at(TOP))
+            .then_ignore(just(Token::In))
+            .then(at(TOP))
+            .map_with(|(((f, (param, param_ty, ret_ty)), fbody), body), e| {
+                let func = Function {
+                    param,
+                    param_ty,
+                    ret_ty,
+                    body: bx(fbody),
+                };
+                (
+                    Expr::new(ExprKind::LetRec(f, func, bx(body)), range(e.span())),
+                    TOP,
+                )
+            }),
+        just(Token::Fun)
+            .ignore_then(signature())
+            .then_ignore(just(Token::Arrow))
+            .then(at(TOP))
+            .map_with(|((param, param_ty, ret_ty), body), e| {
+                let func = Function {
+                    param,
+                    param_ty,
+                    ret_ty,
+                    body: bx(body),
+                };
+                (Expr::new(ExprKind::Lambda(func), range(e.span())), TOP)
+            }),
+    ))
+    .labelled("an expression")
+    .boxed();
+
+    let mul_ops = choice((
+        just(Token::Star).to(BinOp::Mul),
+        just(Token::Slash).to(BinOp::Div),
+    ))
+    .boxed();
+    let add_ops = choice((
+        just(Token::Plus).to(BinOp::Add),
+        just(Token::Minus).to(BinOp::Sub),
+    ))
+    .boxed();
+    let cmp_ops = choice((
+        just(Token::Lt).to(BinOp::Lt),
+        just(Token::Gt).to(BinOp::Gt),
+        just(Token::Le).to(BinOp::Le),
+        just(Token::Ge).to(BinOp::Ge),
+        just(Token::EqEq).to(BinOp::Eq),
+    ))
+    .boxed();
+
+    for level in 1..=TOP {
+        let mut p = atom
+            .clone()
+            .validate(move |(e, group), extra, _| {
+                if group > level {
+                    let (what, shape) = construct(&e);
+                    let state: &mut ParseState = extra.state();
+                    let file = state.file.clone();
+                    let title = format!("{what} needs parentheses {}", position(level));
+                    state.push(
+                        Diagnostic::error("E0201", title)
+                            .with_label(&file, e.span.clone(), "this needs parentheses")
+                            .with_hint(format!(
+                                "Write `{shape}`. As in HOLiK, a looser construct may not stand \
+                                 at the edge of a tighter operator unless it is parenthesised."
+                            )),
+                    );
+                }
+                e
+            })
+            .boxed();
+        if level >= 2 {
+            p = p
+                .foldl(at(1).repeated(), |f, a| {
+                    let span = join(&f, &a);
+                    Expr::new(ExprKind::App(bx(f), bx(a)), span)
+                })
+                .boxed();
+        }
+        if level >= 4 {
+            p = binary_layer(p, mul_ops.clone(), at(3));
+        }
+        if level >= 5 {
+            p = binary_layer(p, add_ops.clone(), at(4));
+        }
+        if level >= 6 {
+            p = binary_layer(p, cmp_ops.clone(), at(5));
+        }
+        if level >= 7 {
+            p = right_layer(p, Token::AndAnd, BinOp::And, at(7));
+        }
+        if level >= 8 {
+            p = right_layer(p, Token::OrOr, BinOp::Or, at(8));
+        }
+        if level >= 9 {
+            p = p
+                .foldl(just(Token::Comma).ignore_then(at(8)).repeated(), |a, b| {
+                    let span = join(&a, &b);
+                    Expr::new(ExprKind::Pair(bx(a), bx(b)), span)
+                })
+                .boxed();
+        }
+        if level >= 10 {
+            // `r := e` is recognised with its name; anything else before `:=` is a mistake.
+            p = p
+                .then(
+                    just(Token::Assign)
+                        .map_with(|_, e| range(e.span()))
+                        .then(at(10))
+                        .or_not(),
+                )
+                .validate(|(left, assign), extra, _| {
+                    let Some((op_span, right)) = assign else {
+                        return left;
+                    };
+                    let state: &mut ParseState = extra.state();
+                    let file = state.file.clone();
+                    let hint = if matches!(left.kind, ExprKind::Deref(_)) {
+                        "Assign to the reference itself: `r := …`, without `!`."
+                    } else {
+                        "The left side of `:=` must be a reference name, without parentheses."
+                    };
+                    state.push(
+                        Diagnostic::error("E0202", "Only a reference name can be assigned")
+                            .with_label(&file, left.span.clone(), "this is not a reference name")
+                            .with_label(&file, op_span, "assignment")
+                            .with_hint(hint),
+                    );
+                    let span = join(&left, &right);
+                    Expr::new(ExprKind::Seq(bx(left), bx(right)), span)
+                })
+                .boxed();
+        }
+        if level >= 12 {
+            p = p
+                .then(just(Token::Semi).ignore_then(at(12)).or_not())
+                .map(|(left, right)| match right {
+                    None => left,
+                    Some(right) => {
+                        let span = join(&left, &right);
+                        Expr::new(ExprKind::Seq(bx(left), bx(right)), span)
+                    }
+                })
+                .boxed();
+        }
+        expr[level as usize].define(p);
+    }
+    expr
+}
+
+enum Item {
+    Import(Import),
+    Decl(Decl),
+    Main(Main),
+}
+
+fn program_parser<'t, 's: 't, I>() -> impl Parser<'t, I, Program, Extra<'t, 's>>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    let expr = expressions::<I>();
+    let body = expr[TOP as usize]
+        .clone()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace));
+    let bound = select! { Token::Int(text) => text }
+        .validate(|text: &str, e, _| match text.parse::<u32>() {
+            Ok(n) => n,
+            Err(_) => {
+                let span = range(e.span());
+                let state: &mut ParseState = e.state();
+                let file = state.file.clone();
+                state.push(
+                    Diagnostic::error("E0004", "This bound is out of range")
+                        .with_label(&file, span, "not between 0 and 4294967295")
+                        .with_hint("The bounds K and L are natural numbers that fit in 32 bits."),
+                );
+                0
+            }
+        })
+        .labelled("a bound");
+    let header = just(Token::Hash)
+        .ignore_then(just(Token::SetBounds))
+        .ignore_then(bound.clone())
+        .then(bound)
+        .then_ignore(just(Token::Hash))
+        .map_with(|(k, l), e| Bounds {
+            k,
+            l,
+            span: range(e.span()),
+        });
+
+    let import = just(Token::Import)
+        .ignore_then(ident())
+        .then_ignore(just(Token::Colon))
+        .then(
+            type_parser()
+                .map_with(|ty, e| (ty, range(e.span())))
+                .delimited_by(just(Token::LParen), just(Token::RParen)),
+        )
+        .map_with(|(name, (ty, ty_span)), e| {
+            Item::Import(Import {
+                name,
+                ty,
+                ty_span,
+                span: range(e.span()),
+            })
+        });
+    let visibility = choice((
+        just(Token::Public).to(Visibility::Public),
+        just(Token::Private).to(Visibility::Private),
+    ));
+    let method = visibility
+        .then(ident())
+        .then(signature())
+        .then_ignore(just(Token::Eq))
+        .then(body.clone())
+        .then_ignore(just(Token::Semi))
+        .map_with(
+            |(((visibility, name), (param, param_ty, ret_ty)), body), e| {
+                let func = Function {
+                    param,
+                    param_ty,
+                    ret_ty,
+                    body: bx(body),
+                };
+                Item::Decl(Decl::Method(MethodDecl {
+                    visibility,
+                    name,
+                    func,
+                    span: range(e.span()),
+                }))
+            },
+        );
+    let int_ref = just(Token::IntTy)
+        .ignore_then(ident())
+        .then_ignore(just(Token::Assign))
+        .then(literal())
+        .then_ignore(just(Token::Semi))
+        .map_with(|(name, init), e| {
+            Item::Decl(Decl::IntRef {
+                name,
+                init,
+                span: range(e.span()),
+            })
+        });
+    let fun_ref = just(Token::Fun)
+        .ignore_then(ident())
+        .then_ignore(just(Token::Assign))
+        .then(ident())
+        .then_ignore(just(Token::Semi))
+        .map_with(|(name, target), e| {
+            Item::Decl(Decl::FunRef {
+                name,
+                target,
+                span: range(e.span()),
+            })
+        });
+    let main = select! { Token::Ident("main") => () }
+        .then_ignore(just(Token::Eq))
+        .ignore_then(body)
+        .then_ignore(just(Token::Semi))
+        .map_with(|body, e| {
+            Item::Main(Main {
+                body,
+                span: range(e.span()),
+            })
+        });
+    let item = choice((import, method, int_ref, fun_ref, main)).labelled("a declaration");
+
+    header
+        .or_not()
+        .then(item.repeated().collect::<Vec<_>>())
+        .then_ignore(end())
+        .validate(|(bounds, items), e, _| {
+            let state: &mut ParseState = e.state();
+            let file = state.file.clone();
+            let mut program = Program {
+                bounds,
+                imports: Vec::new(),
+                decls: Vec::new(),
+                main: None,
+            };
+            let mut first_decl: Option<Span> = None;
+            for item in items {
+                match item {
+                    Item::Import(import) => {
+                        if let Some(decl) = &first_decl {
+                            state.push(
+                                Diagnostic::error("E0204", "Imports must come before declarations")
+                                    .with_label(&file, import.span.clone(), "this import")
+                                    .with_label(&file, decl.clone(), "comes after this declaration")
+                                    .with_hint("Move every `import` above the first declaration."),
+                            );
+                        }
+                        program.imports.push(import);
+                    }
+                    Item::Decl(decl) => {
+                        first_decl.get_or_insert_with(|| decl.span().clone());
+                        program.decls.push(decl);
+                    }
+                    Item::Main(main) => {
+                        first_decl.get_or_insert_with(|| main.span.clone());
+                        if let Some(previous) = &program.main {
+                            state.push(
+                                Diagnostic::error("E0205", "A client has only one `main`")
+                                    .with_label(&file, main.span.clone(), "a second `main`")
+                                    .with_label(&file, previous.span.clone(), "the first `main`")
+                                    .with_hint("Merge the two bodies with `;`."),
+                            );
+                        } else {
+                            program.main = Some(main);
+                        }
+                    }
+                }
+            }
+            if program.decls.is_empty() && program.main.is_none() {
+                let span = range(e.span());
+                let state: &mut ParseState = e.state();
+                state.push(
+                    Diagnostic::error("E0206", "There is nothing to check here")
+                        .with_label(
+                            &file,
+                            span.end..span.end,
+                            "the file ends without a declaration",
+                        )
+                        .with_hint(
+                            "A library declares at least one method or reference, e.g. \
+                             `public m (x:int) :(int) = { x };`.",
+                        ),
+                );
+            }
+            program
+        })
+}
+
+/// A conservative bound on how deeply the parser will recurse on these tokens: every token
+/// that opens a nested operand (a prefix keyword, or a right-associative operator, whose
+/// operand the parser reads recursively) counts one level until the bracket around it
+/// closes. Left-associative operators and application are folded iteratively.
+pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
+    let mut stack: Vec<usize> = vec![0];
+    let mut depth = 0usize;
+    let mut worst = (0usize, None);
+    for (token, span) in tokens {
+        match token {
+            Token::LParen | Token::LBrace => {
+                stack.push(depth);
+                depth += 1;
+            }
+            Token::RParen | Token::RBrace => {
+                if stack.len() > 1 {
+                    depth = stack.pop().unwrap_or(0);
+                }
+            }
+            Token::Not
+            | Token::Assert
+            | Token::Fst
+            | Token::Snd
+            | Token::If
+            | Token::Then
+            | Token::Else
+            | Token::Let
+            | Token::LetRec
+            | Token::In
+            | Token::Fun
+            | Token::Assign
+            | Token::Semi
+            | Token::AndAnd
+            | Token::OrOr => depth += 1,
+            _ => {}
+        }
+        if depth > worst.0 {
+            worst = (depth, Some(span.clone()));
+        }
+    }
+    worst
+}
+
+/// Parses the tokens of one file. Returns the program when the syntax is well-formed (the
+/// diagnostics then hold only warnings) or `None` with at least one error.
+pub fn parse_tokens(
+    file: &str,
+    source: &str,
+    tokens: &[(Token<'_>, Span)],
+) -> (Option<Program>, Vec<Diagnostic>) {
+    let (depth, at) = nesting_bound(tokens);
+    if depth > MAX_NESTING {
+        let span = at.unwrap_or(0..0);
+        return (
+            None,
+            vec![Diagnostic::error("E0005", "This file nests too deeply")
+                .with_label(
+                    file,
+                    span,
+                    format!("more than {MAX_NESTING} nested constructs here"),
+                )
+                .with_hint("Split the code into smaller methods.")],
+        );
+    }
+    let eoi = SimpleSpan::from(source.len()..source.len());
+    let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens
+        .iter()
+        .map(|(t, s)| (*t, SimpleSpan::from(s.clone())))
+        .collect();
+    let input = spanned.as_slice().map(eoi, |(t, s)| (t, s));
+    let mut state = ParseState {
+        file: file.to_string(),
+        diagnostics: Vec::new(),
+    };
+    let (program, errors) = program_parser()
+        .parse_with_state(input, &mut state)
+        .into_output_errors();
+    let mut diagnostics = state.diagnostics;
+    for error in errors {
+        diagnostics.push(syntax_error(file, tokens, &error));
+    }
+    diagnostics.sort_by_key(|d| d.labels.first().map(|l| l.span.start).unwrap_or(0));
+    let ok = !diagnostics.iter().any(Diagnostic::is_error);
+    (program.filter(|_| ok), diagnostics)
+}
+
+fn describe(token: &Token<'_>) -> String {
+    match token {
+        Token::Ident(name) => format!("the name `{name}`"),
+        Token::Int(text) => format!("the number `{text}`"),
+        other => format!("`{other}`"),
+    }
+}
+
+/// Turns chumsky's "expected … found …" into a diagnostic with a hint for the usual slips.
+fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -> Diagnostic {
+    let span = range(*error.span());
+    let expected: Vec<String> = error
+        .expected()
+        .filter_map(|p| match p {
+            RichPattern::Token(t) => Some(format!("`{}`", &**t)),
+            RichPattern::Label(l) => Some(l.to_string()),
+            RichPattern::EndOfInput => Some("the end of the file".to_string()),
+            _ => None,
+        })
+        .collect();
+    let expects = |t: Token<'_>| {
+        error
+            .expected()
+            .any(|p| matches!(p, RichPattern::Token(found) if **found == t))
+    };
+    let found = match error.reason() {
+        RichReason::ExpectedFound { found, .. } => found.as_deref().copied(),
+        RichReason::Custom(_) => None,
+    };
+    let previous = tokens
+        .iter()
+        .rev()
+        .find(|(_, s)| s.end <= span.start)
+        .map(|(t, _)| *t);
+    let title = match found {
+        Some(token) => format!("I was not expecting {} here", describe(&token)),
+        None => "The file ends too early".to_string(),
+    };
+    let message = match expected.len() {
+        0 => "unexpected".to_string(),
+        1 => format!("expected {}", expected[0]),
+        _ => format!(
+            "expected {} or {}",
+            expected[..expected.len() - 1].join(", "),
+            expected[expected.len() - 1]
+        ),
+    };
+    let hint: Option<String> = match (previous, found) {
+        (Some(Token::Semi), Some(Token::RBrace | Token::RParen)) => {
+            Some("`;` separates two expressions: there is no `;` before a closing bracket.".into())
+        }
+        (Some(Token::LParen), Some(Token::RParen)) => {
+            Some("Unit is written `()` with no space inside.".into())
+        }
+        (
+            _,
+            Some(
+                token @ (Token::Fail
+                | Token::Nil
+                | Token::IntTy
+                | Token::UnitTy
+                | Token::In
+                | Token::Import),
+            ),
+        ) if !expects(token) => Some(format!(
+            "`{token}` is a reserved word and cannot be used as a name."
+        )),
+        (_, Some(Token::Public | Token::Private | Token::IntTy | Token::Fun | Token::Import))
+            if expects(Token::Semi) =>
+        {
+            Some("Every declaration ends with `;` after its closing `}`.".into())
+        }
+        _ if expects(Token::Else) => {
+            Some("`if` always needs an `else` branch; write `else ()` if nothing happens.".into())
+        }
+        _ => None,
+    };
+    let mut diagnostic = Diagnostic::error("E0101", title).with_label(file, span, message);
+    if let Some(hint) = hint {
+        diagnostic = diagnostic.with_hint(hint);
+    }
+    diagnostic
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lexer::lex;
+
+    /// The program's diagnostics codes and, if it parsed, its first method's body as an
+    /// S-expression.
+    fn parse_body(body: &str) -> (Option<String>, Vec<&'static str>) {
+        let source = format!("public m (u:unit) :(unit) = {{ {body} }};");
+        let (tokens, mut diagnostics) = lex("t", &source);
+        let (program, more) = parse_tokens("t", &source, &tokens);
+        diagnostics.extend(more);
+        let tree = program.and_then(|p| match p.decls.first() {
+            Some(Decl::Method(m)) => Some(sexp(&m.func.body)),
+            _ => None,
+        });
+        (tree, diagnostics.iter().map(|d| d.code).collect())
+    }
+
+    fn tree(body: &str) -> String {
+        let (tree, codes) = parse_body(body);
+        assert!(
+            codes.iter().all(|c| c.starts_with('W')),
+            "{body}: {codes:?}"
+        );
+        tree.unwrap_or_else(|| panic!("{body} did not parse"))
+    }
+
+    fn rejected(body: &str, code: &str) {
+        let (tree, codes) = parse_body(body);
+        assert!(tree.is_none(), "{body} parsed");
+        assert!(codes.contains(&code), "{body}: {codes:?}");
+    }
+
+    fn sexp(e: &Expr) -> String {
+        use ExprKind::*;
+        match &e.kind {
+            Var(x) => x.clone(),
+            Int(n) => n.to_string(),
+            Unit => "()".into(),
+            Deref(r) => format!("!{}", r.name),
+            Assign(r, v) => format!("(:= {} {})", r.name, sexp(v)),
+            App(f, a) => format!("(app {} {})", sexp(f), sexp(a)),
+            Pair(a, b) => format!("(, {} {})", sexp(a), sexp(b)),
+            Fst(a) => format!("(fst {})", sexp(a)),
+            Snd(a) => format!("(snd {})", sexp(a)),
+            Not(a) => format!("(not {})", sexp(a)),
+            Assert(a) => format!("(assert {})", sexp(a)),
+            Binary(op, a, b) => format!("({} {} {})", op.symbol(), sexp(a), sexp(b)),
+            Seq(a, b) => format!("(; {} {})", sexp(a), sexp(b)),
+            If(c, t, f) => format!("(if {} {} {})", sexp(c), sexp(t), sexp(f)),
+            Let(x, v, b) => format!("(let {} {} {})", x.name, sexp(v), sexp(b)),
+            LetRec(f, func, b) => {
+                format!(
+                    "(letrec {} {} {} {})",
+                    f.name,
+                    func.param.name,
+                    sexp(&func.body),
+                    sexp(b)
+                )
+            }
+            Lambda(func) => format!("(fun {} {})", func.param.name, sexp(&func.body)),
+        }
+    }
+
+    #[test]
+    fn if_branches_follow_the_edge_rule() {
+        assert_eq!(tree("if c then a; b else d; e"), "(; (if c (; a b) d) e)");
+        assert_eq!(tree("if c then a else b; d"), "(; (if c a b) d)");
+        assert_eq!(
+            tree("if c then a else if d then e else f"),
+            "(if c a (if d e f))"
+        );
+        assert_eq!(
+            tree("if c then a else r := 1, 2"),
+            "(if c a (:= r (, 1 2)))"
+        );
+        assert_eq!(
+            tree("if c then let x = 1 in x else y"),
+            "(if c (let x 1 x) y)"
+        );
+    }
+
+    #[test]
+    fn prefix_operators_bind_as_in_holik() {
+        assert_eq!(tree("assert f x"), "(app (assert f) x)");
+        assert_eq!(tree("fst p q"), "(app (fst p) q)");
+        assert_eq!(tree("not f x"), "(not (app f x))");
+        assert_eq!(tree("not a < b"), "(< (not a) b)");
+        assert_eq!(tree("not a * b"), "(* (not a) b)");
+        assert_eq!(tree("f assert x y"), "(app (app f (assert x)) y)");
+        assert_eq!(tree("not not x"), "(not (not x))");
+        assert_eq!(tree("!r !c"), "(app !r !c)");
+    }
+
+    #[test]
+    fn assignment_takes_a_pair_and_sequence_is_right_nested() {
+        assert_eq!(tree("r := a, b"), "(:= r (, a b))");
+        assert_eq!(tree("r := s := 1"), "(:= r (:= s 1))");
+        assert_eq!(tree("a; b; c"), "(; a (; b c))");
+        assert_eq!(tree("x := 1; y"), "(; (:= x 1) y)");
+    }
+
+    #[test]
+    fn binders_extend_as_far_right_as_possible() {
+        assert_eq!(tree("let x = v in a; b"), "(let x v (; a b))");
+        assert_eq!(tree("fun (x:int) :(int) -> x; y"), "(fun x (; x y))");
+        assert_eq!(
+            tree("letrec f (x:int) :(int) = f x in f 1; 2"),
+            "(letrec f x (app f x) (; (app f 1) 2))"
+        );
+        assert_eq!(tree("a; (let x = 1 in x)"), "(; a (let x 1 x))");
+    }
+
+    #[test]
+    fn operators_group_by_priority_and_associativity() {
+        assert_eq!(tree("a, b, c"), "(, (, a b) c)");
+        assert_eq!(tree("a - b - c"), "(- (- a b) c)");
+        assert_eq!(tree("a && b && c"), "(&& a (&& b c))");
+        assert_eq!(tree("a || b && c"), "(|| a (&& b c))");
+        assert_eq!(tree("a < b + c * d"), "(< a (+ b (* c d)))");
+        assert_eq!(tree("a, b || c"), "(, a (|| b c))");
+        assert_eq!(tree("f x y"), "(app (app f x) y)");
+        assert_eq!(tree("x -1"), "(app x -1)");
+        assert_eq!(tree("x - 1"), "(- x 1)");
+        assert_eq!(tree("f()"), "(app f ())");
+        assert_eq!(
+            tree("a > b; a <= b; a >= b; a == b"),
+            "(; (> a b) (; (<= a b) (; (>= a b) (== a b))))"
+        );
+    }
+
+    #[test]
+    fn mixed_operators_of_one_group_group_left_with_a_warning() {
+        for (body, expected) in [
+            ("a - b + c", "(+ (- a b) c)"),
+            ("a * b / c", "(/ (* a b) c)"),
+            ("a < b == c", "(== (< a b) c)"),
+        ] {
+            let (tree, codes) = parse_body(body);
+            assert_eq!(tree.as_deref(), Some(expected));
+            assert_eq!(codes, vec!["W0101"]);
+        }
+        assert_eq!(parse_body("(a - b) + c").1, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn looser_constructs_at_an_edge_need_parentheses() {
+        rejected("e; let x = 1 in x", "E0201");
+        rejected("r := fun (x:int) :(int) -> x", "E0201");
+        rejected("r := if c then a else b", "E0201");
+        rejected("x + if c then a else b", "E0201");
+        rejected("if c then a else let x = 1 in x", "E0201");
+        rejected("f not x", "E0201");
+        rejected("a, r := 1", "E0201");
+        rejected("!r := 1", "E0202");
+        rejected("(r) := 1", "E0202");
+    }
+
+    #[test]
+    fn other_syntax_errors() {
+        rejected("a;", "E0101");
+        rejected("f ( )", "E0101");
+        rejected("if c then a", "E0101");
+        rejected("fail", "E0101");
+        let (tokens, _) = lex("t", "# set-bounds 4294967296 1 # int x := 0;");
+        let (p, d) = parse_tokens("t", "", &tokens);
+        assert!(p.is_none() && d[0].code == "E0004");
+    }
+
+    #[test]
+    fn types_and_declarations() {
+        let source =
+            "# set-bounds 3 2 #\nimport g :(unit->unit->int)\nimport h :((int->int)*int*int)\n\
+                      fun r := m; int x := -1; public main (arg:int*int) :(int) = { 0 };\n\
+                      main = { () };";
+        let (tokens, _) = lex("t", source);
+        let (p, d) = parse_tokens("t", source, &tokens);
+        assert!(d.is_empty(), "{d:?}");
+        let p = p.unwrap_or_else(|| panic!("no program"));
+        assert_eq!(p.bounds.as_ref().map(|b| (b.k, b.l)), Some((3, 2)));
+        assert_eq!(p.imports[0].ty.to_string(), "unit -> unit -> int");
+        assert_eq!(p.imports[1].ty.to_string(), "(int -> int) * int * int");
+        assert_eq!(p.decls.len(), 3);
+        assert!(p.main.is_some());
+        for bad in [
+            "import g :(int * int -> int) int x := 0;",
+            "main = { () }; main = { () };",
+            "",
+        ] {
+            let (tokens, _) = lex("t", bad);
+            let (p, d) = parse_tokens("t", bad, &tokens);
+            assert!(p.is_none() && d.iter().any(Diagnostic::is_error), "{bad}");
+        }
+    }
+}
