@@ -77,6 +77,8 @@ enum Arrival {
 struct Call {
     target: String,
     arg: TraceValue,
+    /// The declared result type of the target, when known.
+    ret_ty: Option<Type>,
 }
 
 /// What the client does while it is in control once.
@@ -198,6 +200,7 @@ impl Script {
                     script.frames[frame].calls.push(Call {
                         target: mv.method.clone(),
                         arg: mv.value.clone(),
+                        ret_ty: ret.clone(),
                     });
                     stack.push(Open::LibraryCall {
                         method: mv.method.clone(),
@@ -478,13 +481,24 @@ impl<'a> Generator<'a> {
                 parts.push(e(ExprKind::Let(ident("result"), Box::new(app), Box::new(stores))));
             }
         }
-        match (&frame.ret, ret_ty) {
-            (Some(v), _) => parts.push(self.value(v)?),
+        let result = match (&frame.ret, ret_ty) {
+            (Some(v), _) => self.value(v)?,
             (None, Some(t)) => {
                 let t = t.clone();
-                parts.push(self.default_value(&t));
+                self.default_value(&t)
             }
-            (None, None) => parts.push(e(ExprKind::Unit)),
+            (None, None) => e(ExprKind::Unit),
+        };
+        // `withdraw(100); ()` says no more than `withdraw(100)`: both give `()`.
+        let last_gives_unit = match parts.last().map(|p| &p.kind) {
+            Some(ExprKind::Assign(..)) => true,
+            Some(ExprKind::App(..)) => {
+                frame.calls.last().is_some_and(|c| c.ret_ty == Some(Type::Unit))
+            }
+            _ => false,
+        };
+        if !(last_gives_unit && matches!(result.kind, ExprKind::Unit)) {
+            parts.push(result);
         }
         Ok(seq(parts))
     }

@@ -143,10 +143,10 @@ mod tests {
 
     #[test]
     fn a_loop_hits_the_step_limit() {
-        let src = "private f (n:int) :(int) = { f(n) }; main = { f(0) };";
+        let src = "private f (n:int) :(int) = { f(n + 1) }; main = { f(0) };";
         let limits = Limits {
             max_steps: 10_000,
-            max_depth: 100,
+            max_depth: 1_000_000,
         };
         let result = run_closed(src, limits);
         assert_eq!(result.outcome, Outcome::Stopped(Stop::StepLimit(10_000)));
