@@ -2,6 +2,7 @@
 //!
 //! The architecture overview lives here; see the module list for the pipeline.
 
+pub mod build;
 pub mod cli;
 pub mod client;
 pub mod concrete;
@@ -10,6 +11,8 @@ pub mod frontend;
 pub mod link;
 pub mod ops;
 pub mod replay;
+pub mod report;
+pub mod symbolic;
 pub mod syntax;
 pub mod trace;
 pub mod types;

@@ -3,6 +3,7 @@
 //! Each subcommand lives in its own file and returns an [`Outcome`]; only this module
 //! turns outcomes into process exit codes.
 
+pub mod check;
 pub mod fmt;
 pub mod parse;
 pub mod run;
@@ -40,6 +41,8 @@ pub struct Cli {
 enum Command {
     /// Check that HOLi files are well-formed and well-typed (warnings are printed).
     Parse(parse::ParseArgs),
+    /// Search for a client that drives the library into a failing assert (bounded by k, l).
+    Check(check::CheckArgs),
     /// Print a HOLi file in canonical form.
     Fmt(fmt::FmtArgs),
     /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
@@ -51,6 +54,7 @@ pub fn main() -> ExitCode {
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
         Command::Parse(args) => parse::run(args),
+        Command::Check(args) => check::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Run(args) => run::run(args),
     });

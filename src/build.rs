@@ -1,0 +1,175 @@
+//! Library build (paper Figure 2, bottom): from a parsed library to its method
+//! repository R, store S, public names P and abstract names A.
+//!
+//! The build also compiles every body to the engine's IR (`symbolic::ir`), resolving
+//! names over the whole file: declaration order carries no meaning in HOLi. When a
+//! name is declared twice the first declaration wins (the front end reports the clash).
+
+pub use crate::symbolic::ir::GlobalName;
+use crate::symbolic::ir::{CodeId, Compiler, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types};
+use crate::syntax::ast::{Decl, Program, Span, Visibility};
+use num_bigint::BigInt;
+use std::collections::HashMap;
+
+/// A public or private method of the library.
+#[derive(Debug)]
+pub struct Method {
+    pub name: String,
+    pub visibility: Visibility,
+    pub code: CodeId,
+}
+
+/// An abstract (client-owned) method declared by `import`.
+#[derive(Debug)]
+pub struct Import {
+    pub name: String,
+    pub ty: TypeId,
+}
+
+/// The initial content of a reference.
+#[derive(Clone, Debug)]
+pub enum Initial {
+    Int(BigInt),
+    Name(GlobalName),
+    /// Never declared, only assigned somewhere: reading it before any assignment is stuck.
+    Absent,
+}
+
+/// A built library: R (static part), S, P and A.
+#[derive(Debug)]
+pub struct Library {
+    pub types: Types,
+    /// Code of methods, `letrec` functions and lambdas.
+    pub codes: Vec<FunCode>,
+    pub methods: Vec<Method>,
+    pub imports: Vec<Import>,
+    /// Reference names, by [`RefId`].
+    pub refs: Vec<String>,
+    /// The initial store, by [`RefId`].
+    pub store: Vec<Initial>,
+    /// Names that resolve to nothing, by [`UndeclaredId`].
+    pub undeclared: Vec<String>,
+    /// The public methods, in declaration order: the client's initial choices.
+    pub public: Vec<MethodId>,
+    /// Where each method is declared, by [`MethodId`].
+    pub method_spans: Vec<Span>,
+}
+
+impl Library {
+    pub fn code(&self, id: CodeId) -> &FunCode {
+        &self.codes[id as usize]
+    }
+
+    pub fn method_code(&self, id: MethodId) -> &FunCode {
+        self.code(self.methods[id as usize].code)
+    }
+
+    /// Whether `name` is a method, import or undeclared name of this library: the names
+    /// a trace prints as themselves.
+    pub fn is_declared(&self, name: &str) -> bool {
+        self.methods.iter().any(|m| m.name == name)
+            || self.imports.iter().any(|i| i.name == name)
+            || self.undeclared.iter().any(|u| u == name)
+    }
+
+    pub fn reference(&self, name: &str) -> Option<RefId> {
+        self.refs.iter().position(|r| r == name).map(|i| i as RefId)
+    }
+}
+
+/// Builds `program` into a library. Infallible: ill-formed names are kept as
+/// undeclared names, whose use ends a path exactly where HOLiK's evaluation is stuck.
+pub fn build(program: &Program) -> Library {
+    let mut compiler = Compiler::default();
+    let mut imports = Vec::new();
+    let mut import_index = HashMap::new();
+    for import in &program.imports {
+        if import_index.contains_key(&import.name.name) {
+            continue;
+        }
+        import_index.insert(import.name.name.clone(), imports.len() as ImportId);
+        imports.push(Import {
+            name: import.name.name.clone(),
+            ty: compiler.types.intern(&import.ty),
+        });
+    }
+
+    // First pass: every method name, so bodies can call methods declared after them.
+    let mut method_index = HashMap::new();
+    let mut method_decls = Vec::new();
+    for decl in &program.decls {
+        if let Decl::Method(m) = decl {
+            if method_index.contains_key(&m.name.name) {
+                continue;
+            }
+            method_index.insert(m.name.name.clone(), method_decls.len() as MethodId);
+            method_decls.push(m);
+        }
+    }
+    // References declared anywhere get their slots first, in declaration order.
+    for decl in &program.decls {
+        if let Decl::IntRef { name, .. } | Decl::FunRef { name, .. } = decl {
+            compiler.reference(&name.name);
+        }
+    }
+
+    let scope = Scope {
+        methods: &method_index,
+        imports: &import_index,
+    };
+    let mut methods = Vec::new();
+    let mut method_spans = Vec::new();
+    for m in &method_decls {
+        let code = compiler.function(
+            &scope,
+            &mut Vec::new(),
+            Some(&m.name.name),
+            false,
+            &m.func,
+            m.span.clone(),
+        );
+        methods.push(Method {
+            name: m.name.name.clone(),
+            visibility: m.visibility,
+            code,
+        });
+        method_spans.push(m.span.clone());
+    }
+
+    let mut initial: HashMap<RefId, Initial> = HashMap::new();
+    for decl in &program.decls {
+        match decl {
+            Decl::IntRef { name, init, .. } => {
+                let id = compiler.reference(&name.name);
+                initial.entry(id).or_insert(Initial::Int(init.clone()));
+            }
+            Decl::FunRef { name, target, .. } => {
+                let id = compiler.reference(&name.name);
+                let value = compiler.global(&scope, &target.name);
+                initial.entry(id).or_insert(Initial::Name(value));
+            }
+            Decl::Method(_) => {}
+        }
+    }
+    let store = (0..compiler.refs.len() as RefId)
+        .map(|id| initial.remove(&id).unwrap_or(Initial::Absent))
+        .collect();
+    let public = methods
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.visibility == Visibility::Public)
+        .map(|(i, _)| i as MethodId)
+        .collect();
+
+    Library {
+        types: compiler.types,
+        codes: compiler.codes,
+        methods,
+        imports,
+        refs: compiler.refs,
+        store,
+        undeclared: compiler.undeclared,
+        public,
+        method_spans,
+    }
+}

@@ -1,0 +1,171 @@
+//! `holi check FILE [--k K] [--l L]`: search for the client that breaks a library.
+//!
+//! Thin on purpose: load → resolve bounds → check → report. A later step that replays
+//! counterexamples plugs in between `check` and the report (see [`Report`]).
+
+use super::Outcome;
+use crate::diagnostics::Diagnostic;
+use crate::frontend::{self, Loaded};
+use crate::report::{BoundSource, Report};
+use crate::symbolic::{self, CheckOptions, Progress, Verdict, DEFAULT_K, DEFAULT_L};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The HOLi library to check.
+    pub file: PathBuf,
+    /// Open library frames allowed (overrides the file's `# set-bounds K L #`).
+    #[arg(long)]
+    pub k: Option<u32>,
+    /// The client's call budget per context (overrides the file's header).
+    #[arg(long)]
+    pub l: Option<u32>,
+    /// List every distinct failing trace, not only the shortest per failing assert.
+    #[arg(long)]
+    pub all: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Stop the search after this many seconds (the result is then inconclusive unless
+    /// a counterexample was found).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Stop the search after this many configurations.
+    #[arg(long, value_name = "N")]
+    pub max_configurations: Option<u64>,
+    /// Treat every front-end warning as an error.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// A bound that came out as 0 (or negative/invalid time): bad input.
+fn bound_error(loaded: &Loaded, what: &str, value: u32, source: BoundSource) -> Diagnostic {
+    let d = Diagnostic::error("E0301", format!("The bound {what} must be at least 1, not {value}"));
+    let d = match (source, &loaded.program.bounds) {
+        (BoundSource::Header, Some(b)) => {
+            d.with_label(&loaded.name, b.span.clone(), "bounds set here")
+        }
+        _ => d,
+    };
+    d.with_hint(match what {
+        "k" => "k counts open library frames; the client's own call takes one, so k ≥ 1.",
+        _ => "l is the number of calls the client may make per context; l ≥ 1.",
+    })
+}
+
+pub fn run(args: CheckArgs) -> Outcome {
+    let color_err = std::io::stderr().is_terminal();
+    let loaded = match frontend::load(&args.file, args.strict) {
+        Ok(loaded) => loaded,
+        Err(rejected) => {
+            eprint!("{}", rejected.render(color_err));
+            return Outcome::BadInput;
+        }
+    };
+    eprint!("{}", loaded.render_warnings(color_err));
+
+    let header = loaded.program.bounds.as_ref();
+    let resolve = |flag: Option<u32>, from_header: Option<u32>, default: u32| match (flag, from_header) {
+        (Some(v), _) => (v, BoundSource::CommandLine),
+        (None, Some(v)) => (v, BoundSource::Header),
+        (None, None) => (default, BoundSource::Default),
+    };
+    let (k, k_source) = resolve(args.k, header.map(|b| b.k), DEFAULT_K);
+    let (l, l_source) = resolve(args.l, header.map(|b| b.l), DEFAULT_L);
+    let mut errors = Vec::new();
+    if k == 0 {
+        errors.push(bound_error(&loaded, "k", k, k_source));
+    }
+    if l == 0 {
+        errors.push(bound_error(&loaded, "l", l, l_source));
+    }
+    let timeout = match args.timeout {
+        Some(t) if !(t.is_finite() && t > 0.0) => {
+            errors.push(
+                Diagnostic::error("E0302", format!("--timeout must be a positive number of seconds, not {t}")),
+            );
+            None
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
+    if !errors.is_empty() {
+        let sources = loaded.sources();
+        for e in errors {
+            eprint!("{}", e.render(&sources, color_err));
+        }
+        return Outcome::BadInput;
+    }
+
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = Arc::clone(&interrupt);
+        // Only fails if a handler is already set (then that one stays in charge).
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let options = CheckOptions {
+        k,
+        l,
+        all: args.all,
+        timeout,
+        max_configurations: args.max_configurations,
+        interrupt: Some(interrupt),
+    };
+
+    let bar = std::io::stderr().is_terminal().then(|| {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    });
+    let mut progress = |p: &Progress| {
+        if let Some(bar) = &bar {
+            if p.elapsed >= Duration::from_secs(1) {
+                let rate = p.configurations as f64 / p.elapsed.as_secs_f64().max(1e-9);
+                bar.set_message(format!(
+                    "{} configurations, depth {}, {:.0}/s, {} failing trace{} so far",
+                    p.configurations,
+                    p.depth,
+                    rate,
+                    p.counterexamples,
+                    if p.counterexamples == 1 { "" } else { "s" }
+                ));
+                bar.tick();
+            }
+        }
+    };
+    let result = symbolic::check_with_progress(&loaded.program, &options, &mut progress);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+
+    let report = Report {
+        file: &loaded.name,
+        source: &loaded.source,
+        k,
+        l,
+        k_source,
+        l_source,
+        all: args.all,
+        result: &result,
+        replayed: None,
+        clients: None,
+    };
+    match args.format {
+        Format::Text => print!("{}", report.text(std::io::stdout().is_terminal())),
+        Format::Json => print!("{}", report.json()),
+    }
+    match result.verdict {
+        Verdict::Unsafe => Outcome::Failure,
+        Verdict::Safe => Outcome::Ok,
+        Verdict::Inconclusive => Outcome::Inconclusive,
+    }
+}

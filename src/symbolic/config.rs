@@ -1,0 +1,257 @@
+//! Configurations of the symbolic game (paper Figure 4): proponent configurations
+//! evaluate a term, opponent configurations wait for the client.
+//!
+//! Everything a configuration holds is persistent: continuations, the evaluation stack,
+//! the path condition and the trace are shared linked lists, the store and repository are
+//! `imbl` vectors. Branching (at `if`, `assert`, a division or a client choice) clones a
+//! configuration in time independent of its size, and siblings share all their history.
+
+use super::ir::{CodeId, Expr, FunCode, RefId, TypeId};
+use super::term::{Term, Witness};
+use super::value::{Env, Name, Value};
+use crate::trace::{Dir, Player};
+use std::rc::Rc;
+
+/// A persistent stack.
+#[derive(Debug)]
+pub struct List<T>(Option<Rc<ListNode<T>>>);
+
+#[derive(Debug)]
+pub struct ListNode<T> {
+    pub head: T,
+    pub tail: List<T>,
+}
+
+impl<T> Clone for List<T> {
+    fn clone(&self) -> Self {
+        List(self.0.clone())
+    }
+}
+
+impl<T> Default for List<T> {
+    fn default() -> Self {
+        List(None)
+    }
+}
+
+impl<T: Clone> List<T> {
+    pub fn push(&mut self, head: T) {
+        let tail = std::mem::take(self);
+        self.0 = Some(Rc::new(ListNode { head, tail }));
+    }
+
+    /// Removes and returns the top, cloning it only when the node is shared.
+    pub fn pop(&mut self) -> Option<T> {
+        let node = self.0.take()?;
+        match Rc::try_unwrap(node) {
+            Ok(node) => {
+                *self = node.tail;
+                Some(node.head)
+            }
+            Err(shared) => {
+                *self = shared.tail.clone();
+                Some(shared.head.clone())
+            }
+        }
+    }
+}
+
+impl<T> List<T> {
+    pub fn top(&self) -> Option<&T> {
+        self.0.as_ref().map(|n| &n.head)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The elements, top first.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        let mut next = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let node = next?;
+            next = node.tail.0.as_deref();
+            Some(&node.head)
+        })
+    }
+}
+
+/// A function created by a lambda or `letrec`: code and the environment it closes over.
+#[derive(Clone, Debug)]
+pub struct Closure<'p> {
+    pub code_id: CodeId,
+    pub code: &'p FunCode,
+    pub env: Env,
+}
+
+/// An evaluation-context frame. Frames hold the AST node they come from, so the
+/// machine needs no extra copies of spans or operands.
+#[derive(Clone, Debug)]
+pub enum Frame<'p> {
+    /// The function position is being evaluated; the argument comes next.
+    AppArg(&'p Expr, Env),
+    /// The argument is being evaluated; then the function is applied.
+    AppCall(Value),
+    PairRight(&'p Expr, Env),
+    PairMake(Value),
+    Fst,
+    Snd,
+    Not,
+    /// The left operand of this binary node is being evaluated.
+    BinRight(&'p Expr, Env),
+    /// The right operand of this binary node is being evaluated.
+    BinApply(&'p Expr, Value),
+    Seq(&'p Expr, Env),
+    /// The condition of this `if` node is being evaluated.
+    If(&'p Expr, Env),
+    Let(&'p Expr, Env),
+    Assign(RefId),
+    /// The condition of this `assert` node is being evaluated.
+    Assert(&'p Expr),
+    /// The evaluation box of a library call: returning through it frees a unit of k.
+    Box,
+}
+
+/// An entry of the evaluation stack 𝓔.
+#[derive(Clone, Debug)]
+pub enum GameFrame<'p> {
+    /// The client called `name` (of type `ty`); its context's budget becomes `saved_l`
+    /// when the library returns.
+    OCall { name: Name, ty: TypeId, saved_l: u32 },
+    /// The library called the client's `name`, suspending `kont`.
+    PCall {
+        name: Name,
+        ty: TypeId,
+        kont: List<Frame<'p>>,
+    },
+}
+
+/// What a configuration is doing.
+#[derive(Clone, Debug)]
+pub enum Control<'p> {
+    Eval(&'p Expr, Env),
+    Return(Value),
+    /// Apply a function value to an argument (a call by the client, or after `e1 e2`).
+    Apply(Value, Value),
+    /// An opponent configuration: the client moves next.
+    Opponent,
+}
+
+/// A conjunct of the path condition: `term ≠ 0` when `holds`, else `term = 0`.
+#[derive(Debug)]
+pub struct PcNode {
+    pub term: Term,
+    pub holds: bool,
+    pub depth: u32,
+    /// The symbols this and every earlier conjunct mention.
+    pub symbols: SymbolSet,
+    pub parent: Option<Rc<PcNode>>,
+}
+
+/// A set of symbols, exact for symbols below 128; larger ones count as "maybe present".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SymbolSet {
+    bits: u128,
+    overflow: bool,
+}
+
+impl SymbolSet {
+    pub fn insert(&mut self, n: u32) {
+        if n < 128 {
+            self.bits |= 1 << n;
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// The symbols below 128 in the set, and whether larger ones may be present too.
+    pub fn small_members(&self) -> (impl Iterator<Item = u32> + '_, bool) {
+        let bits = self.bits;
+        ((0..128u32).filter(move |&n| bits & (1 << n) != 0), self.overflow)
+    }
+
+    /// False only when `n` is certainly absent.
+    pub fn may_contain(&self, n: u32) -> bool {
+        if n < 128 {
+            self.bits & (1 << n) != 0
+        } else {
+            self.overflow
+        }
+    }
+}
+
+/// A move as the engine records it; rendered to a [`crate::trace::Move`] at the end.
+#[derive(Clone, Debug)]
+pub struct MoveRecord {
+    pub dir: Dir,
+    pub by: Player,
+    pub name: Name,
+    pub value: Value,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config<'p> {
+    pub control: Control<'p>,
+    pub kont: List<Frame<'p>>,
+    pub stack: List<GameFrame<'p>>,
+    /// S, by reference id; `None` for a reference never declared nor assigned.
+    pub store: imbl::Vector<Option<Value>>,
+    /// The dynamic part of R: functions created on this path, by closure number.
+    pub closures: imbl::Vector<Closure<'p>>,
+    /// The library-owned names revealed to the client, with the type they were revealed
+    /// at, in order of revelation (public methods are in P from the start).
+    pub revealed: imbl::Vector<(Name, TypeId)>,
+    /// The client's function names (the dynamic part of A), by number, with their types.
+    pub clients: imbl::Vector<TypeId>,
+    /// Library frames still available.
+    pub k: u32,
+    /// The client's call budget in the current context.
+    pub l: u32,
+    pub pc: Option<Rc<PcNode>>,
+    /// A model of `pc`.
+    pub witness: Rc<Witness>,
+    pub next_sym: u32,
+    pub trace: List<MoveRecord>,
+    pub moves: u32,
+}
+
+impl<'p> Config<'p> {
+    pub fn push_move(&mut self, dir: Dir, by: Player, name: Name, value: Value) {
+        self.trace.push(MoveRecord {
+            dir,
+            by,
+            name,
+            value,
+        });
+        self.moves += 1;
+    }
+
+    /// Adds `term ≠ 0` (or `= 0`) to the path condition, `witness` being a model of the result.
+    pub fn assume(&mut self, term: Term, holds: bool, witness: Rc<Witness>) {
+        let depth = self.pc.as_ref().map_or(1, |p| p.depth + 1);
+        let mut symbols = self.pc_symbols();
+        let mut mentioned = Vec::new();
+        term.symbols(&mut mentioned);
+        for n in mentioned {
+            symbols.insert(n);
+        }
+        self.pc = Some(Rc::new(PcNode {
+            term,
+            holds,
+            depth,
+            symbols,
+            parent: self.pc.take(),
+        }));
+        self.witness = witness;
+    }
+
+    /// The symbols the path condition mentions.
+    pub fn pc_symbols(&self) -> SymbolSet {
+        self.pc.as_ref().map(|p| p.symbols).unwrap_or_default()
+    }
+
+    pub fn fresh_sym(&mut self) -> Term {
+        self.next_sym += 1;
+        Term::sym(self.next_sym)
+    }
+}

@@ -1,0 +1,288 @@
+//! The compiled form of library code: names resolved once, before the search.
+//!
+//! Variables become de Bruijn indices into a persistent environment, method and import
+//! names become ids, references become slots of the store. The evaluator then never
+//! looks a name up by string and never substitutes into terms: a closure (code plus
+//! captured environment) is exactly the paper's substituted term `M{v/x}`.
+
+use crate::syntax::ast::{self, BinOp, Span};
+use num_bigint::BigInt;
+use std::collections::HashMap;
+use std::fmt;
+
+pub type TypeId = u32;
+
+/// A HOLi type, interned: every sub-type of a declared type has an id, so that the
+/// client's values can be generated component by component without allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeNode {
+    Unit,
+    Int,
+    Pair(TypeId, TypeId),
+    Arrow(TypeId, TypeId),
+}
+
+#[derive(Default, Debug)]
+pub struct Types {
+    nodes: Vec<TypeNode>,
+    index: HashMap<TypeNode, TypeId>,
+}
+
+impl Types {
+    pub fn intern(&mut self, ty: &ast::Type) -> TypeId {
+        let node = match ty {
+            ast::Type::Unit => TypeNode::Unit,
+            ast::Type::Int => TypeNode::Int,
+            ast::Type::Pair(a, b) => TypeNode::Pair(self.intern(a), self.intern(b)),
+            ast::Type::Arrow(a, b) => TypeNode::Arrow(self.intern(a), self.intern(b)),
+        };
+        if let Some(&id) = self.index.get(&node) {
+            return id;
+        }
+        let id = self.nodes.len() as TypeId;
+        self.nodes.push(node);
+        self.index.insert(node, id);
+        id
+    }
+
+    pub fn node(&self, id: TypeId) -> TypeNode {
+        self.nodes[id as usize]
+    }
+
+    /// The parameter and result types, when `id` is a function type.
+    pub fn arrow(&self, id: TypeId) -> Option<(TypeId, TypeId)> {
+        match self.node(id) {
+            TypeNode::Arrow(a, b) => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    pub fn display(&self, id: TypeId) -> TypeDisplay<'_> {
+        TypeDisplay { types: self, id }
+    }
+}
+
+pub struct TypeDisplay<'a> {
+    types: &'a Types,
+    id: TypeId,
+}
+
+impl fmt::Display for TypeDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sub = |id| TypeDisplay {
+            types: self.types,
+            id,
+        };
+        match self.types.node(self.id) {
+            TypeNode::Unit => write!(f, "unit"),
+            TypeNode::Int => write!(f, "int"),
+            TypeNode::Pair(a, b) => write!(f, "({} * {})", sub(a), sub(b)),
+            TypeNode::Arrow(a, b) => write!(f, "({} -> {})", sub(a), sub(b)),
+        }
+    }
+}
+
+pub type MethodId = u32;
+pub type ImportId = u32;
+pub type RefId = u32;
+pub type CodeId = u32;
+/// An index into [`Program::undeclared`]: a name that is neither a variable, a method nor an import.
+pub type UndeclaredId = u32;
+
+/// A global name as a value: a method, an import, or a name that resolves to nothing.
+/// Evaluating an undeclared name gives an inert name value; applying it ends the path
+/// (HOLiK gets stuck there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalName {
+    Method(MethodId),
+    Import(ImportId),
+    Undeclared(UndeclaredId),
+}
+
+/// The code of a method, `letrec` function or lambda.
+#[derive(Debug)]
+pub struct FunCode {
+    /// The method or `letrec` name; `None` for a lambda.
+    pub name: Option<String>,
+    pub param_ty: TypeId,
+    pub ret_ty: TypeId,
+    /// `param_ty -> ret_ty`.
+    pub ty: TypeId,
+    /// A `letrec` function sees itself at index 1 (the parameter is at 0).
+    pub recursive: bool,
+    pub body: Expr,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub enum ExprKind {
+    /// A variable: the de Bruijn index into the environment (0 = innermost binder).
+    Local(u32),
+    /// A method, import or undeclared name.
+    Global(GlobalName),
+    Int(BigInt),
+    Unit,
+    Deref(RefId),
+    Assign(RefId, Box<Expr>),
+    App(Box<Expr>, Box<Expr>),
+    Pair(Box<Expr>, Box<Expr>),
+    Fst(Box<Expr>),
+    Snd(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Seq(Box<Expr>, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    Let(Box<Expr>, Box<Expr>),
+    /// `letrec f = code in body`: `body` sees `f` at index 0.
+    LetRec(CodeId, Box<Expr>),
+    Lambda(CodeId),
+    Assert(Box<Expr>),
+}
+
+/// The names a term can mention, in the order the compiler resolves them.
+pub struct Scope<'a> {
+    pub methods: &'a HashMap<String, MethodId>,
+    pub imports: &'a HashMap<String, ImportId>,
+}
+
+/// Compiles terms; owns the tables that compilation extends (types, codes, references,
+/// undeclared names).
+#[derive(Default)]
+pub struct Compiler {
+    pub types: Types,
+    pub codes: Vec<FunCode>,
+    pub refs: Vec<String>,
+    pub ref_index: HashMap<String, RefId>,
+    pub undeclared: Vec<String>,
+    undeclared_index: HashMap<String, UndeclaredId>,
+}
+
+impl Compiler {
+    /// The slot of reference `name`, created on first mention: an assignment to an
+    /// undeclared reference creates it, as in HOLiK.
+    pub fn reference(&mut self, name: &str) -> RefId {
+        if let Some(&id) = self.ref_index.get(name) {
+            return id;
+        }
+        let id = self.refs.len() as RefId;
+        self.refs.push(name.to_string());
+        self.ref_index.insert(name.to_string(), id);
+        id
+    }
+
+    pub fn undeclared(&mut self, name: &str) -> UndeclaredId {
+        if let Some(&id) = self.undeclared_index.get(name) {
+            return id;
+        }
+        let id = self.undeclared.len() as UndeclaredId;
+        self.undeclared.push(name.to_string());
+        self.undeclared_index.insert(name.to_string(), id);
+        id
+    }
+
+    /// Resolves a global name (no local in scope).
+    pub fn global(&mut self, scope: &Scope, name: &str) -> GlobalName {
+        if let Some(&m) = scope.methods.get(name) {
+            GlobalName::Method(m)
+        } else if let Some(&i) = scope.imports.get(name) {
+            GlobalName::Import(i)
+        } else {
+            GlobalName::Undeclared(self.undeclared(name))
+        }
+    }
+
+    /// Compiles a function whose body sees `outer` plus (for `letrec`) itself and the parameter.
+    pub fn function(
+        &mut self,
+        scope: &Scope,
+        outer: &mut Vec<String>,
+        name: Option<&str>,
+        recursive: bool,
+        func: &ast::Function,
+        span: Span,
+    ) -> CodeId {
+        let param_ty = self.types.intern(&func.param_ty);
+        let ret_ty = self.types.intern(&func.ret_ty);
+        let ty = self.types.intern(&func.ty());
+        let mark = outer.len();
+        if recursive {
+            outer.push(name.unwrap_or_default().to_string());
+        }
+        outer.push(func.param.name.clone());
+        let body = self.expr(scope, outer, &func.body);
+        outer.truncate(mark);
+        self.codes.push(FunCode {
+            name: name.map(str::to_string),
+            param_ty,
+            ret_ty,
+            ty,
+            recursive,
+            body,
+            span,
+        });
+        (self.codes.len() - 1) as CodeId
+    }
+
+    /// Compiles `e` with `locals` the variables in scope, innermost last.
+    pub fn expr(&mut self, scope: &Scope, locals: &mut Vec<String>, e: &ast::Expr) -> Expr {
+        use ast::ExprKind as A;
+        let boxed = |c: &mut Compiler, locals: &mut Vec<String>, e: &ast::Expr| {
+            Box::new(c.expr(scope, locals, e))
+        };
+        let kind = match &e.kind {
+            A::Var(name) => match locals.iter().rev().position(|l| l == name) {
+                Some(i) => ExprKind::Local(i as u32),
+                None => ExprKind::Global(self.global(scope, name)),
+            },
+            A::Int(i) => ExprKind::Int(i.clone()),
+            A::Unit => ExprKind::Unit,
+            A::Deref(r) => ExprKind::Deref(self.reference(&r.name)),
+            A::Assign(r, e) => {
+                let id = self.reference(&r.name);
+                ExprKind::Assign(id, boxed(self, locals, e))
+            }
+            A::App(f, a) => ExprKind::App(boxed(self, locals, f), boxed(self, locals, a)),
+            A::Pair(a, b) => ExprKind::Pair(boxed(self, locals, a), boxed(self, locals, b)),
+            A::Fst(a) => ExprKind::Fst(boxed(self, locals, a)),
+            A::Snd(a) => ExprKind::Snd(boxed(self, locals, a)),
+            A::Not(a) => ExprKind::Not(boxed(self, locals, a)),
+            A::Binary(op, a, b) => {
+                ExprKind::Binary(*op, boxed(self, locals, a), boxed(self, locals, b))
+            }
+            A::Seq(a, b) => ExprKind::Seq(boxed(self, locals, a), boxed(self, locals, b)),
+            A::If(c, t, f) => ExprKind::If(
+                boxed(self, locals, c),
+                boxed(self, locals, t),
+                boxed(self, locals, f),
+            ),
+            A::Let(x, e, body) => {
+                let e = boxed(self, locals, e);
+                locals.push(x.name.clone());
+                let body = boxed(self, locals, body);
+                locals.pop();
+                ExprKind::Let(e, body)
+            }
+            A::LetRec(f, func, body) => {
+                let code = self.function(scope, locals, Some(&f.name), true, func, e.span.clone());
+                locals.push(f.name.clone());
+                let body = boxed(self, locals, body);
+                locals.pop();
+                ExprKind::LetRec(code, body)
+            }
+            A::Lambda(func) => {
+                ExprKind::Lambda(self.function(scope, locals, None, false, func, e.span.clone()))
+            }
+            A::Assert(a) => ExprKind::Assert(boxed(self, locals, a)),
+        };
+        Expr {
+            kind,
+            span: e.span.clone(),
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Internal steps of the proponent (the (INT) rule of Figures 3–4): a CEK machine over
+//! the IR that runs until something outside pure evaluation must happen — a branch on a
+//! symbolic value, a failure, a call to the client, a return to the client, or a stuck
+//! term.
+//!
+//! Evaluation order (SYNTAX-NOTES §6): function position before argument, `;` left
+//! first, binary operators and pairs left then right, `let`/`:=` their right-hand side
+//! first. `&&`/`||` evaluate both operands.
+
+use super::config::{Closure, Config, Control, Frame};
+use super::ir::{Expr, ExprKind, GlobalName};
+use super::term::Term;
+use super::value::{Env, Name, Value};
+use crate::build::Library;
+use crate::ops::DivisionByZero;
+use crate::syntax::ast::Span;
+use crate::trace::FailureKind;
+use num_traits::Zero;
+
+/// Why a path ended without a move or a failure. None of these is an error: HOLiK's
+/// evaluation is stuck in the same places, which means "no trace".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stuck {
+    /// An application of a name that is neither a library function nor an import.
+    Undeclared,
+    /// Applying, projecting, comparing or testing a value of the wrong shape.
+    IllTyped,
+    /// Reading a reference that was never declared nor assigned.
+    UnsetReference,
+}
+
+/// Where the machine stopped. The configuration has been advanced up to that point
+/// (the frame that caused the stop is popped).
+pub enum Stop<'p> {
+    /// An opponent configuration: the client moves next.
+    Opponent,
+    /// `if` on a symbolic condition; the branches are the children of `node`.
+    If {
+        cond: Term,
+        node: &'p Expr,
+        env: Env,
+    },
+    /// `assert` on a symbolic condition.
+    Assert { cond: Term, node: &'p Expr },
+    /// `left / right` with a symbolic divisor.
+    Divide {
+        left: Term,
+        right: Term,
+        node: &'p Expr,
+    },
+    /// `assert(0)` or a division by the literal value 0.
+    Fail { kind: FailureKind, span: Span },
+    /// The library applies a client-owned name.
+    PCall { name: Name, arg: Value },
+    /// The library returns `value` to the client's pending call.
+    PReturn { value: Value },
+    /// A library function applied with no frame left (k = 0): the path ends silently.
+    OutOfFrames,
+    Stuck(Stuck),
+}
+
+/// Runs internal steps of `cfg` until it stops.
+pub fn run<'p>(cfg: &mut Config<'p>, lib: &'p Library) -> Stop<'p> {
+    loop {
+        let control = std::mem::replace(&mut cfg.control, Control::Opponent);
+        cfg.control = match control {
+            Control::Opponent => return Stop::Opponent,
+            Control::Eval(e, env) => match eval(cfg, lib, e, env) {
+                Ok(next) => next,
+                Err(stop) => return stop,
+            },
+            Control::Return(value) => match cfg.kont.pop() {
+                None => return Stop::PReturn { value },
+                Some(frame) => match resume(cfg, frame, value) {
+                    Ok(next) => next,
+                    Err(stop) => return stop,
+                },
+            },
+            Control::Apply(fun, arg) => match apply(cfg, lib, fun, arg) {
+                Ok(next) => next,
+                Err(stop) => return stop,
+            },
+        };
+    }
+}
+
+fn eval<'p>(
+    cfg: &mut Config<'p>,
+    lib: &'p Library,
+    e: &'p Expr,
+    env: Env,
+) -> Result<Control<'p>, Stop<'p>> {
+    let push = |cfg: &mut Config<'p>, frame| cfg.kont.push(frame);
+    Ok(match &e.kind {
+        ExprKind::Local(i) => match env.get(*i) {
+            Some(v) => Control::Return(v.clone()),
+            None => return Err(Stop::Stuck(Stuck::IllTyped)),
+        },
+        ExprKind::Global(g) => Control::Return(Value::Fun(match *g {
+            GlobalName::Method(m) => Name::Method(m),
+            GlobalName::Import(i) => Name::Import(i),
+            GlobalName::Undeclared(u) => Name::Undeclared(u),
+        })),
+        ExprKind::Int(i) => Control::Return(Value::Int(Term::Const(i.clone()))),
+        ExprKind::Unit => Control::Return(Value::Unit),
+        ExprKind::Deref(r) => match &cfg.store[*r as usize] {
+            Some(v) => Control::Return(v.clone()),
+            None => return Err(Stop::Stuck(Stuck::UnsetReference)),
+        },
+        ExprKind::Assign(r, rhs) => {
+            push(cfg, Frame::Assign(*r));
+            Control::Eval(rhs, env)
+        }
+        ExprKind::App(f, a) => {
+            push(cfg, Frame::AppArg(a, env.clone()));
+            Control::Eval(f, env)
+        }
+        ExprKind::Pair(a, b) => {
+            push(cfg, Frame::PairRight(b, env.clone()));
+            Control::Eval(a, env)
+        }
+        ExprKind::Fst(a) => {
+            push(cfg, Frame::Fst);
+            Control::Eval(a, env)
+        }
+        ExprKind::Snd(a) => {
+            push(cfg, Frame::Snd);
+            Control::Eval(a, env)
+        }
+        ExprKind::Not(a) => {
+            push(cfg, Frame::Not);
+            Control::Eval(a, env)
+        }
+        ExprKind::Binary(_, a, _) => {
+            push(cfg, Frame::BinRight(e, env.clone()));
+            Control::Eval(a, env)
+        }
+        ExprKind::Seq(a, b) => {
+            push(cfg, Frame::Seq(b, env.clone()));
+            Control::Eval(a, env)
+        }
+        ExprKind::If(c, _, _) => {
+            push(cfg, Frame::If(e, env.clone()));
+            Control::Eval(c, env)
+        }
+        ExprKind::Let(rhs, body) => {
+            push(cfg, Frame::Let(body, env.clone()));
+            Control::Eval(rhs, env)
+        }
+        ExprKind::LetRec(code, body) => {
+            let f = new_closure(cfg, lib, *code, env.clone());
+            Control::Eval(body, env.push(f))
+        }
+        ExprKind::Lambda(code) => Control::Return(new_closure(cfg, lib, *code, env)),
+        ExprKind::Assert(a) => {
+            push(cfg, Frame::Assert(e));
+            Control::Eval(a, env)
+        }
+    })
+}
+
+/// A lambda or `letrec` evaluates to a fresh name bound in the repository.
+fn new_closure<'p>(cfg: &mut Config<'p>, lib: &'p Library, code_id: u32, env: Env) -> Value {
+    let n = cfg.closures.len() as u32;
+    cfg.closures.push_back(Closure {
+        code_id,
+        code: lib.code(code_id),
+        env,
+    });
+    Value::Fun(Name::Closure(n))
+}
+
+fn int<'a>(value: &Value) -> Result<&Term, Stop<'a>> {
+    match value {
+        Value::Int(t) => Ok(t),
+        _ => Err(Stop::Stuck(Stuck::IllTyped)),
+    }
+}
+
+fn resume<'p>(
+    cfg: &mut Config<'p>,
+    frame: Frame<'p>,
+    value: Value,
+) -> Result<Control<'p>, Stop<'p>> {
+    Ok(match frame {
+        Frame::AppArg(arg, env) => {
+            cfg.kont.push(Frame::AppCall(value));
+            Control::Eval(arg, env)
+        }
+        Frame::AppCall(fun) => Control::Apply(fun, value),
+        Frame::PairRight(right, env) => {
+            cfg.kont.push(Frame::PairMake(value));
+            Control::Eval(right, env)
+        }
+        Frame::PairMake(left) => Control::Return(Value::pair(left, value)),
+        Frame::Fst | Frame::Snd => match value {
+            Value::Pair(p) => {
+                let (a, b) = &*p;
+                Control::Return(if matches!(frame, Frame::Fst) { a } else { b }.clone())
+            }
+            _ => return Err(Stop::Stuck(Stuck::IllTyped)),
+        },
+        Frame::Not => Control::Return(Value::Int(Term::not(int(&value)?))),
+        Frame::BinRight(node, env) => {
+            let ExprKind::Binary(_, _, right) = &node.kind else {
+                return Err(Stop::Stuck(Stuck::IllTyped));
+            };
+            cfg.kont.push(Frame::BinApply(node, value));
+            Control::Eval(right, env)
+        }
+        Frame::BinApply(node, left) => {
+            let ExprKind::Binary(op, _, _) = &node.kind else {
+                return Err(Stop::Stuck(Stuck::IllTyped));
+            };
+            let (a, b) = (int(&left)?, int(&value)?);
+            if *op == crate::syntax::ast::BinOp::Div && b.as_const().is_none() {
+                return Err(Stop::Divide {
+                    left: a.clone(),
+                    right: b.clone(),
+                    node,
+                });
+            }
+            match Term::binary(*op, a, b) {
+                Ok(t) => Control::Return(Value::Int(t)),
+                Err(DivisionByZero) => {
+                    return Err(Stop::Fail {
+                        kind: FailureKind::Division,
+                        span: node.span.clone(),
+                    })
+                }
+            }
+        }
+        Frame::Seq(next, env) => Control::Eval(next, env),
+        Frame::If(node, env) => {
+            let ExprKind::If(_, then, else_) = &node.kind else {
+                return Err(Stop::Stuck(Stuck::IllTyped));
+            };
+            match int(&value)? {
+                Term::Const(c) if c.is_zero() => Control::Eval(else_, env),
+                Term::Const(_) => Control::Eval(then, env),
+                cond => {
+                    return Err(Stop::If {
+                        cond: cond.clone(),
+                        node,
+                        env,
+                    })
+                }
+            }
+        }
+        Frame::Let(body, env) => Control::Eval(body, env.push(value)),
+        Frame::Assign(r) => {
+            cfg.store.set(r as usize, Some(value));
+            Control::Return(Value::Unit)
+        }
+        Frame::Assert(node) => match int(&value)? {
+            Term::Const(c) if c.is_zero() => {
+                return Err(Stop::Fail {
+                    kind: FailureKind::Assert,
+                    span: node.span.clone(),
+                })
+            }
+            Term::Const(_) => Control::Return(Value::Unit),
+            cond => {
+                return Err(Stop::Assert {
+                    cond: cond.clone(),
+                    node,
+                })
+            }
+        },
+        Frame::Box => {
+            cfg.k += 1;
+            Control::Return(value)
+        }
+    })
+}
+
+/// Applies `fun` to `arg`: a library function opens a frame (consuming k), a client
+/// function is a P-call.
+fn apply<'p>(
+    cfg: &mut Config<'p>,
+    lib: &'p Library,
+    fun: Value,
+    arg: Value,
+) -> Result<Control<'p>, Stop<'p>> {
+    let Value::Fun(name) = fun else {
+        return Err(Stop::Stuck(Stuck::IllTyped));
+    };
+    let (body, env) = match name {
+        Name::Method(m) => (&lib.method_code(m).body, Env::default().push(arg)),
+        Name::Closure(n) => {
+            let closure = &cfg.closures[n as usize];
+            let code: &'p super::ir::FunCode = closure.code;
+            let mut env = closure.env.clone();
+            if code.recursive {
+                env = env.push(Value::Fun(name));
+            }
+            (&code.body, env.push(arg))
+        }
+        Name::Import(_) | Name::Client(_) => return Err(Stop::PCall { name, arg }),
+        Name::Undeclared(_) => return Err(Stop::Stuck(Stuck::Undeclared)),
+    };
+    if cfg.k == 0 {
+        return Err(Stop::OutOfFrames);
+    }
+    cfg.k -= 1;
+    cfg.kont.push(Frame::Box);
+    Ok(Control::Eval(body, env))
+}

@@ -1,0 +1,120 @@
+//! The symbolic engine: bounded exploration of the symbolic trace semantics
+//! (paper Section 3, Figure 4) of a library against every possible client.
+//!
+//! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
+//! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, running
+//! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
+//! symbolic branches with [`solver`] (Z3, incremental). Bounds follow HOLiK exactly
+//! (`lang/semantics.md`): k limits open library frames, l the client's calls per context.
+
+pub mod config;
+pub mod explore;
+pub mod ir;
+pub mod machine;
+pub mod moves;
+pub mod solver;
+pub mod term;
+pub mod value;
+
+use crate::syntax::ast::Program;
+use crate::trace::Counterexample;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// HOLiK's bounds when neither the file nor the command line gives any.
+pub const DEFAULT_K: u32 = 4;
+pub const DEFAULT_L: u32 = 4;
+
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// Open library frames allowed (nesting of library calls, including the client's).
+    pub k: u32,
+    /// The client's call budget per context.
+    pub l: u32,
+    /// Keep every distinct failing trace, not only the shortest per failure site.
+    pub all: bool,
+    pub timeout: Option<Duration>,
+    pub max_configurations: Option<u64>,
+    /// Set from another thread (Ctrl-C) to stop the search cleanly.
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            k: DEFAULT_K,
+            l: DEFAULT_L,
+            all: false,
+            timeout: None,
+            max_configurations: None,
+            interrupt: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No failing trace within the bounds, and the search was complete.
+    Safe,
+    /// At least one failing trace.
+    Unsafe,
+    /// No failing trace found, but the search was cut short or a query was undecided.
+    Inconclusive,
+}
+
+/// Counters of one search.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Configurations taken from the worklist: the initial one, each side of a symbolic
+    /// branch, each configuration after a move, and each opponent configuration.
+    pub configurations: u64,
+    pub solver_queries: u64,
+    /// Paths that ended applying a name that is not declared.
+    pub undeclared_calls: u64,
+    /// Paths that ended on an ill-shaped operation or an unset reference.
+    pub stuck_paths: u64,
+    /// Paths that ended applying a library function with no frame left (k = 0).
+    pub frame_limit_paths: u64,
+    /// The longest trace explored, in moves.
+    pub max_moves: u32,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    pub verdict: Verdict,
+    /// The shortest failing trace per failure site (or every distinct one with `all`),
+    /// sorted by number of moves, then text.
+    pub counterexamples: Vec<Counterexample>,
+    /// Distinct failing traces found (by text).
+    pub failing_traces: usize,
+    pub stats: Stats,
+    /// Why the result is not complete (limits, interruption, solver `unknown`).
+    pub inconclusive: Vec<String>,
+}
+
+/// A snapshot of a running search, for progress displays.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    pub configurations: u64,
+    /// Moves in the configuration being explored.
+    pub depth: u32,
+    pub counterexamples: usize,
+    pub elapsed: Duration,
+}
+
+/// Checks `program` within the bounds of `options`.
+pub fn check(program: &Program, options: &CheckOptions) -> CheckResult {
+    check_with_progress(program, options, &mut |_| {})
+}
+
+/// [`check`], calling `progress` now and then during the search.
+pub fn check_with_progress(
+    program: &Program,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> CheckResult {
+    let library = crate::build::build(program);
+    explore::Explorer::new(&library, options).run(progress)
+}

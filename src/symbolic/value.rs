@@ -1,0 +1,68 @@
+//! Runtime values of the symbolic machine and its persistent environment.
+
+use super::ir::{ImportId, MethodId, UndeclaredId};
+use super::term::Term;
+use std::rc::Rc;
+
+/// A method name, as a value. Library-owned names (methods and the closures created by
+/// lambdas and `letrec`) are in the repository R; client-owned names (imports and the
+/// functions the client passed) are abstract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Name {
+    Method(MethodId),
+    /// The n-th function created on this path by a lambda or `letrec`.
+    Closure(u32),
+    Import(ImportId),
+    /// The n-th function name the client passed on this path.
+    Client(u32),
+    Undeclared(UndeclaredId),
+}
+
+impl Name {
+    pub fn is_library_owned(self) -> bool {
+        matches!(self, Name::Method(_) | Name::Closure(_))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Unit,
+    Int(Term),
+    Pair(Rc<(Value, Value)>),
+    Fun(Name),
+}
+
+impl Value {
+    pub fn pair(a: Value, b: Value) -> Value {
+        Value::Pair(Rc::new((a, b)))
+    }
+}
+
+/// Variables in scope, innermost first; shared between closures and continuations.
+#[derive(Clone, Debug, Default)]
+pub struct Env(Option<Rc<EnvNode>>);
+
+#[derive(Debug)]
+struct EnvNode {
+    value: Value,
+    next: Env,
+}
+
+impl Env {
+    pub fn push(&self, value: Value) -> Env {
+        Env(Some(Rc::new(EnvNode {
+            value,
+            next: self.clone(),
+        })))
+    }
+
+    /// The variable with de Bruijn index `i`.
+    pub fn get(&self, mut i: u32) -> Option<&Value> {
+        let mut node = self.0.as_deref()?;
+        while i > 0 {
+            node = node.next.0.as_deref()?;
+            i -= 1;
+        }
+        Some(&node.value)
+    }
+}
