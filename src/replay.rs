@@ -14,6 +14,7 @@ use crate::syntax::ast::Program;
 use crate::trace::{Counterexample, Move, Trace, TraceValue};
 use std::collections::HashMap;
 use std::fmt;
+use std::path::PathBuf;
 
 /// The verdict of one replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -245,5 +246,81 @@ impl Renaming<'_> {
             }
             _ => false,
         }
+    }
+}
+
+/// What `holi check` does with its counterexamples after the search.
+#[derive(Clone, Debug, Default)]
+pub struct ConfirmOptions {
+    /// Run each synthesized client and compare (`false` with `--no-replay`).
+    pub replay: bool,
+    /// Also write each client to `DIR/<stem>-<n>.holi` (`--client DIR`).
+    pub client_dir: Option<PathBuf>,
+}
+
+/// Per counterexample (in order): the replay verdict, when replay ran, and the client,
+/// as a path when written to a directory, else as source text.
+#[derive(Clone, Debug, Default)]
+pub struct Confirmation {
+    pub verdicts: Vec<Option<Verdict>>,
+    pub clients: Vec<Option<String>>,
+}
+
+impl Confirmation {
+    /// The counterexamples (1-based) that did not replay, with why.
+    pub fn failures(&self) -> Vec<(usize, &Verdict)> {
+        self.verdicts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| match v {
+                Some(v @ Verdict::Mismatch { .. }) => Some((i + 1, v)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Synthesizes (and unless told otherwise replays) a client for every counterexample,
+/// writing them to `options.client_dir` when given. `stem` names the written files.
+pub fn confirm(
+    library: &Program,
+    counterexamples: &[Counterexample],
+    options: &ConfirmOptions,
+    stem: &str,
+) -> std::io::Result<Confirmation> {
+    if let Some(dir) = &options.client_dir {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut confirmation = Confirmation::default();
+    for (i, cx) in counterexamples.iter().enumerate() {
+        let (source, verdict) = if options.replay {
+            let r = replay(library, cx);
+            (r.client, Some(r.verdict))
+        } else {
+            match client::synthesize(library, cx) {
+                Ok(c) => (Some(client_source(&c)), None),
+                Err(e) => (None, Some(mismatch_without_client(cx, e.to_string()))),
+            }
+        };
+        let client = match (&options.client_dir, source) {
+            (Some(dir), Some(text)) => {
+                let path = dir.join(format!("{stem}-{}.holi", i + 1));
+                std::fs::write(&path, text)?;
+                Some(path.display().to_string())
+            }
+            (None, source) => source,
+            (Some(_), None) => None,
+        };
+        confirmation.verdicts.push(verdict);
+        confirmation.clients.push(client);
+    }
+    Ok(confirmation)
+}
+
+fn mismatch_without_client(cx: &Counterexample, reason: String) -> Verdict {
+    Verdict::Mismatch {
+        expected: cx.concrete.clone(),
+        observed: Trace::default(),
+        reason,
     }
 }
