@@ -357,7 +357,16 @@ struct Generator<'a> {
 }
 
 impl<'a> Generator<'a> {
+    /// An unused identifier based on `base` (trace names such as `f2'` are not identifiers).
     fn fresh(&mut self, base: &str) -> String {
+        let mut base: String = base
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            base.insert(0, 'f');
+        }
+        let base = base.as_str();
         let mut name = base.to_string();
         let mut n = 1;
         while self.taken.contains(&name) {
