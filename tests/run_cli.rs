@@ -136,3 +136,19 @@ fn incompatible_files_are_link_errors() {
         assert!(err.contains(code), "missing {code}: {err}");
     }
 }
+
+#[test]
+fn the_example_attacker_breaks_the_dao_but_not_the_fixed_dao() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let attacker = format!("{root}/examples/clients/dao_attacker.holi");
+    let o = holi(&["run", &format!("{root}/examples/dao.holi"), &attacker]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("assertion failed"));
+    let o = holi(&["run", &format!("{root}/examples/dao_fixed.holi"), &attacker, "--trace"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "call withdraw(60)\ncall send(60)\ncall withdraw(60)\nret withdraw(())\n\
+         ret send(())\nret withdraw(())\nmain returned ()\n"
+    );
+}
