@@ -1,5 +1,7 @@
 //! Generators of small HOLi libraries (as source text) for the property tests.
 //! Everything is fully parenthesised, so the text means what the generator intends.
+// Each property test uses only some of the generators.
+#![allow(dead_code)]
 
 use proptest::prelude::*;
 
