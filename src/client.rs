@@ -92,7 +92,10 @@ struct Frame {
 
 enum Open {
     Frame(usize),
-    LibraryCall { method: String, ret_ty: Option<Type> },
+    LibraryCall {
+        method: String,
+        ret_ty: Option<Type>,
+    },
 }
 
 /// The analysed trace: frames, client functions, revealed library functions, types.
@@ -176,9 +179,7 @@ impl Script {
         let top_frame = |stack: &[Open]| match stack.last() {
             None => Ok(0),
             Some(Open::Frame(f)) => Ok(*f),
-            Some(Open::LibraryCall { .. }) => {
-                err("a client move while the library is in control")
-            }
+            Some(Open::LibraryCall { .. }) => err("a client move while the library is in control"),
         };
         for (index, mv) in cx.concrete.0.iter().enumerate() {
             let at = |msg: String| SynthesisError(format!("move {} (`{mv}`): {msg}", index + 1));
@@ -193,10 +194,18 @@ impl Script {
                     } else if script.revealed.iter().any(|(n, _, _)| *n == mv.method) {
                         types.get(&mv.method).cloned().flatten()
                     } else {
-                        return Err(at("the client calls a name the library never gave it".into()));
+                        return Err(at(
+                            "the client calls a name the library never gave it".into()
+                        ));
                     };
                     let (param, ret) = arrow_parts(&ty);
-                    script.note_client_values(&mv.value, param.as_ref(), &mut types, &mut client_owned, &publics);
+                    script.note_client_values(
+                        &mv.value,
+                        param.as_ref(),
+                        &mut types,
+                        &mut client_owned,
+                        &publics,
+                    );
                     script.frames[frame].calls.push(Call {
                         target: mv.method.clone(),
                         arg: mv.value.clone(),
@@ -212,13 +221,25 @@ impl Script {
                         return Err(at("a library return with no open client call".into()));
                     };
                     if method != mv.method {
-                        return Err(at(format!("returns from `{}`, but `{method}` is open", mv.method)));
+                        return Err(at(format!(
+                            "returns from `{}`, but `{method}` is open",
+                            mv.method
+                        )));
                     }
                     let frame = top_frame(&stack)?;
                     let action = script.frames[frame].calls.len() - 1;
-                    script.note_library_values(&mv.value, ret_ty.as_ref(), &mut types, &client_owned, &publics, |path| {
-                        Arrival::Result { frame, action, path }
-                    });
+                    script.note_library_values(
+                        &mv.value,
+                        ret_ty.as_ref(),
+                        &mut types,
+                        &client_owned,
+                        &publics,
+                        |path| Arrival::Result {
+                            frame,
+                            action,
+                            path,
+                        },
+                    );
                 }
                 (Dir::Call, Player::Library) => {
                     if !client_owned.contains(&mv.method) {
@@ -231,9 +252,14 @@ impl Script {
                         calls: Vec::new(),
                         ret: None,
                     });
-                    script.note_library_values(&mv.value, param.as_ref(), &mut types, &client_owned, &publics, |path| {
-                        Arrival::Param { frame, path }
-                    });
+                    script.note_library_values(
+                        &mv.value,
+                        param.as_ref(),
+                        &mut types,
+                        &client_owned,
+                        &publics,
+                        |path| Arrival::Param { frame, path },
+                    );
                     stack.push(Open::Frame(frame));
                 }
                 (Dir::Ret, Player::Client) => {
@@ -247,7 +273,13 @@ impl Script {
                         )));
                     }
                     let (_, ret) = arrow_parts(&types.get(&mv.method).cloned().flatten());
-                    script.note_client_values(&mv.value, ret.as_ref(), &mut types, &mut client_owned, &publics);
+                    script.note_client_values(
+                        &mv.value,
+                        ret.as_ref(),
+                        &mut types,
+                        &mut client_owned,
+                        &publics,
+                    );
                     script.frames[frame].ret = Some(mv.value.clone());
                 }
             }
@@ -276,7 +308,9 @@ impl Script {
                 }
                 continue;
             }
-            let fty = fty.filter(|t| matches!(t, Type::Arrow(..))).unwrap_or_else(fallback_fun_type);
+            let fty = fty
+                .filter(|t| matches!(t, Type::Arrow(..)))
+                .unwrap_or_else(fallback_fun_type);
             client_owned.insert(name.clone());
             types.insert(name.clone(), Some(fty.clone()));
             self.client_funs.push((name, fty));
@@ -302,7 +336,9 @@ impl Script {
             {
                 continue;
             }
-            let fty = fty.filter(|t| matches!(t, Type::Arrow(..))).unwrap_or_else(fallback_fun_type);
+            let fty = fty
+                .filter(|t| matches!(t, Type::Arrow(..)))
+                .unwrap_or_else(fallback_fun_type);
             types.insert(name.clone(), Some(fty.clone()));
             self.revealed.push((name, fty, arrival(path)));
         }
@@ -390,7 +426,8 @@ impl<'a> Generator<'a> {
         let name = self.fresh("ignore");
         self.defaults.insert(key, (name.clone(), ty.clone()));
         let body = self.default_value(&ret);
-        self.extra_decls.push(method(Visibility::Private, &name, param, ret, body));
+        self.extra_decls
+            .push(method(Visibility::Private, &name, param, ret, body));
         name
     }
 
@@ -415,8 +452,13 @@ impl<'a> Generator<'a> {
         Ok(match v {
             TraceValue::Unit => e(ExprKind::Unit),
             TraceValue::Int(i) => e(ExprKind::Int(i.clone())),
-            TraceValue::Sym(s) => return err(format!("the concrete trace still has a symbol `{s}`")),
-            TraceValue::Pair(a, b) => e(ExprKind::Pair(Box::new(self.value(a)?), Box::new(self.value(b)?))),
+            TraceValue::Sym(s) => {
+                return err(format!("the concrete trace still has a symbol `{s}`"))
+            }
+            TraceValue::Pair(a, b) => e(ExprKind::Pair(
+                Box::new(self.value(a)?),
+                Box::new(self.value(b)?),
+            )),
             TraceValue::Fun(name) => {
                 if let Some(m) = self.client_methods.get(name) {
                     var(m)
@@ -435,7 +477,12 @@ impl<'a> Generator<'a> {
     fn captures(&self, source: &Expr, wanted: &[(String, Vec<Proj>)]) -> Vec<Expr> {
         wanted
             .iter()
-            .map(|(r, path)| e(ExprKind::Assign(ident(r), Box::new(project(source.clone(), path)))))
+            .map(|(r, path)| {
+                e(ExprKind::Assign(
+                    ident(r),
+                    Box::new(project(source.clone(), path)),
+                ))
+            })
             .collect()
     }
 
@@ -470,7 +517,12 @@ impl<'a> Generator<'a> {
     }
 
     /// The code of one frame: store arriving functions, make the calls, return.
-    fn frame_body(&mut self, index: usize, param: &str, ret_ty: Option<&Type>) -> Result<Expr, SynthesisError> {
+    fn frame_body(
+        &mut self,
+        index: usize,
+        param: &str,
+        ret_ty: Option<&Type>,
+    ) -> Result<Expr, SynthesisError> {
         let script = self.script;
         let frame = &script.frames[index];
         let mut parts = self.captures(&var(param), &self.arrivals_param(index));
@@ -480,14 +532,21 @@ impl<'a> Generator<'a> {
             } else {
                 var(&call.target)
             };
-            let app = e(ExprKind::App(Box::new(target), Box::new(self.value(&call.arg)?)));
+            let app = e(ExprKind::App(
+                Box::new(target),
+                Box::new(self.value(&call.arg)?),
+            ));
             let wanted = self.arrivals_result(index, a);
             if wanted.is_empty() {
                 parts.push(app);
             } else {
                 // `result` is reserved in `library_names`, so it shadows nothing.
                 let stores = seq(self.captures(&var("result"), &wanted));
-                parts.push(e(ExprKind::Let(ident("result"), Box::new(app), Box::new(stores))));
+                parts.push(e(ExprKind::Let(
+                    ident("result"),
+                    Box::new(app),
+                    Box::new(stores),
+                )));
             }
         }
         let result = match (&frame.ret, ret_ty) {
@@ -501,9 +560,10 @@ impl<'a> Generator<'a> {
         // `withdraw(100); ()` says no more than `withdraw(100)`: both give `()`.
         let last_gives_unit = match parts.last().map(|p| &p.kind) {
             Some(ExprKind::Assign(..)) => true,
-            Some(ExprKind::App(..)) => {
-                frame.calls.last().is_some_and(|c| c.ret_ty == Some(Type::Unit))
-            }
+            Some(ExprKind::App(..)) => frame
+                .calls
+                .last()
+                .is_some_and(|c| c.ret_ty == Some(Type::Unit)),
             _ => false,
         };
         if !(last_gives_unit && matches!(result.kind, ExprKind::Unit)) {
@@ -525,7 +585,12 @@ impl<'a> Generator<'a> {
     }
 
     /// The body of the client function with trace name `name`.
-    fn function_body(&mut self, name: &str, ty: &Type, counter: &mut Vec<Decl>) -> Result<Expr, SynthesisError> {
+    fn function_body(
+        &mut self,
+        name: &str,
+        ty: &Type,
+        counter: &mut Vec<Decl>,
+    ) -> Result<Expr, SynthesisError> {
         let Type::Arrow(_, ret_ty) = ty else {
             return err(format!("`{name}` does not have a function type"));
         };
@@ -545,7 +610,13 @@ impl<'a> Generator<'a> {
         if frames.len() == 1 {
             return self.frame_body(frames[0], "x", Some(&ret_ty));
         }
-        let calls_ref = self.fresh(&format!("{}_calls", self.client_methods.get(name).map(String::as_str).unwrap_or(name)));
+        let calls_ref = self.fresh(&format!(
+            "{}_calls",
+            self.client_methods
+                .get(name)
+                .map(String::as_str)
+                .unwrap_or(name)
+        ));
         counter.push(Decl::IntRef {
             name: ident(&calls_ref),
             init: BigInt::from(0),
@@ -559,7 +630,11 @@ impl<'a> Generator<'a> {
                 Box::new(e(ExprKind::Int(BigInt::from(n)))),
             ));
             let body = self.frame_body(f, "x", Some(&ret_ty))?;
-            chain = e(ExprKind::If(Box::new(test), Box::new(body), Box::new(chain)));
+            chain = e(ExprKind::If(
+                Box::new(test),
+                Box::new(body),
+                Box::new(chain),
+            ));
         }
         let bump = e(ExprKind::Assign(
             ident(&calls_ref),
@@ -621,7 +696,8 @@ pub fn synthesize(library: &Program, cx: &Counterexample) -> Result<Client, Synt
     // Imports keep their names (they implement the library's imports); the functions
     // the client hands over get private methods, named after the trace where possible.
     for import in &library.imports {
-        gen.client_methods.insert(import.name.name.clone(), import.name.name.clone());
+        gen.client_methods
+            .insert(import.name.name.clone(), import.name.name.clone());
     }
     for (name, _) in &script.client_funs {
         let method_name = gen.fresh(name);

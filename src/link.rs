@@ -47,7 +47,11 @@ pub fn link<'p>(
     if let Some(main) = &library.main {
         errors.push(
             Diagnostic::error("E0701", "the library has a `main`")
-                .with_label(files.library, main.span.clone(), "a library has no main body")
+                .with_label(
+                    files.library,
+                    main.span.clone(),
+                    "a library has no main body",
+                )
                 .with_hint("pass the library first and the client (with `main`) second"),
         );
     }
@@ -165,7 +169,11 @@ pub fn link<'p>(
                         r.name().name
                     ),
                 )
-                .with_label(files.client, r.name().span.clone(), "declared by the client")
+                .with_label(
+                    files.client,
+                    r.name().span.clone(),
+                    "declared by the client",
+                )
                 .with_label(files.library, lib.name().span.clone(), "and by the library")
                 .with_hint("the references of a library and its client must be disjoint"),
             );

@@ -103,7 +103,10 @@ pub fn replay(library: &Program, cx: &Counterexample) -> Replay {
             return Replay {
                 client: Some(source),
                 verdict: mismatch(
-                    format!("the synthesized client does not load: {}", titles.join("; ")),
+                    format!(
+                        "the synthesized client does not load: {}",
+                        titles.join("; ")
+                    ),
                     Trace::default(),
                 ),
             };

@@ -24,7 +24,10 @@ fn every_counterexample_of_a_generated_library_replays() {
     let strategy = (prop_gen::library(), 1u32..=3, 1u32..=2);
     let outcome = runner.run(&strategy, |(source, k, l)| {
         let loaded = load_str("generated.holi", &source, false).map_err(|r| {
-            TestCaseError::fail(format!("generated library rejected:\n{}\n{source}", r.render(false)))
+            TestCaseError::fail(format!(
+                "generated library rejected:\n{}\n{source}",
+                r.render(false)
+            ))
         })?;
         let options = CheckOptions {
             k,
@@ -62,5 +65,8 @@ fn every_counterexample_of_a_generated_library_replays() {
         replayed.get(),
         libraries_with_failures.get()
     );
-    assert!(replayed.get() > 0, "the generator produces failing libraries");
+    assert!(
+        replayed.get() > 0,
+        "the generator produces failing libraries"
+    );
 }

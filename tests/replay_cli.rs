@@ -27,7 +27,14 @@ fn text_output_marks_replayed_counterexamples_and_shows_the_client() {
 fn written_clients_are_in_the_json_and_run_to_the_same_failure() {
     let dir = tempfile::tempdir().unwrap();
     let dir_text = dir.path().display().to_string();
-    let o = holi(&["check", &example("dao.holi"), "--format", "json", "--client", &dir_text]);
+    let o = holi(&[
+        "check",
+        &example("dao.holi"),
+        "--format",
+        "json",
+        "--client",
+        &dir_text,
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json output");
     let cx = &json["counterexamples"][0];
@@ -35,14 +42,25 @@ fn written_clients_are_in_the_json_and_run_to_the_same_failure() {
     let path = cx["client"].as_str().expect("client path");
     assert!(path.ends_with("dao-1.holi"), "{path}");
     let run = holi(&["run", &example("dao.holi"), path, "--trace"]);
-    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let moves = String::from_utf8_lossy(&run.stdout).lines().count();
     assert_eq!(moves as u64, cx["moves"].as_u64().unwrap());
 }
 
 #[test]
 fn no_replay_skips_the_step() {
-    let o = holi(&["check", &example("dao.holi"), "--format", "json", "--no-replay"]);
+    let o = holi(&[
+        "check",
+        &example("dao.holi"),
+        "--format",
+        "json",
+        "--no-replay",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json output");
     let cx = &json["counterexamples"][0];

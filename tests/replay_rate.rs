@@ -75,7 +75,10 @@ fn every_counterexample_on_the_examples_replays() {
 fn every_counterexample_on_the_holik_benchmark_replays() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
     if !dir.is_dir() {
-        println!("note: {} is absent; skipping the benchmark replay rate", dir.display());
+        println!(
+            "note: {} is absent; skipping the benchmark replay rate",
+            dir.display()
+        );
         return;
     }
     let (replayed, total, failures) = replay_all(&libraries(&dir));

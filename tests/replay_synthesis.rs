@@ -104,7 +104,10 @@ fn dao_attacker_reenters_withdraw_once() {
     assert!(client.contains("withdraw(100)"), "{client}");
     assert!(client.contains("main = {"), "{client}");
     let code: String = client.lines().filter(|l| !l.starts_with("//")).collect();
-    assert!(!code.contains("assert"), "a good client has no asserts:\n{client}");
+    assert!(
+        !code.contains("assert"),
+        "a good client has no asserts:\n{client}"
+    );
     assert!(client.starts_with("// Synthesized by holi"), "{client}");
 }
 

@@ -77,7 +77,11 @@ fn limits_exit_3() {
     );
     let o = holi(&["run", &p, "--max-steps", "1000"]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("stopped after 1000 steps"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("stopped after 1000 steps"),
+        "{}",
+        stderr(&o)
+    );
     let o = holi(&["run", &p, "--max-depth", "50"]);
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("call depth 50"), "{}", stderr(&o));
@@ -114,7 +118,10 @@ fn the_dao_attacker_breaks_the_library_and_trace_shows_the_moves() {
          ret send(())\nret withdraw(())\nret send(())\n"
     );
     let err = stderr(&o);
-    assert!(err.contains("dao.holi:4:"), "the failure is in the library: {err}");
+    assert!(
+        err.contains("dao.holi:4:"),
+        "the failure is in the library: {err}"
+    );
 }
 
 #[test]
@@ -144,7 +151,12 @@ fn the_example_attacker_breaks_the_dao_but_not_the_fixed_dao() {
     let o = holi(&["run", &format!("{root}/examples/dao.holi"), &attacker]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("assertion failed"));
-    let o = holi(&["run", &format!("{root}/examples/dao_fixed.holi"), &attacker, "--trace"]);
+    let o = holi(&[
+        "run",
+        &format!("{root}/examples/dao_fixed.holi"),
+        &attacker,
+        "--trace",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),

@@ -277,7 +277,9 @@ impl<'p> Machine<'p> {
                             rec_name: None,
                         },
                     });
-                    machine.globals.insert((side, method.name.name.as_str()), id);
+                    machine
+                        .globals
+                        .insert((side, method.name.name.as_str()), id);
                 }
             }
         }
@@ -317,7 +319,12 @@ impl<'p> Machine<'p> {
         machine
     }
 
-    fn public_method(&self, sides: &[(Side, &'p Program)], side: Side, name: &str) -> Option<FunId> {
+    fn public_method(
+        &self,
+        sides: &[(Side, &'p Program)],
+        side: Side,
+        name: &str,
+    ) -> Option<FunId> {
         let (_, program) = sides.iter().find(|(s, _)| *s == side)?;
         program.decls.iter().find_map(|decl| match decl {
             crate::syntax::ast::Decl::Method(m)
@@ -538,11 +545,9 @@ impl<'p> Machine<'p> {
             Kont::PairRight { left } => Control::Return(Value::Pair(Rc::new((left, value)))),
             Kont::Fst(span) => return self.project(value, true, span),
             Kont::Snd(span) => return self.project(value, false, span),
-            Kont::Not(span) => Control::Return(Value::Int(ops::not(self.int(
-                &value,
-                "`not`",
-                span,
-            )?))),
+            Kont::Not(span) => {
+                Control::Return(Value::Int(ops::not(self.int(&value, "`not`", span)?)))
+            }
             Kont::BinLeft {
                 op,
                 right,
@@ -653,10 +658,7 @@ impl<'p> Machine<'p> {
         };
         let (owner, func, env, rec_name) = match &self.repo[id.0].body {
             Body::Missing(name) => {
-                return Err(self.stuck(
-                    format!("call of `{name}`, which has no definition"),
-                    span,
-                ))
+                return Err(self.stuck(format!("call of `{name}`, which has no definition"), span))
             }
             Body::Code {
                 func,

@@ -185,7 +185,13 @@ mod tests {
             Limits::default(),
             &mut |m| seen.push(m.to_string()),
         );
-        assert!(matches!(result.outcome, Outcome::Failed(Failure { side: Side::Library, .. })));
+        assert!(matches!(
+            result.outcome,
+            Outcome::Failed(Failure {
+                side: Side::Library,
+                ..
+            })
+        ));
         assert_eq!(
             seen,
             [

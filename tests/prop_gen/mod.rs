@@ -16,7 +16,8 @@ pub struct Scope {
 }
 
 pub fn int_expr(scope: &Scope) -> BoxedStrategy<String> {
-    let mut leaves: Vec<BoxedStrategy<String>> = vec![(-2i64..5).prop_map(|i| i.to_string()).boxed()];
+    let mut leaves: Vec<BoxedStrategy<String>> =
+        vec![(-2i64..5).prop_map(|i| i.to_string()).boxed()];
     if scope.refs > 0 {
         leaves.push((0..scope.refs).prop_map(|i| format!("!r{i}")).boxed());
     }
@@ -27,18 +28,56 @@ pub fn int_expr(scope: &Scope) -> BoxedStrategy<String> {
     let funs = scope.int_funs.clone();
     leaf.prop_recursive(3, 12, 2, move |inner| {
         let mut options: Vec<(u32, BoxedStrategy<String>)> = vec![
-            (3, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} + {b})")).boxed()),
-            (3, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} - {b})")).boxed()),
-            (3, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} < {b})")).boxed()),
-            (2, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} == {b})")).boxed()),
-            (1, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} * {b})")).boxed()),
-            (1, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} / {b})")).boxed()),
-            (1, (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} && {b})")).boxed()),
+            (
+                3,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} + {b})"))
+                    .boxed(),
+            ),
+            (
+                3,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} - {b})"))
+                    .boxed(),
+            ),
+            (
+                3,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} < {b})"))
+                    .boxed(),
+            ),
+            (
+                2,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} == {b})"))
+                    .boxed(),
+            ),
+            (
+                1,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} * {b})"))
+                    .boxed(),
+            ),
+            (
+                1,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} / {b})"))
+                    .boxed(),
+            ),
+            (
+                1,
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| format!("({a} && {b})"))
+                    .boxed(),
+            ),
             (2, inner.clone().prop_map(|a| format!("(not {a})")).boxed()),
         ];
         for f in &funs {
             let f = f.clone();
-            options.push((2, inner.clone().prop_map(move |a| format!("{f}({a})")).boxed()));
+            options.push((
+                2,
+                inner.clone().prop_map(move |a| format!("{f}({a})")).boxed(),
+            ));
         }
         proptest::strategy::Union::new_weighted(options).boxed()
     })
@@ -48,11 +87,14 @@ pub fn int_expr(scope: &Scope) -> BoxedStrategy<String> {
 /// A statement: assignment, assert, conditional, or a call of a unit function.
 pub fn stmt(scope: &Scope, unit_calls: Vec<String>) -> BoxedStrategy<String> {
     let e = int_expr(scope);
-    let mut base: Vec<(u32, BoxedStrategy<String>)> = vec![(2, e.clone().prop_map(|c| format!("assert({c})")).boxed())];
+    let mut base: Vec<(u32, BoxedStrategy<String>)> =
+        vec![(2, e.clone().prop_map(|c| format!("assert({c})")).boxed())];
     if scope.refs > 0 {
         base.push((
             4,
-            (0..scope.refs, e.clone()).prop_map(|(r, v)| format!("r{r} := {v}")).boxed(),
+            (0..scope.refs, e.clone())
+                .prop_map(|(r, v)| format!("r{r} := {v}"))
+                .boxed(),
         ));
     }
     for call in unit_calls {
@@ -60,7 +102,8 @@ pub fn stmt(scope: &Scope, unit_calls: Vec<String>) -> BoxedStrategy<String> {
     }
     let leaf = proptest::strategy::Union::new_weighted(base).boxed();
     leaf.prop_recursive(2, 8, 3, move |inner| {
-        let block = proptest::collection::vec(inner, 1..3).prop_map(|s| format!("({})", s.join("; ")));
+        let block =
+            proptest::collection::vec(inner, 1..3).prop_map(|s| format!("({})", s.join("; ")));
         (e.clone(), block.clone(), block)
             .prop_map(|(c, t, f)| format!("(if {c} then {t} else {f})"))
             .boxed()
@@ -170,7 +213,10 @@ pub fn closed_parts() -> BoxedStrategy<(Vec<i64>, String, String, String)> {
         .boxed()
 }
 
-pub fn closed_library(parts: &(Vec<i64>, String, String, String), guard: Option<(i64, i64)>) -> String {
+pub fn closed_library(
+    parts: &(Vec<i64>, String, String, String),
+    guard: Option<(i64, i64)>,
+) -> String {
     let (inits, h1, h0, body) = parts;
     let body = match guard {
         None => body.clone(),
