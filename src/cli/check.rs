@@ -192,7 +192,11 @@ pub fn run(args: CheckArgs) -> Outcome {
             .as_ref()
             .filter(|_| !args.no_replay)
             .map(|c| c.verdicts.iter().map(|v| v == &Some(replay::Verdict::Confirmed)).collect()),
-        clients: confirmation.as_ref().map(|c| c.clients.clone()),
+        // Under --all the text would repeat a whole client per trace: list paths only.
+        clients: confirmation
+            .as_ref()
+            .filter(|_| !(args.all && args.client.is_none() && args.format == Format::Text))
+            .map(|c| c.clients.clone()),
     };
     match args.format {
         Format::Text => print!("{}", report.text(std::io::stdout().is_terminal())),
