@@ -821,3 +821,96 @@ pub fn header(cx: &Counterexample) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::load_str;
+    use crate::trace::{FailureKind, Move, Trace};
+
+    fn library(src: &str) -> Program {
+        match load_str("t.holi", src, false) {
+            Ok(l) => l.program,
+            Err(r) => panic!("{}", r.render(false)),
+        }
+    }
+
+    fn mv(dir: Dir, by: Player, method: &str, value: TraceValue) -> Move {
+        Move {
+            dir,
+            by,
+            method: method.to_string(),
+            value,
+        }
+    }
+
+    fn cx(moves: Vec<Move>) -> Counterexample {
+        Counterexample {
+            kind: FailureKind::Assert,
+            span: 0..0,
+            trace: Trace(moves.clone()),
+            concrete: Trace(moves),
+            model: BTreeMap::new(),
+        }
+    }
+
+    const LIB: &str = "import cb :(unit -> int)
+        int f1 := 0;
+        public go (f:unit -> unit) :(unit) = { f1 := cb(); f() };";
+
+    #[test]
+    fn client_names_avoid_the_librarys_and_are_identifiers() {
+        let trace = vec![
+            mv(
+                Dir::Call,
+                Player::Client,
+                "go",
+                TraceValue::Fun("f1'".into()),
+            ),
+            mv(Dir::Call, Player::Library, "cb", TraceValue::Unit),
+            mv(
+                Dir::Ret,
+                Player::Client,
+                "cb",
+                TraceValue::Int(BigInt::from(5)),
+            ),
+            mv(Dir::Call, Player::Library, "f1'", TraceValue::Unit),
+        ];
+        let client = synthesize(&library(LIB), &cx(trace)).expect("a client");
+        let names: Vec<&str> = client
+            .program
+            .decls
+            .iter()
+            .map(|d| d.name().name.as_str())
+            .collect();
+        assert!(names.contains(&"f1_2"), "{names:?}");
+        assert!(names.contains(&"cb"), "{names:?}");
+        assert!(!names.contains(&"f1"), "{names:?}");
+    }
+
+    #[test]
+    fn ill_formed_traces_are_errors_not_clients() {
+        let returns_first = vec![mv(Dir::Ret, Player::Library, "go", TraceValue::Unit)];
+        assert!(synthesize(&library(LIB), &cx(returns_first)).is_err());
+        let unknown = vec![mv(Dir::Call, Player::Client, "nowhere", TraceValue::Unit)];
+        assert!(synthesize(&library(LIB), &cx(unknown)).is_err());
+        let symbolic = vec![mv(
+            Dir::Call,
+            Player::Client,
+            "go",
+            TraceValue::Sym("x1".into()),
+        )];
+        assert!(synthesize(&library(LIB), &cx(symbolic)).is_err());
+    }
+
+    #[test]
+    fn defaults_need_no_branch() {
+        assert!(is_default(&TraceValue::Unit, &Type::Unit));
+        assert!(is_default(&TraceValue::Int(BigInt::from(0)), &Type::Int));
+        assert!(!is_default(&TraceValue::Int(BigInt::from(1)), &Type::Int));
+        assert!(!is_default(
+            &TraceValue::Fun("f".into()),
+            &fallback_fun_type()
+        ));
+    }
+}

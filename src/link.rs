@@ -200,3 +200,64 @@ fn public_list(library: &Program) -> String {
         format!("the library's public methods are {}", names.join(", "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::load_str;
+
+    fn program(src: &str) -> Program {
+        match load_str("t.holi", src, false) {
+            Ok(l) => l.program,
+            Err(r) => panic!("{}", r.render(false)),
+        }
+    }
+
+    const FILES: Files<'static> = Files {
+        library: "lib.holi",
+        client: "client.holi",
+    };
+
+    fn codes(library: &str, client: &str) -> Vec<&'static str> {
+        let (l, c) = (program(library), program(client));
+        match link(&l, &c, FILES) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.iter().map(|d| d.code).collect(),
+        }
+    }
+
+    const LIB: &str = "import send :(int -> unit)
+        public withdraw (x:int) :(unit) = { send(x) };
+        public deposit (x:int) :(unit) = { () };";
+
+    #[test]
+    fn compatible_programs_link_and_may_import_a_subset() {
+        let client = "import withdraw :(int -> unit)
+            public send (x:int) :(unit) = { () };
+            main = { withdraw(1) };";
+        assert_eq!(codes(LIB, client), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn types_must_agree_across_the_boundary() {
+        let client = "import withdraw :(unit -> unit)
+            public send (x:unit) :(unit) = { () };
+            main = { withdraw() };";
+        assert_eq!(codes(LIB, client), ["E0704", "E0706"]);
+    }
+
+    #[test]
+    fn public_client_methods_implement_imports_only() {
+        let client = "public send (x:int) :(unit) = { () };
+            public extra (x:int) :(unit) = { () };
+            main = { () };";
+        assert_eq!(codes(LIB, client), ["E0707"]);
+    }
+
+    #[test]
+    fn a_library_with_main_is_not_a_library() {
+        let library = "public f (x:unit) :(unit) = { () }; main = { f() };";
+        let client = "main = { () };";
+        assert_eq!(codes(library, client), ["E0701"]);
+    }
+}
