@@ -142,16 +142,9 @@ impl Report<'_> {
                 moves: c.trace.0.len(),
                 trace: c.trace.0.iter().map(json_move).collect(),
                 text: c.trace.to_string(),
-                model: c
-                    .model
-                    .iter()
-                    .map(|(k, v)| (k.clone(), json_int(v)))
-                    .collect(),
+                model: c.model.iter().map(|(k, v)| (k.clone(), json_int(v))).collect(),
                 replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
-                client: self
-                    .clients
-                    .as_ref()
-                    .and_then(|c| c.get(i).cloned().flatten()),
+                client: self.clients.as_ref().and_then(|c| c.get(i).cloned().flatten()),
             })
             .collect();
         let stats = &self.result.stats;
@@ -235,11 +228,7 @@ impl Report<'_> {
         }
 
         let r = self.result;
-        let shown = if self.all {
-            "listed"
-        } else {
-            "shown: the shortest per failure site"
-        };
+        let shown = if self.all { "listed" } else { "shown: the shortest per failure site" };
         match r.verdict {
             Verdict::Unsafe => {
                 let _ = writeln!(
@@ -258,10 +247,7 @@ impl Report<'_> {
                 );
             }
             Verdict::Inconclusive => {
-                let _ = writeln!(
-                    out,
-                    "INCONCLUSIVE: no failing trace found, but the search is incomplete."
-                );
+                let _ = writeln!(out, "INCONCLUSIVE: no failing trace found, but the search is incomplete.");
             }
         }
         for reason in &r.inconclusive {
@@ -298,11 +284,7 @@ impl Report<'_> {
             FailureKind::Division => "division by zero",
         };
         let moves = c.trace.0.len();
-        let _ = writeln!(
-            out,
-            "[{n}/{total}] {what} after {moves} move{}:",
-            plural(moves)
-        );
+        let _ = writeln!(out, "[{n}/{total}] {what} after {moves} move{}:", plural(moves));
         let _ = writeln!(out, "  {}", c.trace);
         if !c.model.is_empty() {
             let model: Vec<String> = model_order(&c.model)
@@ -314,14 +296,9 @@ impl Report<'_> {
         }
         let (code, title, label) = match c.kind {
             FailureKind::Assert => ("C0001", "this assertion fails", "asserted value is 0 here"),
-            FailureKind::Division => (
-                "C0002",
-                "this division divides by zero",
-                "the divisor is 0 here",
-            ),
+            FailureKind::Division => ("C0002", "this division divides by zero", "the divisor is 0 here"),
         };
-        let diagnostic =
-            Diagnostic::error(code, title).with_label(self.file, c.span.clone(), label);
+        let diagnostic = Diagnostic::error(code, title).with_label(self.file, c.span.clone(), label);
         for line in diagnostic.render(sources, color).lines() {
             let _ = writeln!(out, "  {line}");
         }
@@ -332,7 +309,12 @@ impl Report<'_> {
 /// Model entries in symbol order (`x2` before `x10`).
 fn model_order(model: &BTreeMap<String, BigInt>) -> Vec<(&String, &BigInt)> {
     let mut entries: Vec<_> = model.iter().collect();
-    entries.sort_by_key(|(k, _)| (k.len(), (*k).clone()));
+    entries.sort_by_key(|(k, _)| {
+        (
+            k.len(),
+            (*k).clone(),
+        )
+    });
     entries
 }
 
@@ -348,13 +330,7 @@ fn plural(n: usize) -> &'static str {
 /// generated function name becomes `_`; methods, imports, literals and `()` stay.
 /// `is_declared` tells the library's own names (methods, imports) from generated ones.
 pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> bool) -> String {
-    let name = |n: &str| {
-        if is_declared(n) {
-            n.to_string()
-        } else {
-            "_".to_string()
-        }
-    };
+    let name = |n: &str| if is_declared(n) { n.to_string() } else { "_".to_string() };
     let value = |v: &TraceValue| -> String {
         fn go(v: &TraceValue, name: &dyn Fn(&str) -> String) -> String {
             match v {

@@ -59,10 +59,7 @@ pub struct CheckArgs {
 
 /// A bound that came out as 0 (or negative/invalid time): bad input.
 fn bound_error(loaded: &Loaded, what: &str, value: u32, source: BoundSource) -> Diagnostic {
-    let d = Diagnostic::error(
-        "E0301",
-        format!("The bound {what} must be at least 1, not {value}"),
-    );
+    let d = Diagnostic::error("E0301", format!("The bound {what} must be at least 1, not {value}"));
     let d = match (source, &loaded.program.bounds) {
         (BoundSource::Header, Some(b)) => {
             d.with_label(&loaded.name, b.span.clone(), "bounds set here")
@@ -87,12 +84,11 @@ pub fn run(args: CheckArgs) -> Outcome {
     eprint!("{}", loaded.render_warnings(color_err));
 
     let header = loaded.program.bounds.as_ref();
-    let resolve =
-        |flag: Option<u32>, from_header: Option<u32>, default: u32| match (flag, from_header) {
-            (Some(v), _) => (v, BoundSource::CommandLine),
-            (None, Some(v)) => (v, BoundSource::Header),
-            (None, None) => (default, BoundSource::Default),
-        };
+    let resolve = |flag: Option<u32>, from_header: Option<u32>, default: u32| match (flag, from_header) {
+        (Some(v), _) => (v, BoundSource::CommandLine),
+        (None, Some(v)) => (v, BoundSource::Header),
+        (None, None) => (default, BoundSource::Default),
+    };
     let (k, k_source) = resolve(args.k, header.map(|b| b.k), DEFAULT_K);
     let (l, l_source) = resolve(args.l, header.map(|b| b.l), DEFAULT_L);
     let mut errors = Vec::new();
@@ -104,10 +100,9 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     let timeout = match args.timeout {
         Some(t) if !(t.is_finite() && t > 0.0) => {
-            errors.push(Diagnostic::error(
-                "E0302",
-                format!("--timeout must be a positive number of seconds, not {t}"),
-            ));
+            errors.push(
+                Diagnostic::error("E0302", format!("--timeout must be a positive number of seconds, not {t}")),
+            );
             None
         }
         t => t.map(Duration::from_secs_f64),
@@ -135,9 +130,9 @@ pub fn run(args: CheckArgs) -> Outcome {
         interrupt: Some(interrupt),
     };
 
-    let bar = std::io::stderr()
-        .is_terminal()
-        .then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()));
+    let bar = std::io::stderr().is_terminal().then(|| {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    });
     let mut progress = |p: &Progress| {
         if let Some(bar) = &bar {
             if p.elapsed >= Duration::from_secs(1) {
@@ -168,10 +163,7 @@ pub fn run(args: CheckArgs) -> Outcome {
             replay: !args.no_replay,
             client_dir: args.client.clone(),
         };
-        let stem = args
-            .file
-            .file_stem()
-            .map_or("client".into(), |s| s.to_string_lossy());
+        let stem = args.file.file_stem().map_or("client".into(), |s| s.to_string_lossy());
         match replay::confirm(&loaded.program, &result.counterexamples, &options, &stem) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -180,9 +172,7 @@ pub fn run(args: CheckArgs) -> Outcome {
             }
         }
     };
-    let replay_failed = confirmation
-        .as_ref()
-        .is_some_and(|c| !c.failures().is_empty());
+    let replay_failed = confirmation.as_ref().is_some_and(|c| !c.failures().is_empty());
     if let Some(c) = &confirmation {
         for (n, verdict) in c.failures() {
             eprintln!("error: holi bug: counterexample {n} does not replay: {verdict}");
@@ -198,12 +188,10 @@ pub fn run(args: CheckArgs) -> Outcome {
         l_source,
         all: args.all,
         result: &result,
-        replayed: confirmation.as_ref().filter(|_| !args.no_replay).map(|c| {
-            c.verdicts
-                .iter()
-                .map(|v| v == &Some(replay::Verdict::Confirmed))
-                .collect()
-        }),
+        replayed: confirmation
+            .as_ref()
+            .filter(|_| !args.no_replay)
+            .map(|c| c.verdicts.iter().map(|v| v == &Some(replay::Verdict::Confirmed)).collect()),
         // Under --all the text would repeat a whole client per trace: list paths only.
         clients: confirmation
             .as_ref()

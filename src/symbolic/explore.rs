@@ -10,12 +10,12 @@ use super::machine::{self, Stop, Stuck};
 use super::moves;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
+use num_bigint::BigInt;
 use super::value::Value;
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
-use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -223,8 +223,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             Answer::Sat(w) => Some(Rc::new(w)),
             Answer::Unsat => None,
             Answer::Unknown(reason) => {
-                let reason =
-                    format!("solver returned unknown ({reason}); a branch was not explored");
+                let reason = format!("solver returned unknown ({reason}); a branch was not explored");
                 if !self.inconclusive.contains(&reason) {
                     self.inconclusive.push(reason);
                 }
@@ -310,8 +309,7 @@ fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> 
         let original = witness.get(&n).cloned();
         let mut candidates = Vec::new();
         comparison_neighbours(cond, n, &witness, &mut candidates);
-        candidates
-            .extend([0i64, 1, -1, 2, -2, 1000, -1000, 1_000_000, -1_000_000].map(BigInt::from));
+        candidates.extend([0i64, 1, -1, 2, -2, 1000, -1000, 1_000_000, -1_000_000].map(BigInt::from));
         for value in candidates {
             witness.insert(n, value);
             if let Some(v) = cond.eval(&witness) {
@@ -338,8 +336,7 @@ fn comparison_neighbours(term: &Term, n: u32, witness: &Witness, out: &mut Vec<B
         Node::Sym(_) => {}
         Node::Not(a) => comparison_neighbours(a, n, witness, out),
         Node::Bin(_, a, b) => {
-            let is_n =
-                |t: &Term| matches!(t, Term::Node(x) if matches!(**x, Node::Sym(m) if m == n));
+            let is_n = |t: &Term| matches!(t, Term::Node(x) if matches!(**x, Node::Sym(m) if m == n));
             let other = if is_n(a) {
                 Some(b)
             } else if is_n(b) {
