@@ -6,7 +6,9 @@
 //! name is declared twice the first declaration wins (the front end reports the clash).
 
 pub use crate::symbolic::ir::GlobalName;
-use crate::symbolic::ir::{CodeId, Compiler, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types};
+use crate::symbolic::ir::{
+    CodeId, Compiler, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types,
+};
 use crate::syntax::ast::{Decl, Program, Span, Visibility};
 use num_bigint::BigInt;
 use std::collections::HashMap;

@@ -5,7 +5,7 @@
 //! exit code follows. Keeping them as data makes them easy to snapshot-test and to count.
 
 use crate::syntax::ast::Span;
-use ariadne::{Color, Config, Label as ALabel, Report, ReportKind, Source};
+use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind, Source};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -144,10 +144,19 @@ impl Diagnostic {
             return format!("{}[{}]: {}{hint}\n", self.severity, self.code, self.title);
         };
         let mut report = Report::build(kind, (primary.file.clone(), primary.span.clone()))
-            .with_config(Config::default().with_color(color))
+            // Spans are byte offsets.
+            .with_config(
+                Config::default()
+                    .with_color(color)
+                    .with_index_type(IndexType::Byte),
+            )
             .with_code(self.code)
             .with_message(&self.title);
-        for (i, label) in self.labels.iter().enumerate() {
+        // In source order: ariadne starts a new snippet (repeating the header) whenever a
+        // label lies above the previous one.
+        let mut labels: Vec<(usize, &Label)> = self.labels.iter().enumerate().collect();
+        labels.sort_by_key(|(_, label)| (label.file.clone(), label.span.start));
+        for (i, label) in labels {
             if sources.get(&label.file).is_none() {
                 continue;
             }

@@ -32,10 +32,7 @@ impl Rejected {
     /// All diagnostics, rendered against the source.
     pub fn render(&self, color: bool) -> String {
         let sources = sources_of(&self.name, self.source.as_deref());
-        self.diagnostics
-            .iter()
-            .map(|d| d.render(&sources, color))
-            .collect()
+        render_all(&self.diagnostics, &sources, color)
     }
 }
 
@@ -47,12 +44,24 @@ impl Loaded {
 
     /// The warnings, rendered against the source.
     pub fn render_warnings(&self, color: bool) -> String {
-        let sources = self.sources();
-        self.warnings
-            .iter()
-            .map(|d| d.render(&sources, color))
-            .collect()
+        render_all(&self.warnings, &self.sources(), color)
     }
+}
+
+/// At most this many diagnostics are rendered per file; the rest are counted.
+pub const MAX_RENDERED: usize = 50;
+
+fn render_all(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
+    let mut out: String = diagnostics
+        .iter()
+        .take(MAX_RENDERED)
+        .map(|d| d.render(sources, color))
+        .collect();
+    if diagnostics.len() > MAX_RENDERED {
+        let more = diagnostics.len() - MAX_RENDERED;
+        out.push_str(&format!("… and {more} more diagnostics\n"));
+    }
+    out
 }
 
 fn sources_of(name: &str, source: Option<&str>) -> Sources {
@@ -108,8 +117,13 @@ pub fn load(path: &Path, strict: bool) -> Result<Loaded, Rejected> {
             })
         }
     };
+    load_bytes(&name, bytes, strict)
+}
+
+/// [`load`] for file contents already in memory, which need not be UTF-8.
+pub fn load_bytes(name: &str, bytes: Vec<u8>, strict: bool) -> Result<Loaded, Rejected> {
     match String::from_utf8(bytes) {
-        Ok(source) => load_str(&name, &source, strict),
+        Ok(source) => load_str(name, &source, strict),
         Err(error) => {
             let valid = error.utf8_error().valid_up_to();
             let source = String::from_utf8_lossy(error.as_bytes()).into_owned();
@@ -117,9 +131,9 @@ pub fn load(path: &Path, strict: bool) -> Result<Loaded, Rejected> {
             let width = source[valid..].chars().next().map_or(1, char::len_utf8);
             Err(Rejected {
                 diagnostics: vec![Diagnostic::error("E0006", "This file is not valid UTF-8")
-                    .with_label(&name, valid..valid + width, "invalid bytes start here")
+                    .with_label(name, valid..valid + width, "invalid bytes start here")
                     .with_hint("HOLi sources are UTF-8 text; save the file as UTF-8.")],
-                name,
+                name: name.to_string(),
                 source: Some(source),
             })
         }

@@ -142,7 +142,11 @@ impl Report<'_> {
                 moves: c.trace.0.len(),
                 trace: c.trace.0.iter().map(json_move).collect(),
                 text: c.trace.to_string(),
-                model: c.model.iter().map(|(k, v)| (k.clone(), json_int(v))).collect(),
+                model: c
+                    .model
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json_int(v)))
+                    .collect(),
                 replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
                 client: self.clients.as_ref().and_then(|c| c.get(i).cloned().flatten()),
             })
@@ -228,7 +232,11 @@ impl Report<'_> {
         }
 
         let r = self.result;
-        let shown = if self.all { "listed" } else { "shown: the shortest per failure site" };
+        let shown = if self.all {
+            "listed"
+        } else {
+            "shown: the shortest per failure site"
+        };
         match r.verdict {
             Verdict::Unsafe => {
                 let _ = writeln!(
@@ -247,7 +255,10 @@ impl Report<'_> {
                 );
             }
             Verdict::Inconclusive => {
-                let _ = writeln!(out, "INCONCLUSIVE: no failing trace found, but the search is incomplete.");
+                let _ = writeln!(
+                    out,
+                    "INCONCLUSIVE: no failing trace found, but the search is incomplete."
+                );
             }
         }
         for reason in &r.inconclusive {
@@ -284,7 +295,11 @@ impl Report<'_> {
             FailureKind::Division => "division by zero",
         };
         let moves = c.trace.0.len();
-        let _ = writeln!(out, "[{n}/{total}] {what} after {moves} move{}:", plural(moves));
+        let _ = writeln!(
+            out,
+            "[{n}/{total}] {what} after {moves} move{}:",
+            plural(moves)
+        );
         let _ = writeln!(out, "  {}", c.trace);
         if !c.model.is_empty() {
             let model: Vec<String> = model_order(&c.model)
@@ -296,9 +311,14 @@ impl Report<'_> {
         }
         let (code, title, label) = match c.kind {
             FailureKind::Assert => ("C0001", "this assertion fails", "asserted value is 0 here"),
-            FailureKind::Division => ("C0002", "this division divides by zero", "the divisor is 0 here"),
+            FailureKind::Division => (
+                "C0002",
+                "this division divides by zero",
+                "the divisor is 0 here",
+            ),
         };
-        let diagnostic = Diagnostic::error(code, title).with_label(self.file, c.span.clone(), label);
+        let diagnostic =
+            Diagnostic::error(code, title).with_label(self.file, c.span.clone(), label);
         for line in diagnostic.render(sources, color).lines() {
             let _ = writeln!(out, "  {line}");
         }
@@ -309,12 +329,7 @@ impl Report<'_> {
 /// Model entries in symbol order (`x2` before `x10`).
 fn model_order(model: &BTreeMap<String, BigInt>) -> Vec<(&String, &BigInt)> {
     let mut entries: Vec<_> = model.iter().collect();
-    entries.sort_by_key(|(k, _)| {
-        (
-            k.len(),
-            (*k).clone(),
-        )
-    });
+    entries.sort_by_key(|(k, _)| (k.len(), (*k).clone()));
     entries
 }
 
@@ -326,11 +341,18 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Symbol-free form of a trace, for comparing with HOLiK: every symbolic value and every
-/// generated function name becomes `_`; methods, imports, literals and `()` stay.
+/// Symbol-free form of a trace in HOLiK's notation, for comparing with HOLiK: every
+/// symbolic value and every generated function name becomes `_`; methods, imports and
+/// literals stay; moves are joined by ` . ` and a unit argument prints as `m()`.
 /// `is_declared` tells the library's own names (methods, imports) from generated ones.
 pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> bool) -> String {
-    let name = |n: &str| if is_declared(n) { n.to_string() } else { "_".to_string() };
+    let name = |n: &str| {
+        if is_declared(n) {
+            n.to_string()
+        } else {
+            "_".to_string()
+        }
+    };
     let value = |v: &TraceValue| -> String {
         fn go(v: &TraceValue, name: &dyn Fn(&str) -> String) -> String {
             match v {
@@ -347,7 +369,9 @@ pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> boo
         .0
         .iter()
         .map(|m| {
+            // HOLiK's convention: a unit argument prints as `m()`.
             let arg = match &m.value {
+                TraceValue::Unit => String::new(),
                 TraceValue::Pair(a, b) => format!("{}, {}", value(a), value(b)),
                 other => value(other),
             };

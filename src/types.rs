@@ -419,3 +419,102 @@ fn duplicate(file: &str, name: &Ident, previous: Span) -> Diagnostic {
         .with_label(file, previous, "first defined here")
         .with_hint("Rename one of them: a name refers to one method, import or reference.")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parser::parse_source;
+
+    fn codes(source: &str) -> Vec<&'static str> {
+        let (program, diagnostics) = parse_source("t", source);
+        let program = program.unwrap_or_else(|| panic!("{source}: {diagnostics:?}"));
+        check_program("t", &program)
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    }
+
+    #[test]
+    fn well_typed_programs_have_nothing_to_say() {
+        let source = "import send :(int -> unit)\nimport g :((unit -> unit) -> unit)\n\
+            int bal := 10;\nfun h := twice;\n\
+            private twice (p:int * (int -> int)) :(int) = { (snd p) ((snd p) (fst p)) };\n\
+            public m (x:int) :(unit) = {\n\
+              let f = fun (y:int) :(int) -> y + !bal in\n\
+              letrec loop (n:int) :(int) = if n < 1 then 0 else loop (n - 1) in\n\
+              send (twice (x, f)); bal := loop x; g (fun (u:unit) :(unit) -> ());\n\
+              h := twice; assert (!h (1, f) == 3 && not (x <= 0))\n\
+            };";
+        assert_eq!(codes(source), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn survivable_problems_are_warnings() {
+        // Declared `:(unit)` but returns an integer (as in the corpus' lock_e).
+        assert_eq!(codes("public m (x:int) :(unit) = { 1 };"), vec!["W0201"]);
+        // Applying an integer, e.g. `x -1`.
+        assert_eq!(codes("public m (x:int) :(int) = { x -1 };"), vec!["W0201"]);
+        assert_eq!(codes("public m (x:int) :(int) = { fst x };"), vec!["W0201"]);
+        assert_eq!(
+            codes("public m (x:int) :(int) = { if x then () else 1 };"),
+            vec!["W0201"]
+        );
+        assert_eq!(
+            codes("public m (x:int) :(unit) = { send x };"),
+            vec!["W0202"]
+        );
+        assert_eq!(
+            codes("public m (x:int) :(unit) = { r := x };"),
+            vec!["W0203"]
+        );
+        assert_eq!(codes("public m (x:int) :(int) = { !r };"), vec!["W0204"]);
+        assert_eq!(
+            codes("fun r := empty;\npublic m (x:int) :(int) = { x };"),
+            vec!["W0205"]
+        );
+        // One slip, one warning: an unknown type is compatible with everything after it.
+        assert_eq!(
+            codes("public m (x:int) :(int) = { (send x) + 1 };"),
+            vec!["W0202"]
+        );
+    }
+
+    #[test]
+    fn what_the_semantics_cannot_survive_is_an_error() {
+        assert_eq!(
+            codes("public m (x:int) :(int) = { x };\nprivate m (y:int) :(int) = { y };"),
+            vec!["E0301"]
+        );
+        assert_eq!(
+            codes("import m :(int -> int)\npublic m (x:int) :(int) = { x };"),
+            vec!["E0301"]
+        );
+        assert_eq!(
+            codes("int r := 0;\nint r := 1;\npublic m (x:int) :(int) = { x };"),
+            vec!["E0301"]
+        );
+        assert_eq!(codes("public m (x:int) :(int) = { y };"), vec!["E0302"]);
+        assert_eq!(
+            codes("int r := 0;\npublic m (x:int) :(int) = { r + 1 };"),
+            vec!["E0302"]
+        );
+        assert_eq!(
+            codes("int r := 0;\npublic m (x:int) :(unit) = { r := (x, x) };"),
+            vec!["E0303"]
+        );
+    }
+
+    #[test]
+    fn scopes_shadow_and_resolve_over_the_file() {
+        // The parameter shadows the method `f`; `let` shadows the parameter.
+        assert_eq!(
+            codes("private f (x:int) :(int) = { x };\npublic m (f:int) :(int) = { let f = f + 1 in f };"),
+            Vec::<&str>::new()
+        );
+        // `g` is declared after its use.
+        assert_eq!(
+            codes("public m (x:int) :(int) = { g x };\nprivate g (y:int) :(int) = { y };"),
+            Vec::<&str>::new()
+        );
+    }
+}

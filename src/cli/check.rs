@@ -59,7 +59,10 @@ pub struct CheckArgs {
 
 /// A bound that came out as 0 (or negative/invalid time): bad input.
 fn bound_error(loaded: &Loaded, what: &str, value: u32, source: BoundSource) -> Diagnostic {
-    let d = Diagnostic::error("E0301", format!("The bound {what} must be at least 1, not {value}"));
+    let d = Diagnostic::error(
+        "E0401",
+        format!("The bound {what} must be at least 1, not {value}"),
+    );
     let d = match (source, &loaded.program.bounds) {
         (BoundSource::Header, Some(b)) => {
             d.with_label(&loaded.name, b.span.clone(), "bounds set here")
@@ -84,11 +87,12 @@ pub fn run(args: CheckArgs) -> Outcome {
     eprint!("{}", loaded.render_warnings(color_err));
 
     let header = loaded.program.bounds.as_ref();
-    let resolve = |flag: Option<u32>, from_header: Option<u32>, default: u32| match (flag, from_header) {
-        (Some(v), _) => (v, BoundSource::CommandLine),
-        (None, Some(v)) => (v, BoundSource::Header),
-        (None, None) => (default, BoundSource::Default),
-    };
+    let resolve =
+        |flag: Option<u32>, from_header: Option<u32>, default: u32| match (flag, from_header) {
+            (Some(v), _) => (v, BoundSource::CommandLine),
+            (None, Some(v)) => (v, BoundSource::Header),
+            (None, None) => (default, BoundSource::Default),
+        };
     let (k, k_source) = resolve(args.k, header.map(|b| b.k), DEFAULT_K);
     let (l, l_source) = resolve(args.l, header.map(|b| b.l), DEFAULT_L);
     let mut errors = Vec::new();
@@ -100,9 +104,10 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     let timeout = match args.timeout {
         Some(t) if !(t.is_finite() && t > 0.0) => {
-            errors.push(
-                Diagnostic::error("E0302", format!("--timeout must be a positive number of seconds, not {t}")),
-            );
+            errors.push(Diagnostic::error(
+                "E0402",
+                format!("--timeout must be a positive number of seconds, not {t}"),
+            ));
             None
         }
         t => t.map(Duration::from_secs_f64),
@@ -130,9 +135,9 @@ pub fn run(args: CheckArgs) -> Outcome {
         interrupt: Some(interrupt),
     };
 
-    let bar = std::io::stderr().is_terminal().then(|| {
-        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
-    });
+    let bar = std::io::stderr()
+        .is_terminal()
+        .then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()));
     let mut progress = |p: &Progress| {
         if let Some(bar) = &bar {
             if p.elapsed >= Duration::from_secs(1) {

@@ -41,10 +41,10 @@ pub struct Cli {
 enum Command {
     /// Check that HOLi files are well-formed and well-typed (warnings are printed).
     Parse(parse::ParseArgs),
-    /// Search for a client that drives the library into a failing assert (bounded by k, l).
-    Check(check::CheckArgs),
     /// Print a HOLi file in canonical form.
     Fmt(fmt::FmtArgs),
+    /// Search for a client that drives the library into a failing assert (bounded by k, l).
+    Check(check::CheckArgs),
     /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
     Run(run::RunArgs),
 }
@@ -54,8 +54,8 @@ pub fn main() -> ExitCode {
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
         Command::Parse(args) => parse::run(args),
-        Command::Check(args) => check::run(args),
         Command::Fmt(args) => fmt::run(args),
+        Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
     });
     ExitCode::from(outcome as u8)

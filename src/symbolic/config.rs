@@ -117,7 +117,11 @@ pub enum Frame<'p> {
 pub enum GameFrame<'p> {
     /// The client called `name` (of type `ty`); its context's budget becomes `saved_l`
     /// when the library returns.
-    OCall { name: Name, ty: TypeId, saved_l: u32 },
+    OCall {
+        name: Name,
+        ty: TypeId,
+        saved_l: u32,
+    },
     /// The library called the client's `name`, suspending `kont`.
     PCall {
         name: Name,
@@ -167,7 +171,10 @@ impl SymbolSet {
     /// The symbols below 128 in the set, and whether larger ones may be present too.
     pub fn small_members(&self) -> (impl Iterator<Item = u32> + '_, bool) {
         let bits = self.bits;
-        ((0..128u32).filter(move |&n| bits & (1 << n) != 0), self.overflow)
+        (
+            (0..128u32).filter(move |&n| bits & (1 << n) != 0),
+            self.overflow,
+        )
     }
 
     /// False only when `n` is certainly absent.

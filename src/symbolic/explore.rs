@@ -10,18 +10,18 @@ use super::machine::{self, Stop, Stuck};
 use super::moves;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
-use num_bigint::BigInt;
 use super::value::Value;
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
+use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// How often (in configurations) budgets are polled and progress is reported.
+/// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
 
 pub struct Explorer<'p, 'o> {
@@ -38,6 +38,9 @@ pub struct Explorer<'p, 'o> {
     stats: Stats,
     inconclusive: Vec<String>,
     start: Instant,
+    /// Solver answers by [`Question::key`]: the model's values of the question's
+    /// symbols (in order), or `None` for unsatisfiable.
+    answers: HashMap<String, Option<Vec<BigInt>>>,
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
@@ -74,7 +77,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         Explorer {
             lib,
             options,
-            solver: Solver::new(options.timeout),
+            solver: Solver::new(),
             worklist: vec![initial],
             failing: HashSet::new(),
             all: Vec::new(),
@@ -82,6 +85,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: Stats::default(),
             inconclusive: Vec::new(),
             start: Instant::now(),
+            answers: HashMap::new(),
         }
     }
 
@@ -94,7 +98,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
         if let Some(t) = self.options.timeout {
             if self.start.elapsed() >= t {
-                return Some(format!("timeout after {:.1} s", t.as_secs_f64()));
+                return Some(format!("timeout after {} s", t.as_secs_f64()));
             }
         }
         if let Some(max) = self.options.max_configurations {
@@ -107,11 +111,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
 
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
         while let Some(cfg) = self.worklist.pop() {
-            if self.stats.configurations % POLL_EVERY == 0 {
-                if let Some(reason) = self.out_of_budget() {
-                    self.inconclusive.push(format!("search stopped: {reason}"));
-                    break;
-                }
+            if let Some(reason) = self.out_of_budget() {
+                self.inconclusive.push(format!("search stopped: {reason}"));
+                break;
+            }
+            if self.stats.configurations.is_multiple_of(POLL_EVERY) {
                 progress(&Progress {
                     configurations: self.stats.configurations,
                     depth: cfg.moves,
@@ -218,12 +222,43 @@ impl<'p, 'o> Explorer<'p, 'o> {
         sides
     }
 
+    /// Decides `pc ∧ cond-side` for real: first in the cache of answers to the same
+    /// question up to renaming of symbols, restricted to the conjuncts that share
+    /// symbols with `cond` (the rest is independent and known satisfiable); then with Z3.
     fn query(&mut self, cfg: &Config<'p>, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
-        match self.solver.check(&cfg.pc, cond, holds, cfg.next_sym) {
-            Answer::Sat(w) => Some(Rc::new(w)),
-            Answer::Unsat => None,
+        let question = Question::new(cfg, cond, holds);
+        if let Some(answer) = self.answers.get(&question.key) {
+            self.stats.cached_answers += 1;
+            return answer
+                .as_ref()
+                .map(|values| Rc::new(question.merge(&cfg.witness, values)));
+        }
+        // A query may not outlive the search's own deadline.
+        let deadline = self
+            .options
+            .timeout
+            .map(|t| t.saturating_sub(self.start.elapsed()));
+        match self
+            .solver
+            .check(&cfg.pc, cond, holds, cfg.next_sym, deadline)
+        {
+            Answer::Sat(w) => {
+                let values: Vec<BigInt> = question
+                    .symbols
+                    .iter()
+                    .map(|n| w.get(n).cloned().unwrap_or_default())
+                    .collect();
+                let merged = question.merge(&cfg.witness, &values);
+                self.answers.insert(question.key, Some(values));
+                Some(Rc::new(merged))
+            }
+            Answer::Unsat => {
+                self.answers.insert(question.key, None);
+                None
+            }
             Answer::Unknown(reason) => {
-                let reason = format!("solver returned unknown ({reason}); a branch was not explored");
+                let reason =
+                    format!("solver returned unknown ({reason}); a branch was not explored");
                 if !self.inconclusive.contains(&reason) {
                     self.inconclusive.push(reason);
                 }
@@ -290,26 +325,26 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 }
 
-/// Tries to make `cond` take the side `holds` by changing only symbols the path
-/// condition does not mention — so the path condition stays satisfied and no solver
-/// query is needed. Typical case: a fresh client input compared with the state.
+/// Tries to find, without the solver, a model of the path condition in which `cond`
+/// takes the side `holds`. Only symbols the path condition does not mention may
+/// change (so it stays satisfied): each in turn is set to a value where `cond` or one
+/// of its comparisons flips (treating it as linear in that symbol), or to a few fixed
+/// values, and the result is checked by evaluation. Typical case: a fresh client input
+/// compared with the state.
 fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
     let mut mentioned = Vec::new();
     cond.symbols(&mut mentioned);
     let constrained = cfg.pc_symbols();
-    let free: Vec<u32> = mentioned
-        .into_iter()
-        .filter(|&n| !constrained.may_contain(n))
-        .collect();
-    if free.is_empty() {
+    mentioned.retain(|&n| !constrained.may_contain(n));
+    if mentioned.is_empty() {
         return None;
     }
     let mut witness = (*cfg.witness).clone();
-    for &n in &free {
+    for &n in &mentioned {
         let original = witness.get(&n).cloned();
         let mut candidates = Vec::new();
-        comparison_neighbours(cond, n, &witness, &mut candidates);
-        candidates.extend([0i64, 1, -1, 2, -2, 1000, -1000, 1_000_000, -1_000_000].map(BigInt::from));
+        flip_points(cond, n, &mut witness, &mut candidates);
+        candidates.extend([0i64, 1, -1, 1000, -1000].map(BigInt::from));
         for value in candidates {
             witness.insert(n, value);
             if let Some(v) = cond.eval(&witness) {
@@ -326,31 +361,127 @@ fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> 
     None
 }
 
-/// For each comparison in `term` with symbol `n` alone on one side: the value of the
-/// other side (under `witness`) and its neighbours, the values where the comparison flips.
-fn comparison_neighbours(term: &Term, n: u32, witness: &Witness, out: &mut Vec<BigInt>) {
+/// Values of symbol `n` around which `term` or one of its comparisons changes sign,
+/// assuming each is linear in `n` (other symbols as in `witness`, restored on return).
+fn flip_points(term: &Term, n: u32, witness: &mut Witness, out: &mut Vec<BigInt>) {
+    let original = witness.get(&n).cloned();
+    let at = |t: &Term, v: i64, w: &mut Witness| {
+        w.insert(n, BigInt::from(v));
+        t.eval(w)
+    };
+    let mut diffs = vec![term.clone()];
+    collect_comparisons(term, &mut diffs);
+    for d in diffs {
+        if let (Some(g0), Some(g1)) = (at(&d, 0, witness), at(&d, 1, witness)) {
+            let slope = &g1 - &g0;
+            if slope.sign() != num_bigint::Sign::NoSign {
+                let root = -&g0 / &slope;
+                out.push(&root - 1);
+                out.push(&root + 1);
+                out.push(root);
+            }
+        }
+    }
+    match original {
+        Some(v) => witness.insert(n, v),
+        None => witness.remove(&n),
+    };
+}
+
+/// `a - b` for every comparison `a ⋈ b` inside `term`.
+fn collect_comparisons(term: &Term, out: &mut Vec<Term>) {
     let Term::Node(node) = term else {
         return;
     };
     match &**node {
         Node::Sym(_) => {}
-        Node::Not(a) => comparison_neighbours(a, n, witness, out),
-        Node::Bin(_, a, b) => {
-            let is_n = |t: &Term| matches!(t, Term::Node(x) if matches!(**x, Node::Sym(m) if m == n));
-            let other = if is_n(a) {
-                Some(b)
-            } else if is_n(b) {
-                Some(a)
-            } else {
-                None
-            };
-            if let Some(v) = other.and_then(|o| o.eval(witness)) {
-                out.push(&v - 1);
-                out.push(&v + 1);
-                out.push(v);
+        Node::Not(a) => collect_comparisons(a, out),
+        Node::Bin(op, a, b) => {
+            if matches!(
+                op,
+                BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq
+            ) {
+                if let Ok(d) = Term::binary(BinOp::Sub, a, b) {
+                    out.push(d);
+                }
             }
-            comparison_neighbours(a, n, witness, out);
-            comparison_neighbours(b, n, witness, out);
+            collect_comparisons(a, out);
+            collect_comparisons(b, out);
         }
+    }
+}
+
+/// A satisfiability question in canonical form: the conjuncts of the path condition
+/// that (transitively) share symbols with the condition, then the condition, printed
+/// with symbols renamed in order of appearance. Equal keys are the same question up to
+/// renaming, so they have the same answer.
+struct Question {
+    key: String,
+    /// The symbols of the question, in the order the key names them.
+    symbols: Vec<u32>,
+}
+
+impl Question {
+    fn new(cfg: &Config, cond: &Term, holds: bool) -> Question {
+        let mut conjuncts = Vec::new();
+        let mut node = cfg.pc.as_deref();
+        while let Some(p) = node {
+            let mut syms = Vec::new();
+            p.term.symbols(&mut syms);
+            conjuncts.push((p, syms));
+            node = p.parent.as_deref();
+        }
+        conjuncts.reverse();
+        let mut relevant = Vec::new();
+        cond.symbols(&mut relevant);
+        let mut included = vec![false; conjuncts.len()];
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (i, (_, syms)) in conjuncts.iter().enumerate() {
+                if !included[i] && syms.iter().any(|n| relevant.contains(n)) {
+                    included[i] = true;
+                    grew = true;
+                    for &n in syms {
+                        if !relevant.contains(&n) {
+                            relevant.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        let parts: Vec<(&Term, bool)> = conjuncts
+            .iter()
+            .zip(&included)
+            .filter(|(_, &inc)| inc)
+            .map(|((p, _), _)| (&p.term, p.holds))
+            .chain(std::iter::once((cond, holds)))
+            .collect();
+        let mut symbols = Vec::new();
+        for (t, _) in &parts {
+            t.symbols(&mut symbols);
+        }
+        let name = |n: u32| {
+            let i = symbols.iter().position(|&s| s == n).unwrap_or(usize::MAX);
+            format!("s{i}")
+        };
+        let mut key = String::new();
+        for (t, h) in &parts {
+            key.push(if *h { '+' } else { '-' });
+            key.push_str(&t.render(&name));
+            key.push(';');
+        }
+        Question { key, symbols }
+    }
+
+    /// `witness` with the question's symbols set to `values`. The symbols outside the
+    /// question keep their values, which satisfy the independent rest of the path
+    /// condition.
+    fn merge(&self, witness: &Witness, values: &[BigInt]) -> Witness {
+        let mut w = witness.clone();
+        for (&n, v) in self.symbols.iter().zip(values) {
+            w.insert(n, v.clone());
+        }
+        w
     }
 }

@@ -41,7 +41,10 @@ pub enum Stop<'p> {
         env: Env,
     },
     /// `assert` on a symbolic condition.
-    Assert { cond: Term, node: &'p Expr },
+    Assert {
+        cond: Term,
+        node: &'p Expr,
+    },
     /// `left / right` with a symbolic divisor.
     Divide {
         left: Term,
@@ -49,11 +52,19 @@ pub enum Stop<'p> {
         node: &'p Expr,
     },
     /// `assert(0)` or a division by the literal value 0.
-    Fail { kind: FailureKind, span: Span },
+    Fail {
+        kind: FailureKind,
+        span: Span,
+    },
     /// The library applies a client-owned name.
-    PCall { name: Name, arg: Value },
+    PCall {
+        name: Name,
+        arg: Value,
+    },
     /// The library returns `value` to the client's pending call.
-    PReturn { value: Value },
+    PReturn {
+        value: Value,
+    },
     /// A library function applied with no frame left (k = 0): the path ends silently.
     OutOfFrames,
     Stuck(Stuck),

@@ -70,6 +70,9 @@ pub struct Stats {
     /// branch, each configuration after a move, and each opponent configuration.
     pub configurations: u64,
     pub solver_queries: u64,
+    /// Satisfiability questions answered from the cache of earlier answers (up to
+    /// renaming of symbols) instead of by the solver.
+    pub cached_answers: u64,
     /// Paths that ended applying a name that is not declared.
     pub undeclared_calls: u64,
     /// Paths that ended on an ill-shaped operation or an unset reference.

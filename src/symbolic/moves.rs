@@ -201,7 +201,12 @@ impl Names {
         }
     }
 
-    fn value(&mut self, lib: &Library, value: &Value, witness: &Witness) -> (TraceValue, TraceValue) {
+    fn value(
+        &mut self,
+        lib: &Library,
+        value: &Value,
+        witness: &Witness,
+    ) -> (TraceValue, TraceValue) {
         match value {
             Value::Unit => (TraceValue::Unit, TraceValue::Unit),
             Value::Int(Term::Const(i)) => (TraceValue::Int(i.clone()), TraceValue::Int(i.clone())),
@@ -262,7 +267,12 @@ pub fn render(lib: &Library, trace: &List<MoveRecord>, witness: &Witness) -> Ren
         .syms
         .iter()
         .enumerate()
-        .map(|(i, n)| (format!("x{}", i + 1), witness.get(n).cloned().unwrap_or_default()))
+        .map(|(i, n)| {
+            (
+                format!("x{}", i + 1),
+                witness.get(n).cloned().unwrap_or_default(),
+            )
+        })
         .collect();
     Rendered {
         trace: Trace(moves),

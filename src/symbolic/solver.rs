@@ -32,20 +32,22 @@ pub struct Solver {
     bools: HashMap<*const Node, (Rc<Node>, Bool)>,
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
+    /// The per-query time limit currently set in Z3.
+    timeout_ms: Option<u32>,
     pub queries: u64,
 }
 
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new()
+    }
+}
+
 impl Solver {
-    /// `timeout` bounds each query; a query that runs out is `Unknown`.
-    pub fn new(timeout: Option<Duration>) -> Solver {
-        let z3 = z3::Solver::new();
-        if let Some(t) = timeout {
-            let mut params = Params::new();
-            params.set_u32("timeout", t.as_millis().clamp(1, u32::MAX as u128) as u32);
-            z3.set_params(&params);
-        }
+    pub fn new() -> Solver {
         Solver {
-            z3,
+            z3: z3::Solver::new(),
+            timeout_ms: None,
             asserted: Vec::new(),
             ints: HashMap::new(),
             bools: HashMap::new(),
@@ -56,14 +58,17 @@ impl Solver {
 
     /// Is `pc ∧ (term ≠ 0)` (or `= 0` when `!holds`) satisfiable? `symbols` is the
     /// number of symbols on the path; the model gives a value to those the formula
-    /// mentions (the others are unconstrained and read as 0).
+    /// mentions (the others are unconstrained and read as 0). A query that runs longer
+    /// than `limit` is `Unknown`.
     pub fn check(
         &mut self,
         pc: &Option<Rc<PcNode>>,
         term: &Term,
         holds: bool,
         symbols: u32,
+        limit: Option<Duration>,
     ) -> Answer {
+        self.set_timeout(limit);
         let mut relevant = Vec::new();
         term.symbols(&mut relevant);
         if let Some(p) = pc {
@@ -102,6 +107,23 @@ impl Solver {
         };
         self.z3.pop(1);
         answer
+    }
+
+    fn set_timeout(&mut self, limit: Option<Duration>) {
+        // Z3 reads no limit as "forever"; an exhausted budget still gets 1 ms.
+        let ms = limit.map(|t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
+        // Setting parameters costs a little: only when the limit shrinks by an eighth.
+        let stale = match (self.timeout_ms, ms) {
+            (None, None) => false,
+            (Some(old), Some(new)) => new < old - old / 8,
+            _ => true,
+        };
+        if stale {
+            let mut params = Params::new();
+            params.set_u32("timeout", ms.unwrap_or(u32::MAX));
+            self.z3.set_params(&params);
+            self.timeout_ms = ms;
+        }
     }
 
     fn symbol(&mut self, n: u32) -> Int {
@@ -274,7 +296,7 @@ mod tests {
         #[test]
         fn z3_encoding_agrees_with_ops(a in -50i64..50, b in -50i64..50, op in 0usize..11) {
             let op = OPS[op];
-            let mut solver = Solver::new(None);
+            let mut solver = Solver::new();
             let (x, y) = (Term::sym(1), Term::sym(2));
             let term = Term::binary(op, &x, &y).unwrap();
             let expected = ops::apply(op, &BigInt::from(a), &BigInt::from(b));
@@ -304,7 +326,7 @@ mod tests {
 
     #[test]
     fn incremental_checks_follow_the_path() {
-        let mut solver = Solver::new(None);
+        let mut solver = Solver::new();
         let x = Term::sym(1);
         let gt = Term::binary(BinOp::Gt, &x, &Term::Const(BigInt::from(10))).unwrap();
         let root = Some(Rc::new(PcNode {
@@ -315,13 +337,19 @@ mod tests {
             parent: None,
         }));
         let lt = Term::binary(BinOp::Lt, &x, &Term::Const(BigInt::from(5))).unwrap();
-        assert!(matches!(solver.check(&root, &lt, true, 1), Answer::Unsat));
-        match solver.check(&root, &lt, false, 1) {
+        assert!(matches!(
+            solver.check(&root, &lt, true, 1, None),
+            Answer::Unsat
+        ));
+        match solver.check(&root, &lt, false, 1, None) {
             Answer::Sat(w) => assert!(w[&1] > BigInt::from(10)),
             _ => panic!("expected sat"),
         }
         // A sibling path without the first conjunct.
-        assert!(matches!(solver.check(&None, &lt, true, 1), Answer::Sat(_)));
+        assert!(matches!(
+            solver.check(&None, &lt, true, 1, None),
+            Answer::Sat(_)
+        ));
         assert_eq!(solver.queries, 3);
     }
 }

@@ -31,10 +31,16 @@ const TOP: u8 = 13;
 /// super-linear and no program needs them).
 pub const MAX_LITERAL_DIGITS: usize = 10_000;
 
-/// The most nested constructs a file may open (see [`nesting_bound`]). Parsing recurses once
-/// per nesting level; the CLI and the loader run on a thread with a large stack that holds
-/// this many levels with room to spare.
-pub const MAX_NESTING: usize = 20_000;
+/// The deepest nesting a file may have: both the parser's recursion (estimated from the
+/// tokens, see [`nesting_bound`]) and the depth of the resulting syntax tree, over which
+/// every later stage recurses. The CLI and the loader run on a 1 GiB stack, which holds this
+/// depth with room to spare; unoptimised (debug) builds use far more stack per level, hence
+/// their lower limit.
+pub const MAX_NESTING: usize = if cfg!(debug_assertions) {
+    2_000
+} else {
+    12_000
+};
 
 type Err<'t, 's> = Rich<'t, Token<'s>, SimpleSpan>;
 type Extra<'t, 's> = extra::Full<Err<'t, 's>, ParseState, ()>;
@@ -529,7 +535,7 @@ where
         .labelled("a bound");
     let header = just(Token::Hash)
         .ignore_then(just(Token::SetBounds))
-        .ignore_then(bound.clone())
+        .ignore_then(bound)
         .then(bound)
         .then_ignore(just(Token::Hash))
         .map_with(|(k, l), e| Bounds {
@@ -687,7 +693,7 @@ where
 /// operand the parser reads recursively) counts one level until the bracket around it
 /// closes. Left-associative operators and application are folded iteratively.
 pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
-    let mut stack: Vec<usize> = vec![0];
+    let mut stack: Vec<usize> = Vec::new();
     let mut depth = 0usize;
     let mut worst = (0usize, None);
     for (token, span) in tokens {
@@ -696,21 +702,15 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
                 stack.push(depth);
                 depth += 1;
             }
-            Token::RParen | Token::RBrace => {
-                if stack.len() > 1 {
-                    depth = stack.pop().unwrap_or(0);
-                }
-            }
+            // An unbalanced closer changes nothing; the parser reports it.
+            Token::RParen | Token::RBrace => depth = stack.pop().unwrap_or(depth),
             Token::Not
             | Token::Assert
             | Token::Fst
             | Token::Snd
             | Token::If
-            | Token::Then
-            | Token::Else
             | Token::Let
             | Token::LetRec
-            | Token::In
             | Token::Fun
             | Token::Assign
             | Token::Semi
@@ -725,6 +725,16 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
     worst
 }
 
+/// Lexes and parses one source (no type checking): the program when the syntax is
+/// well-formed, and every lexical and syntax diagnostic.
+pub fn parse_source(file: &str, source: &str) -> (Option<Program>, Vec<Diagnostic>) {
+    let (tokens, mut diagnostics) = crate::syntax::lexer::lex(file, source);
+    let (program, more) = parse_tokens(file, source, &tokens);
+    diagnostics.extend(more);
+    let ok = !diagnostics.iter().any(Diagnostic::is_error);
+    (program.filter(|_| ok), diagnostics)
+}
+
 /// Parses the tokens of one file. Returns the program when the syntax is well-formed (the
 /// diagnostics then hold only warnings) or `None` with at least one error.
 pub fn parse_tokens(
@@ -734,17 +744,7 @@ pub fn parse_tokens(
 ) -> (Option<Program>, Vec<Diagnostic>) {
     let (depth, at) = nesting_bound(tokens);
     if depth > MAX_NESTING {
-        let span = at.unwrap_or(0..0);
-        return (
-            None,
-            vec![Diagnostic::error("E0005", "This file nests too deeply")
-                .with_label(
-                    file,
-                    span,
-                    format!("more than {MAX_NESTING} nested constructs here"),
-                )
-                .with_hint("Split the code into smaller methods.")],
-        );
+        return (None, vec![too_deep(file, at.unwrap_or(0..0))]);
     }
     let eoi = SimpleSpan::from(source.len()..source.len());
     let spanned: Vec<(Token<'_>, SimpleSpan)> = tokens
@@ -763,9 +763,70 @@ pub fn parse_tokens(
     for error in errors {
         diagnostics.push(syntax_error(file, tokens, &error));
     }
+    if let Some((depth, span)) = program.as_ref().map(tree_depth) {
+        if depth > MAX_NESTING {
+            diagnostics.push(too_deep(file, span));
+        }
+    }
     diagnostics.sort_by_key(|d| d.labels.first().map(|l| l.span.start).unwrap_or(0));
     let ok = !diagnostics.iter().any(Diagnostic::is_error);
     (program.filter(|_| ok), diagnostics)
+}
+
+fn too_deep(file: &str, span: Span) -> Diagnostic {
+    Diagnostic::error("E0005", "This code nests too deeply")
+        .with_label(
+            file,
+            span,
+            format!("more than {MAX_NESTING} levels deep here"),
+        )
+        .with_hint("Split the code into smaller methods.")
+}
+
+/// The depth of the deepest expression in the program and where it is, computed without
+/// recursion.
+fn tree_depth(p: &Program) -> (usize, Span) {
+    let mut stack: Vec<(&Expr, usize)> = p
+        .decls
+        .iter()
+        .filter_map(|d| match d {
+            Decl::Method(m) => Some((&*m.func.body, 1)),
+            _ => None,
+        })
+        .chain(p.main.iter().map(|m| (&m.body, 1)))
+        .collect();
+    let mut deepest = (0, 0..0);
+    while let Some((e, depth)) = stack.pop() {
+        if depth > deepest.0 {
+            deepest = (depth, e.span.clone());
+        }
+        let next = depth + 1;
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => {}
+            ExprKind::Assign(_, a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Not(a)
+            | ExprKind::Assert(a) => stack.push((a, next)),
+            ExprKind::App(a, b)
+            | ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(_, a, b) => {
+                stack.push((a, next));
+                stack.push((b, next));
+            }
+            ExprKind::If(a, b, c) => {
+                stack.extend([(&**a, next), (&**b, next), (&**c, next)]);
+            }
+            ExprKind::LetRec(_, f, b) => {
+                stack.push((&f.body, next));
+                stack.push((b, next));
+            }
+            ExprKind::Lambda(f) => stack.push((&f.body, next)),
+        }
+    }
+    deepest
 }
 
 fn describe(token: &Token<'_>) -> String {
@@ -779,15 +840,43 @@ fn describe(token: &Token<'_>) -> String {
 /// Turns chumsky's "expected … found …" into a diagnostic with a hint for the usual slips.
 fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -> Diagnostic {
     let span = range(*error.span());
-    let expected: Vec<String> = error
+    // Operators that could continue an expression are summed up as "an operator".
+    let is_operator = |t: &Token<'_>| {
+        matches!(
+            t,
+            Token::Star
+                | Token::Slash
+                | Token::Plus
+                | Token::Minus
+                | Token::Lt
+                | Token::Gt
+                | Token::Le
+                | Token::Ge
+                | Token::EqEq
+                | Token::AndAnd
+                | Token::OrOr
+                | Token::Comma
+                | Token::Assign
+                | Token::Semi
+        )
+    };
+    let operators = error
+        .expected()
+        .filter(|p| matches!(p, RichPattern::Token(t) if is_operator(t)))
+        .count();
+    let mut expected: Vec<String> = error
         .expected()
         .filter_map(|p| match p {
+            RichPattern::Token(t) if operators > 2 && is_operator(t) => None,
             RichPattern::Token(t) => Some(format!("`{}`", &**t)),
             RichPattern::Label(l) => Some(l.to_string()),
             RichPattern::EndOfInput => Some("the end of the file".to_string()),
             _ => None,
         })
         .collect();
+    if operators > 2 {
+        expected.insert(expected.len().min(1), "an operator".to_string());
+    }
     let expects = |t: Token<'_>| {
         error
             .expected()
@@ -840,6 +929,10 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         {
             Some("Every declaration ends with `;` after its closing `}`.".into())
         }
+        (_, Some(_)) if expects(Token::LBrace) && previous == Some(Token::Eq) => {
+            Some("A method's body is written in braces: `= { … };`.".into())
+        }
+        _ if expects(Token::Hash) => Some("The header is written `# set-bounds K L #`.".into()),
         _ if expects(Token::Else) => {
             Some("`if` always needs an `else` branch; write `else ()` if nothing happens.".into())
         }

@@ -1,10 +1,11 @@
 //! The canonical printer: HOLi text with the fewest parentheses that keep the tree.
 //!
-//! It mirrors the parser's levels. An expression printed where the parser reads `expr[L]`
-//! needs parentheses when its group is looser than `L`, or when it is a prefix construct
-//! (`if`, `let`, `not`, `r := …`, …) whose last operand would swallow the operator that
-//! follows it. Two operators of one group (`a - b + c`) are parenthesised too, so the output
-//! is never ambiguous for HOLiK. Layout follows Wadler's "prettier printer": a group is
+//! It mirrors the parser's levels: an expression printed where the parser reads `expr[L]`
+//! needs parentheses exactly when its group is looser than `L`. (A construct that ends in an
+//! operand, such as `if … else e` or `not e`, cannot swallow the operator that follows it:
+//! its operand is read at its own group, and no infix operator shares a group with one of
+//! these constructs.) Two operators of one group (`a - b + c`) are parenthesised too, so
+//! the output is never ambiguous for HOLiK. Layout follows Wadler's "prettier printer": a group is
 //! printed on one line when it fits in [`WIDTH`] columns, otherwise its line breaks are taken.
 
 use crate::syntax::ast::*;
@@ -12,8 +13,6 @@ use crate::syntax::ast::*;
 /// The preferred line width.
 pub const WIDTH: usize = 100;
 
-/// No operator follows: the expression is closed by a terminal or ends the text.
-const NOTHING: u8 = 14;
 const TOP: u8 = 13;
 
 /// Prints a whole library or client.
@@ -47,7 +46,7 @@ pub fn print_program(p: &Program) -> String {
     if let Some(main) = &p.main {
         let doc = Doc::group(vec![
             Doc::text("main = {"),
-            Doc::nest(2, vec![Doc::Line, expr_doc(&main.body, TOP, NOTHING)]),
+            Doc::nest(2, vec![Doc::Line, expr_doc(&main.body, TOP)]),
             Doc::Line,
             Doc::text("};"),
         ]);
@@ -58,7 +57,7 @@ pub fn print_program(p: &Program) -> String {
 
 /// Prints one expression as it would appear in a method body.
 pub fn print_expr(e: &Expr) -> String {
-    render(&expr_doc(e, TOP, NOTHING))
+    render(&expr_doc(e, TOP))
 }
 
 fn decl_doc(decl: &Decl) -> Doc {
@@ -74,7 +73,7 @@ fn decl_doc(decl: &Decl) -> Doc {
                     m.name.name,
                     signature(&m.func)
                 )),
-                Doc::nest(2, vec![Doc::Line, expr_doc(&m.func.body, TOP, NOTHING)]),
+                Doc::nest(2, vec![Doc::Line, expr_doc(&m.func.body, TOP)]),
                 Doc::Line,
                 Doc::text("};"),
             ])
@@ -121,51 +120,32 @@ fn op_group(op: BinOp) -> u8 {
     }
 }
 
-/// True for constructs that start with a keyword, a name or `!` and end with an operand
-/// read at their own group: that operand would take any operator of a group up to theirs.
-fn is_prefix(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Assert(_)
-            | ExprKind::Fst(_)
-            | ExprKind::Snd(_)
-            | ExprKind::Not(_)
-            | ExprKind::Assign(..)
-            | ExprKind::If(..)
-            | ExprKind::Let(..)
-            | ExprKind::LetRec(..)
-            | ExprKind::Lambda(_)
-    )
-}
-
-/// `e` printed where the parser reads `expr[level]`, followed by an operator of group
-/// `follow` (or by a terminal, [`NOTHING`]).
-fn expr_doc(e: &Expr, level: u8, follow: u8) -> Doc {
-    let g = group(e);
-    if g > level || (is_prefix(e) && g >= follow) {
+/// `e` printed where the parser reads `expr[level]`.
+fn expr_doc(e: &Expr, level: u8) -> Doc {
+    if group(e) > level {
         Doc::concat(vec![
             Doc::text("("),
-            Doc::nest(1, vec![expr_doc(e, TOP, NOTHING)]),
+            Doc::nest(1, vec![expr_doc(e, TOP)]),
             Doc::text(")"),
         ])
     } else {
-        bare(e, follow)
+        bare(e)
     }
 }
 
-fn bare(e: &Expr, follow: u8) -> Doc {
+fn bare(e: &Expr) -> Doc {
     match &e.kind {
         ExprKind::Var(x) => Doc::text(x.clone()),
         ExprKind::Int(n) => Doc::text(n.to_string()),
         ExprKind::Unit => Doc::text("()"),
         ExprKind::Deref(r) => Doc::text(format!("!{}", r.name)),
-        ExprKind::Assert(a) => prefix("assert ", a, 1, follow),
-        ExprKind::Fst(a) => prefix("fst ", a, 1, follow),
-        ExprKind::Snd(a) => prefix("snd ", a, 1, follow),
-        ExprKind::Not(a) => prefix("not ", a, 3, follow),
+        ExprKind::Assert(a) => prefix("assert ", a, 1),
+        ExprKind::Fst(a) => prefix("fst ", a, 1),
+        ExprKind::Snd(a) => prefix("snd ", a, 1),
+        ExprKind::Not(a) => prefix("not ", a, 3),
         ExprKind::App(f, a) => Doc::group(vec![
-            expr_doc(f, 2, 2),
-            Doc::nest(2, vec![Doc::Line, expr_doc(a, 1, follow)]),
+            expr_doc(f, 2),
+            Doc::nest(2, vec![Doc::Line, expr_doc(a, 1)]),
         ]),
         ExprKind::Binary(op, a, b) => {
             let g = op_group(*op);
@@ -176,24 +156,24 @@ fn bare(e: &Expr, follow: u8) -> Doc {
             // `(a - b) + c`: parenthesise a different operator of the same group.
             let left = match &a.kind {
                 ExprKind::Binary(inner, ..) if inner != op && op_group(*inner) == g => {
-                    expr_doc(a, g - 1, g)
+                    expr_doc(a, g - 1)
                 }
-                _ => expr_doc(a, left_level, g),
+                _ => expr_doc(a, left_level),
             };
             Doc::group(vec![
                 left,
                 Doc::text(format!(" {}", op.symbol())),
-                Doc::nest(2, vec![Doc::Line, expr_doc(b, right_level, follow)]),
+                Doc::nest(2, vec![Doc::Line, expr_doc(b, right_level)]),
             ])
         }
         ExprKind::Pair(a, b) => Doc::group(vec![
-            expr_doc(a, 9, 9),
+            expr_doc(a, 9),
             Doc::text(","),
-            Doc::nest(2, vec![Doc::Line, expr_doc(b, 8, follow)]),
+            Doc::nest(2, vec![Doc::Line, expr_doc(b, 8)]),
         ]),
         ExprKind::Assign(r, v) => Doc::group(vec![
             Doc::text(format!("{} :=", r.name)),
-            Doc::nest(2, vec![Doc::Line, expr_doc(v, 10, follow)]),
+            Doc::nest(2, vec![Doc::Line, expr_doc(v, 10)]),
         ]),
         ExprKind::Seq(..) => {
             // Flatten the right-nested chain `a; (b; c)` into one group of statements.
@@ -201,26 +181,26 @@ fn bare(e: &Expr, follow: u8) -> Doc {
             let mut rest = e;
             while let ExprKind::Seq(a, b) = &rest.kind {
                 items.push(Doc::concat(vec![
-                    expr_doc(a, 11, 12),
+                    expr_doc(a, 11),
                     Doc::text(";"),
                     Doc::Line,
                 ]));
                 rest = b;
             }
-            items.push(expr_doc(rest, 12, follow));
+            items.push(expr_doc(rest, 12));
             Doc::group(items)
         }
         ExprKind::If(c, t, f) => {
-            let else_branch = if matches!(f.kind, ExprKind::If(..)) && 11 < follow {
-                Doc::concat(vec![Doc::text(" "), expr_doc(f, 11, follow)])
+            let else_branch = if matches!(f.kind, ExprKind::If(..)) {
+                Doc::concat(vec![Doc::text(" "), expr_doc(f, 11)])
             } else {
-                Doc::nest(2, vec![Doc::Line, expr_doc(f, 11, follow)])
+                Doc::nest(2, vec![Doc::Line, expr_doc(f, 11)])
             };
             Doc::group(vec![
                 Doc::text("if "),
-                Doc::nest(3, vec![expr_doc(c, TOP, NOTHING)]),
+                Doc::nest(3, vec![expr_doc(c, TOP)]),
                 Doc::text(" then"),
-                Doc::nest(2, vec![Doc::Line, expr_doc(t, TOP, NOTHING)]),
+                Doc::nest(2, vec![Doc::Line, expr_doc(t, TOP)]),
                 Doc::Line,
                 Doc::text("else"),
                 else_branch,
@@ -229,35 +209,35 @@ fn bare(e: &Expr, follow: u8) -> Doc {
         ExprKind::Let(x, v, body) => Doc::concat(vec![
             Doc::group(vec![
                 Doc::text(format!("let {} =", x.name)),
-                Doc::nest(2, vec![Doc::Line, expr_doc(v, TOP, NOTHING)]),
+                Doc::nest(2, vec![Doc::Line, expr_doc(v, TOP)]),
                 Doc::Line,
                 Doc::text("in"),
             ]),
             Doc::Line,
-            expr_doc(body, TOP, follow),
+            expr_doc(body, TOP),
         ])
         .grouped(),
         ExprKind::LetRec(name, func, body) => Doc::concat(vec![
             Doc::group(vec![
                 Doc::text(format!("letrec {} {} =", name.name, signature(func))),
-                Doc::nest(2, vec![Doc::Line, expr_doc(&func.body, TOP, NOTHING)]),
+                Doc::nest(2, vec![Doc::Line, expr_doc(&func.body, TOP)]),
                 Doc::Line,
                 Doc::text("in"),
             ]),
             Doc::Line,
-            expr_doc(body, TOP, follow),
+            expr_doc(body, TOP),
         ])
         .grouped(),
         ExprKind::Lambda(func) => Doc::group(vec![
             Doc::text(format!("fun {} ->", signature(func))),
-            Doc::nest(2, vec![Doc::Line, expr_doc(&func.body, TOP, follow)]),
+            Doc::nest(2, vec![Doc::Line, expr_doc(&func.body, TOP)]),
         ]),
     }
 }
 
-fn prefix(keyword: &str, operand: &Expr, level: u8, follow: u8) -> Doc {
+fn prefix(keyword: &str, operand: &Expr, level: u8) -> Doc {
     // `assert(x)` is the corpus' style; the space keeps `assert x` and `assert (x, y)` alike.
-    Doc::concat(vec![Doc::text(keyword), expr_doc(operand, level, follow)])
+    Doc::concat(vec![Doc::text(keyword), expr_doc(operand, level)])
 }
 
 /// A document for Wadler-style layout.
@@ -370,5 +350,86 @@ fn fits(room: usize, docs: &[Doc], rest: &[(usize, bool, &Doc)]) -> bool {
         if room < 0 {
             return false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parser::parse_source;
+
+    /// The body of `m` after a parse and a canonical print.
+    fn canonical(body: &str) -> String {
+        let source = format!("public m (u:unit) :(unit) = {{ {body} }};");
+        let (program, diagnostics) = parse_source("t", &source);
+        let program = program.unwrap_or_else(|| panic!("{body}: {diagnostics:?}"));
+        match &program.decls[0] {
+            Decl::Method(m) => print_expr(&m.func.body),
+            _ => unreachable!("the source has one method"),
+        }
+    }
+
+    #[test]
+    fn redundant_parentheses_go_and_needed_ones_stay() {
+        for (input, output) in [
+            ("(a); ((b))", "a; b"),
+            ("(if c then (a; b) else d); e", "if c then a; b else d; e"),
+            ("if c then a else (b; d)", "if c then a else (b; d)"),
+            ("(assert f) x", "assert f x"),
+            ("assert (f x)", "assert (f x)"),
+            ("not (f x)", "not f x"),
+            ("(not f) x", "(not f) x"),
+            ("(not a) < b", "not a < b"),
+            ("not (a < b)", "not (a < b)"),
+            ("r := (a, b)", "r := a, b"),
+            ("(r := a), b", "(r := a), b"),
+            (
+                "r := (fun (x:int) :(int) -> x)",
+                "r := (fun (x:int) :(int) -> x)",
+            ),
+            ("a; (let x = 1 in x)", "a; (let x = 1 in x)"),
+            ("(let x = 1 in x); a", "(let x = 1 in x); a"),
+            ("let x = 1 in (x; a)", "let x = 1 in x; a"),
+            ("(a, b), c", "a, b, c"),
+            ("a, (b, c)", "a, (b, c)"),
+            ("(a - b) - c", "a - b - c"),
+            ("a - (b - c)", "a - (b - c)"),
+            ("(a - b) + c", "(a - b) + c"),
+            ("a && (b && c)", "a && b && c"),
+            ("(a && b) && c", "(a && b) && c"),
+            ("f (g x) (h)", "f (g x) h"),
+            ("f (-1)", "f -1"),
+            ("x + (-1)", "x + -1"),
+            ("x - (+1)", "x - 1"),
+            ("f ()", "f ()"),
+            ("(x := 1); (y := 2)", "x := 1; y := 2"),
+            (
+                "if c then a else (if d then e else f)",
+                "if c then a else if d then e else f",
+            ),
+            ("x + (if c then 1 else 2)", "x + (if c then 1 else 2)"),
+        ] {
+            assert_eq!(canonical(input), output, "{input}");
+        }
+    }
+
+    #[test]
+    fn long_bodies_break_into_indented_lines() {
+        let long = "let total = !balance + !bonus + !reserve in \
+                    if total < 100000000000000000000 then (send total; balance := 0; bonus := 0) \
+                    else assert (total == 0)";
+        let source = format!("public withdraw (u:unit) :(unit) = {{ {long} }};");
+        let (program, _) = parse_source("t", &source);
+        let printed = print_program(&program.expect("parses"));
+        assert_eq!(
+            printed,
+            "public withdraw (u:unit) :(unit) = {\n  \
+             let total = !balance + !bonus + !reserve in\n  \
+             if total < 100000000000000000000 then\n    \
+             send total; balance := 0; bonus := 0\n  \
+             else\n    \
+             assert (total == 0)\n\
+             };\n"
+        );
     }
 }

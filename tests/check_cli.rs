@@ -1,0 +1,228 @@
+//! `holi check` as users run it: exit codes, the text report and the JSON format.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+}
+
+fn holi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args(args)
+        .output()
+        .expect("holi runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exit code")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(output)))
+}
+
+#[test]
+fn text_report_shows_trace_model_and_source() {
+    let dao = example("dao.holi");
+    let out = holi(&["check", dao.to_str().unwrap(), "--k", "3", "--l", "2"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("k = 3 (command line), l = 2 (command line)"),
+        "{text}"
+    );
+    assert!(text.contains(
+        "call withdraw(x1) · call send(x1) · call withdraw(x2) · call send(x2) · ret send(()) · ret withdraw(()) · ret send(())"
+    ));
+    assert!(text.contains("with x1 = "), "{text}");
+    assert!(text.contains("assert(not (!balance < 0))"), "{text}");
+    assert!(text.contains("UNSAFE"), "{text}");
+    assert!(text.contains("configurations"), "{text}");
+}
+
+#[test]
+fn header_bounds_are_the_default() {
+    let out = holi(&["check", example("dao_fixed.holi").to_str().unwrap()]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("k = 3 (file header), l = 2 (file header)"));
+    assert!(stdout(&out).contains("SAFE"));
+}
+
+#[test]
+fn json_report_has_the_documented_shape() {
+    let out = holi(&[
+        "check",
+        example("dao.holi").to_str().unwrap(),
+        "--k",
+        "2",
+        "--l",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 1);
+    let v = json(&out);
+    assert!(v["file"].as_str().unwrap().ends_with("dao.holi"));
+    assert_eq!(v["bounds"]["k"], 2);
+    assert_eq!(v["bounds"]["l"], 1);
+    assert_eq!(v["verdict"], "unsafe");
+    assert_eq!(v["failing_traces"], 1);
+    let c = &v["counterexamples"][0];
+    assert_eq!(c["kind"], "assert");
+    assert_eq!(c["moves"], 7);
+    assert_eq!(c["assert"]["line"], 13);
+    assert_eq!(c["assert"]["column"], 5);
+    assert_eq!(c["trace"][0]["dir"], "call");
+    assert_eq!(c["trace"][0]["by"], "client");
+    assert_eq!(c["trace"][0]["method"], "withdraw");
+    assert_eq!(c["trace"][0]["value"], "x1");
+    assert_eq!(c["trace"][1]["by"], "library");
+    assert_eq!(c["trace"][4]["value"], "()");
+    assert!(c["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("call withdraw(x1) · call send(x1)"));
+    let (x1, x2) = (
+        c["model"]["x1"].as_i64().unwrap(),
+        c["model"]["x2"].as_i64().unwrap(),
+    );
+    assert!(x1 + x2 > 100);
+    assert!(c.get("replayed").is_none() && c.get("client").is_none());
+    for key in ["configurations", "solver_queries", "seconds"] {
+        assert!(v["stats"][key].is_number(), "{key}");
+    }
+    assert!(v.get("inconclusive").is_none());
+}
+
+#[test]
+fn all_lists_every_failing_trace_sorted() {
+    let out = holi(&[
+        "check",
+        example("file_lock.holi").to_str().unwrap(),
+        "--all",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 1);
+    let v = json(&out);
+    let cs = v["counterexamples"].as_array().unwrap();
+    assert_eq!(cs.len() as u64, v["failing_traces"].as_u64().unwrap());
+    assert!(cs.len() > 1);
+    let keys: Vec<(u64, String)> = cs
+        .iter()
+        .map(|c| {
+            (
+                c["moves"].as_u64().unwrap(),
+                c["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+}
+
+#[test]
+fn limits_give_inconclusive_with_exit_3() {
+    let out = holi(&[
+        "check",
+        example("dao_fixed.holi").to_str().unwrap(),
+        "--max-configurations",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 3);
+    let v = json(&out);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert!(v["inconclusive"][0]
+        .as_str()
+        .unwrap()
+        .contains("configuration limit"));
+
+    let out = holi(&[
+        "check",
+        example("dao_fixed.holi").to_str().unwrap(),
+        "--timeout",
+        "0.000001",
+    ]);
+    assert_eq!(code(&out), 3);
+    assert!(stdout(&out).contains("INCONCLUSIVE"));
+}
+
+#[test]
+fn a_counterexample_found_before_a_limit_still_exits_1() {
+    let out = holi(&[
+        "check",
+        example("dao.holi").to_str().unwrap(),
+        "--max-configurations",
+        "2000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 1);
+    let v = json(&out);
+    assert_eq!(v["verdict"], "unsafe");
+    assert!(v["inconclusive"][0]
+        .as_str()
+        .unwrap()
+        .contains("configuration limit"));
+}
+
+#[test]
+fn bad_bounds_and_bad_files_exit_2() {
+    let dao = example("dao.holi");
+    let out = holi(&["check", dao.to_str().unwrap(), "--k", "0"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("must be at least 1"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = holi(&["check", dao.to_str().unwrap(), "--l", "many"]);
+    assert_eq!(code(&out), 2);
+
+    let dir = tempfile::tempdir().unwrap();
+    let zero = dir.path().join("zero.holi");
+    std::fs::write(
+        &zero,
+        "# set-bounds 0 1 #\npublic f (u:unit) :(unit) = { () };\n",
+    )
+    .unwrap();
+    let out = holi(&["check", zero.to_str().unwrap()]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("zero.holi"), "{}", stderr(&out));
+
+    let broken = dir.path().join("broken.holi");
+    std::fs::write(&broken, "public f (u:unit) :(unit) = { ( };\n").unwrap();
+    assert_eq!(code(&holi(&["check", broken.to_str().unwrap()])), 2);
+
+    assert_eq!(code(&holi(&["check", "/nonexistent/x.holi"])), 2);
+}
+
+#[test]
+fn no_header_uses_holik_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain.holi");
+    std::fs::write(
+        &file,
+        "public f (x:int) :(unit) = { assert(not (x == 7)) };\n",
+    )
+    .unwrap();
+    let out = holi(&["check", file.to_str().unwrap()]);
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).contains("k = 4 (HOLiK's default), l = 4 (HOLiK's default)"));
+    assert!(stdout(&out).contains("x1 = 7"));
+}

@@ -1,0 +1,267 @@
+//! The front end against the benchmark corpus, the CLI, deep nesting and the client form.
+
+use holi::diagnostics::Diagnostic;
+use holi::frontend::{load, load_str, with_large_stack};
+use holi::syntax::parser::{parse_source, MAX_NESTING};
+use holi::syntax::printer::print_program;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The 70 benchmark libraries, or `None` (with a note) when `../shared` is absent.
+fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "note: {} is absent; skipping the corpus test",
+            dir.display()
+        );
+        return None;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "holi"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+fn codes(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
+    diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn every_benchmark_library_loads_with_at_most_warnings() {
+    let Some(files) = corpus() else { return };
+    assert_eq!(files.len(), 70);
+    for file in &files {
+        match load(file, false) {
+            Ok(loaded) => assert!(loaded.warnings.iter().all(|d| !d.is_error())),
+            Err(rejected) => panic!("{}:\n{}", file.display(), rejected.render(false)),
+        }
+    }
+}
+
+#[test]
+fn benchmark_slips_are_reported_as_the_notes_describe() {
+    let Some(files) = corpus() else { return };
+    let warnings = |name: &str| -> Vec<Diagnostic> {
+        let file = files
+            .iter()
+            .find(|f| f.ends_with(name))
+            .expect("a corpus file");
+        load(file, false).map(|l| l.warnings).unwrap_or_default()
+    };
+    // `reserve` calls the undeclared `send_confirmation`; `main7`/`main13` call `run`.
+    let mains = warnings("various_mains.holi");
+    let stuck: Vec<&str> = mains
+        .iter()
+        .filter(|d| d.code == "W0202")
+        .map(|d| d.title.as_str())
+        .collect();
+    assert_eq!(
+        stuck,
+        vec![
+            "`run` is not declared",
+            "`run` is not declared",
+            "`send_confirmation` is not declared"
+        ]
+    );
+    // `fun list := empty;` without an `empty` method.
+    assert!(codes(&warnings("small_various_1.holi")).contains(&"W0205"));
+    // The `lock_e`-style lambdas declared `:(unit)` return integers.
+    assert!(codes(&warnings("awkward_2-mo.holi")).contains(&"W0201"));
+    // Clean files have nothing to say.
+    assert!(warnings("file_lock.holi").is_empty());
+    // Under --strict a warning rejects the file.
+    let file = files.iter().find(|f| f.ends_with("various_mains.holi"));
+    assert!(load(file.expect("a corpus file"), true).is_err());
+}
+
+#[test]
+fn corpus_round_trips_through_the_printer() {
+    let Some(files) = corpus() else { return };
+    for file in &files {
+        let source = std::fs::read_to_string(file).expect("readable corpus file");
+        let name = file.display().to_string();
+        let (program, _) = parse_source(&name, &source);
+        let program = program.expect("corpus files parse");
+        let printed = print_program(&program);
+        let (again, diagnostics) = parse_source("printed", &printed);
+        assert!(diagnostics.is_empty(), "{name}: {diagnostics:?}\n{printed}");
+        let again = again.expect("printed text parses");
+        assert!(program.same_tree(&again), "{name}:\n{printed}");
+        assert_eq!(
+            print_program(&again),
+            printed,
+            "{name}: printing is not a fixpoint"
+        );
+    }
+}
+
+fn holi(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("holi runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn temp_file(text: &str) -> tempfile::NamedTempFile {
+    let file = tempfile::Builder::new()
+        .suffix(".holi")
+        .tempfile()
+        .expect("a temporary file");
+    std::fs::write(file.path(), text).expect("writable temporary file");
+    file
+}
+
+#[test]
+fn parse_exit_codes_follow_the_severity() {
+    let clean = temp_file("int r := 0;\npublic m (x:int) :(unit) = { r := x };\n");
+    let warned = temp_file("public m (x:int) :(unit) = { x };\n");
+    let broken = temp_file("public m (x:int) :(unit) = { x; };\n");
+    let clean = clean.path().to_str().expect("utf-8 path");
+    let warned = warned.path().to_str().expect("utf-8 path");
+    let broken = broken.path().to_str().expect("utf-8 path");
+
+    assert_eq!(holi(&["parse", clean]), (0, String::new(), String::new()));
+    let (code, _, stderr) = holi(&["parse", warned]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("[W0201] Warning: Type mismatch"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = holi(&["parse", "--strict", warned]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("[W0201] Error: Type mismatch"), "{stderr}");
+    let (code, _, stderr) = holi(&["parse", clean, broken]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("[E0101]"), "{stderr}");
+    let (code, _, stderr) = holi(&["parse", "no/such/file.holi"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("I can't read `no/such/file.holi`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn fmt_prints_canonical_text_and_checks_it() {
+    let messy = temp_file(
+        "# set-bounds 2 1 #\nimport send :(int->unit)\nint bal:=10; // money\n\
+         public withdraw(m:int):(unit)={if (!bal >= m) then (send(m); bal := (!bal) - m) else ()};",
+    );
+    let (code, stdout, _) = holi(&["fmt", messy.path().to_str().expect("utf-8 path")]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "# set-bounds 2 1 #\n\nimport send :(int -> unit)\n\nint bal := 10;\n\n\
+         public withdraw (m:int) :(unit) = { if !bal >= m then send m; bal := !bal - m else () };\n"
+    );
+    let canonical = temp_file(&stdout);
+    assert_eq!(
+        holi(&[
+            "fmt",
+            "--check",
+            canonical.path().to_str().expect("utf-8 path")
+        ])
+        .0,
+        0
+    );
+    assert_eq!(
+        holi(&["fmt", "--check", messy.path().to_str().expect("utf-8 path")]).0,
+        1
+    );
+    let broken = temp_file("public m (x:int) :(int) = { x + };");
+    let (code, stdout, _) = holi(&["fmt", broken.path().to_str().expect("utf-8 path")]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+}
+
+/// A method whose body nests `n` constructs of one kind.
+fn nested(kind: &str, n: usize) -> String {
+    let body = match kind {
+        "parentheses" => format!("{}x{}", "(".repeat(n), ")".repeat(n)),
+        "let" => format!("{}x", "let y = x in ".repeat(n)),
+        "sequence" => format!("{}x", "x; ".repeat(n)),
+        "not" => format!("{}x", "not ".repeat(n)),
+        "application" => format!("{}x{}", "f (".repeat(n), ")".repeat(n)),
+        "arguments" => format!("f{}", " x".repeat(n)),
+        "if" => format!("{}x", "if x then x else ".repeat(n)),
+        _ => unreachable!("unknown kind {kind}"),
+    };
+    format!("private f (x:int) :(int) = {{ x }};\npublic m (x:int) :(int) = {{ {body} }};\n")
+}
+
+#[test]
+fn deep_nesting_loads_or_is_refused_with_a_diagnostic() {
+    let kinds = [
+        "parentheses",
+        "let",
+        "sequence",
+        "not",
+        "application",
+        "arguments",
+        "if",
+    ];
+    for kind in kinds {
+        for n in [MAX_NESTING - 10, 10_000, 2 * MAX_NESTING] {
+            let source = nested(kind, n);
+            // The program is dropped inside: a deep tree needs the large stack for that too.
+            let outcome = with_large_stack(|| match load_str("deep", &source, false) {
+                Ok(loaded) => Ok(print_program(&loaded.program)),
+                Err(rejected) => Err(codes(&rejected.diagnostics)),
+            });
+            match outcome {
+                Ok(printed) => {
+                    assert!(n <= MAX_NESTING, "{kind} {n} was accepted");
+                    assert!(printed.contains("public m (x:int) :(int)"), "{kind} {n}");
+                }
+                Err(codes) => {
+                    assert!(n > MAX_NESTING - 10, "{kind} {n}: {codes:?}");
+                    assert!(codes.contains(&"E0005"), "{kind} {n}: {codes:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_client_form_is_a_library_with_main() {
+    let client = "import withdraw :(int -> unit)\n\
+                  public send (x:int) :(unit) = { withdraw x };\n\
+                  main = { withdraw 5; withdraw (0 - 1) };\n";
+    let loaded = load_str("client", client, true).expect("a well-typed client");
+    let main = loaded.program.main.as_ref().expect("main");
+    assert_eq!(
+        &client[main.span.clone()],
+        "main = { withdraw 5; withdraw (0 - 1) };"
+    );
+    let printed = print_program(&loaded.program);
+    assert!(
+        printed.ends_with("main = { withdraw 5; withdraw (0 - 1) };\n"),
+        "{printed}"
+    );
+    let (again, _) = parse_source("printed", &printed);
+    assert!(again.is_some_and(|p| p.same_tree(&loaded.program)));
+
+    // `main` is an ordinary name elsewhere, and main's body must be unit.
+    let library = "public main (arg:int*int) :(int) = { let main = fst arg in main };";
+    assert!(load_str("library", library, true).is_ok_and(|l| l.program.main.is_none()));
+    let bad = load_str("client", "main = { 1 };", false).expect("only a warning");
+    assert_eq!(codes(&bad.warnings), vec!["W0201"]);
+}
+
+#[test]
+fn names_resolve_over_the_whole_file() {
+    let source = "public a (x:int) :(int) = { b x + !r };\n\
+                  private b (x:int) :(int) = { x };\n\
+                  int r := 1;\nfun g := b;\n\
+                  public c (u:unit) :(int) = { !g 1 };";
+    let loaded = load_str("order", source, true).expect("declaration order is free");
+    assert!(loaded.warnings.is_empty());
+}
