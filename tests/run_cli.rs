@@ -164,3 +164,16 @@ fn the_example_attacker_breaks_the_dao_but_not_the_fixed_dao() {
          ret send(())\nret withdraw(())\nmain returned ()\n"
     );
 }
+
+#[test]
+fn each_example_attacker_breaks_its_library_and_not_the_fixed_one() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for name in ["dao", "file_lock", "double_free", "flat_combiner"] {
+        let attacker = format!("{root}/examples/clients/{name}_attacker.holi");
+        let broken = holi(&["run", &format!("{root}/examples/{name}.holi"), &attacker]);
+        assert_eq!(broken.status.code(), Some(1), "{name}: {}", stderr(&broken));
+        assert!(stderr(&broken).contains("assertion failed"), "{name}");
+        let fixed = holi(&["run", &format!("{root}/examples/{name}_fixed.holi"), &attacker]);
+        assert_eq!(fixed.status.code(), Some(0), "{name} fixed: {}", stderr(&fixed));
+    }
+}
