@@ -148,7 +148,10 @@ impl Report<'_> {
                     .map(|(k, v)| (k.clone(), json_int(v)))
                     .collect(),
                 replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
-                client: self.clients.as_ref().and_then(|c| c.get(i).cloned().flatten()),
+                client: self
+                    .clients
+                    .as_ref()
+                    .and_then(|c| c.get(i).cloned().flatten()),
             })
             .collect();
         let stats = &self.result.stats;

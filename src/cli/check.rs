@@ -168,7 +168,10 @@ pub fn run(args: CheckArgs) -> Outcome {
             replay: !args.no_replay,
             client_dir: args.client.clone(),
         };
-        let stem = args.file.file_stem().map_or("client".into(), |s| s.to_string_lossy());
+        let stem = args
+            .file
+            .file_stem()
+            .map_or("client".into(), |s| s.to_string_lossy());
         match replay::confirm(&loaded.program, &result.counterexamples, &options, &stem) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -177,7 +180,9 @@ pub fn run(args: CheckArgs) -> Outcome {
             }
         }
     };
-    let replay_failed = confirmation.as_ref().is_some_and(|c| !c.failures().is_empty());
+    let replay_failed = confirmation
+        .as_ref()
+        .is_some_and(|c| !c.failures().is_empty());
     if let Some(c) = &confirmation {
         for (n, verdict) in c.failures() {
             eprintln!("error: holi bug: counterexample {n} does not replay: {verdict}");
@@ -193,10 +198,12 @@ pub fn run(args: CheckArgs) -> Outcome {
         l_source,
         all: args.all,
         result: &result,
-        replayed: confirmation
-            .as_ref()
-            .filter(|_| !args.no_replay)
-            .map(|c| c.verdicts.iter().map(|v| v == &Some(replay::Verdict::Confirmed)).collect()),
+        replayed: confirmation.as_ref().filter(|_| !args.no_replay).map(|c| {
+            c.verdicts
+                .iter()
+                .map(|v| v == &Some(replay::Verdict::Confirmed))
+                .collect()
+        }),
         // Under --all the text would repeat a whole client per trace: list paths only.
         clients: confirmation
             .as_ref()
