@@ -270,8 +270,8 @@ impl Report<'_> {
         let s = &r.stats;
         let _ = writeln!(
             out,
-            "  {} configurations, {} solver queries, {:.3} s",
-            s.configurations, s.solver_queries, s.seconds
+            "  {} configurations, {} solver queries ({} more answered from earlier answers), {:.3} s",
+            s.configurations, s.solver_queries, s.cached_answers, s.seconds
         );
         if s.undeclared_calls > 0 {
             let _ = writeln!(

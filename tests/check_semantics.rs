@@ -238,3 +238,20 @@ fn search_limits_make_the_verdict_inconclusive() {
     assert_eq!(result.verdict, Verdict::Inconclusive);
     assert!(result.inconclusive[0].contains("configuration limit"));
 }
+
+#[test]
+fn an_interrupt_stops_the_search_cleanly() {
+    let loaded = holi::frontend::load_str("t.holi", COUNTER, false).unwrap();
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let result = check(
+        &loaded.program,
+        &CheckOptions {
+            k: 2,
+            l: 3,
+            interrupt: Some(flag),
+            ..CheckOptions::default()
+        },
+    );
+    assert_eq!(result.verdict, Verdict::Inconclusive);
+    assert_eq!(result.inconclusive, ["search stopped: interrupted"]);
+}

@@ -122,10 +122,11 @@ pub enum GameFrame<'p> {
         ty: TypeId,
         saved_l: u32,
     },
-    /// The library called the client's `name`, suspending `kont`.
+    /// The library called the client's `name` (of type `ty`, when it is known),
+    /// suspending `kont`.
     PCall {
         name: Name,
-        ty: TypeId,
+        ty: Option<TypeId>,
         kont: List<Frame<'p>>,
     },
 }
@@ -149,6 +150,8 @@ pub struct PcNode {
     pub depth: u32,
     /// The symbols this and every earlier conjunct mention.
     pub symbols: SymbolSet,
+    /// The symbols `term` mentions, in order of appearance.
+    pub own_symbols: Vec<u32>,
     pub parent: Option<Rc<PcNode>>,
 }
 
@@ -239,7 +242,7 @@ impl<'p> Config<'p> {
         let mut symbols = self.pc_symbols();
         let mut mentioned = Vec::new();
         term.symbols(&mut mentioned);
-        for n in mentioned {
+        for &n in &mentioned {
             symbols.insert(n);
         }
         self.pc = Some(Rc::new(PcNode {
@@ -247,6 +250,7 @@ impl<'p> Config<'p> {
             holds,
             depth,
             symbols,
+            own_symbols: mentioned,
             parent: self.pc.take(),
         }));
         self.witness = witness;

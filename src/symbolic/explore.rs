@@ -219,6 +219,17 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 sides[1] = self.query(cfg, cond, false);
             }
         }
+        debug_assert!(
+            sides
+                .iter()
+                .enumerate()
+                .all(|(i, w)| w.as_ref().is_none_or(|w| {
+                    pc_holds(cfg, w)
+                        && cond.eval(w).map(|v| v.sign() != num_bigint::Sign::NoSign)
+                            == Some(i == 0)
+                })),
+            "every witness is a model of its side"
+        );
         sides
     }
 
@@ -227,11 +238,18 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// symbols with `cond` (the rest is independent and known satisfiable); then with Z3.
     fn query(&mut self, cfg: &Config<'p>, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
         let question = Question::new(cfg, cond, holds);
-        if let Some(answer) = self.answers.get(&question.key) {
-            self.stats.cached_answers += 1;
-            return answer
-                .as_ref()
-                .map(|values| Rc::new(question.merge(&cfg.witness, values)));
+        match self.answers.get(&question.key) {
+            Some(None) => {
+                self.stats.cached_answers += 1;
+                return None;
+            }
+            Some(Some(values)) => {
+                if let Some(w) = question.merge(&cfg.witness, values) {
+                    self.stats.cached_answers += 1;
+                    return Some(Rc::new(w));
+                }
+            }
+            None => {}
         }
         // A query may not outlive the search's own deadline.
         let deadline = self
@@ -248,8 +266,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     .iter()
                     .map(|n| w.get(n).cloned().unwrap_or_default())
                     .collect();
-                let merged = question.merge(&cfg.witness, &values);
                 self.answers.insert(question.key, Some(values));
+                // Z3's model covers the whole path condition; symbols it does not
+                // mention keep their values (they are unconstrained there).
+                let mut merged = (*cfg.witness).clone();
+                merged.extend(w);
                 Some(Rc::new(merged))
             }
             Answer::Unsat => {
@@ -361,6 +382,19 @@ fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> 
     None
 }
 
+/// Whether `witness` satisfies every conjunct of the configuration's path condition.
+fn pc_holds(cfg: &Config, witness: &Witness) -> bool {
+    let mut node = cfg.pc.as_deref();
+    while let Some(p) = node {
+        match p.term.eval(witness) {
+            Some(v) if (v.sign() != num_bigint::Sign::NoSign) == p.holds => {}
+            _ => return false,
+        }
+        node = p.parent.as_deref();
+    }
+    true
+}
+
 /// Values of symbol `n` around which `term` or one of its comparisons changes sign,
 /// assuming each is linear in `n` (other symbols as in `witness`, restored on return).
 fn flip_points(term: &Term, n: u32, witness: &mut Witness, out: &mut Vec<BigInt>) {
@@ -419,6 +453,10 @@ struct Question {
     key: String,
     /// The symbols of the question, in the order the key names them.
     symbols: Vec<u32>,
+    /// Conjuncts left out of the question, in the order they were left out, each with
+    /// a symbol that occurs nowhere else in the question and that can always be chosen
+    /// to satisfy it (see [`solvable_for`]).
+    eliminated: Vec<(Term, bool, u32)>,
 }
 
 impl Question {
@@ -426,9 +464,7 @@ impl Question {
         let mut conjuncts = Vec::new();
         let mut node = cfg.pc.as_deref();
         while let Some(p) = node {
-            let mut syms = Vec::new();
-            p.term.symbols(&mut syms);
-            conjuncts.push((p, syms));
+            conjuncts.push((p, &p.own_symbols));
             node = p.parent.as_deref();
         }
         conjuncts.reverse();
@@ -442,11 +478,39 @@ impl Question {
                 if !included[i] && syms.iter().any(|n| relevant.contains(n)) {
                     included[i] = true;
                     grew = true;
-                    for &n in syms {
+                    for &n in syms.iter() {
                         if !relevant.contains(&n) {
                             relevant.push(n);
                         }
                     }
+                }
+            }
+        }
+        // Leave out conjuncts that a private symbol can always satisfy, like a rejected
+        // `withdraw(x3)` (`not (b < x3)` false): they do not change the answer.
+        let mut fixed = Vec::new();
+        cond.symbols(&mut fixed);
+        let mut eliminated = Vec::new();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..conjuncts.len() {
+                if !included[i] {
+                    continue;
+                }
+                let private = conjuncts[i].1.iter().copied().find(|&n| {
+                    !fixed.contains(&n)
+                        && !conjuncts
+                            .iter()
+                            .enumerate()
+                            .any(|(j, (_, syms))| j != i && included[j] && syms.contains(&n))
+                        && solvable_for(&conjuncts[i].0.term, n)
+                });
+                if let Some(n) = private {
+                    included[i] = false;
+                    let p = conjuncts[i].0;
+                    eliminated.push((p.term.clone(), p.holds, n));
+                    changed = true;
                 }
             }
         }
@@ -471,17 +535,73 @@ impl Question {
             key.push_str(&t.render(&name));
             key.push(';');
         }
-        Question { key, symbols }
+        Question {
+            key,
+            symbols,
+            eliminated,
+        }
     }
 
-    /// `witness` with the question's symbols set to `values`. The symbols outside the
-    /// question keep their values, which satisfy the independent rest of the path
-    /// condition.
-    fn merge(&self, witness: &Witness, values: &[BigInt]) -> Witness {
+    /// `witness` with the question's symbols set to `values` (a model of the question),
+    /// then each left-out conjunct satisfied again by choosing its private symbol, last
+    /// left out first. The other symbols keep their values, which satisfy the
+    /// independent rest of the path condition. `None` if no value was found.
+    fn merge(&self, witness: &Witness, values: &[BigInt]) -> Option<Witness> {
         let mut w = witness.clone();
         for (&n, v) in self.symbols.iter().zip(values) {
             w.insert(n, v.clone());
         }
-        w
+        for (term, holds, n) in self.eliminated.iter().rev() {
+            let mut candidates = Vec::new();
+            flip_points(term, *n, &mut w, &mut candidates);
+            candidates.extend([0i64, 1, -1].map(BigInt::from));
+            let found = candidates.into_iter().find(|v| {
+                w.insert(*n, v.clone());
+                term.eval(&w)
+                    .is_some_and(|t| (t.sign() != num_bigint::Sign::NoSign) == *holds)
+            });
+            found.as_ref()?;
+        }
+        Some(w)
     }
+}
+
+/// Whether `term ≠ 0` and `term = 0` can each be made true by choosing symbol `n`,
+/// whatever the other symbols are: `n` occurs once, under `+`/`-` only, in `term`
+/// itself or in one side of a comparison at its top (possibly under `not`). Then the
+/// compared difference is `±n + r`, which takes every integer value.
+fn solvable_for(term: &Term, n: u32) -> bool {
+    fn occurrences(t: &Term, n: u32) -> usize {
+        match t {
+            Term::Const(_) => 0,
+            Term::Node(node) => match &**node {
+                Node::Sym(m) => usize::from(*m == n),
+                Node::Bin(_, a, b) => occurrences(a, n) + occurrences(b, n),
+                Node::Not(a) => occurrences(a, n),
+            },
+        }
+    }
+    fn unit_linear(t: &Term, n: u32) -> bool {
+        match t {
+            Term::Const(_) => false,
+            Term::Node(node) => match &**node {
+                Node::Sym(m) => *m == n,
+                Node::Bin(BinOp::Add | BinOp::Sub, a, b) => unit_linear(a, n) || unit_linear(b, n),
+                _ => false,
+            },
+        }
+    }
+    fn top(t: &Term, n: u32) -> bool {
+        match t {
+            Term::Node(node) => match &**node {
+                Node::Not(a) => top(a, n),
+                Node::Bin(BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq, a, b) => {
+                    unit_linear(a, n) || unit_linear(b, n)
+                }
+                _ => unit_linear(t, n),
+            },
+            Term::Const(_) => false,
+        }
+    }
+    occurrences(term, n) == 1 && top(term, n)
 }

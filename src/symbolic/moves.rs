@@ -87,11 +87,7 @@ pub fn p_call(cfg: &mut Config, lib: &Library, name: Name, arg: Value, lzero: u3
     reveal(cfg, lib, &arg, param);
     cfg.push_move(Dir::Call, Player::Library, name, arg);
     let kont = std::mem::take(&mut cfg.kont);
-    cfg.stack.push(GameFrame::PCall {
-        name,
-        ty: ty.unwrap_or(0),
-        kont,
-    });
+    cfg.stack.push(GameFrame::PCall { name, ty, kont });
     cfg.l = lzero;
     cfg.control = Control::Opponent;
 }
@@ -116,7 +112,8 @@ pub fn p_return(cfg: &mut Config, lib: &Library, value: Value) -> bool {
 pub fn opponent_moves<'p>(cfg: &Config<'p>, lib: &'p Library) -> Vec<Config<'p>> {
     let mut next = Vec::new();
     if let Some(GameFrame::PCall { name, ty, kont }) = cfg.stack.top() {
-        if let Some((_, result)) = lib.types.arrow(*ty) {
+        // An import declared with a non-function type has no result to generate.
+        if let Some((_, result)) = ty.and_then(|t| lib.types.arrow(t)) {
             let mut c = cfg.clone();
             c.stack.pop();
             let value = generate(&mut c, lib, result);
