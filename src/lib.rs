@@ -4,9 +4,13 @@
 
 pub mod build;
 pub mod cli;
+pub mod client;
+pub mod concrete;
 pub mod diagnostics;
 pub mod frontend;
+pub mod link;
 pub mod ops;
+pub mod replay;
 pub mod report;
 pub mod symbolic;
 pub mod syntax;

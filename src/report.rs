@@ -34,8 +34,9 @@ pub struct Report<'a> {
     /// Per counterexample (same order), whether replaying it against a synthesized
     /// client reproduced the failure; filled in by the replay step when it runs.
     pub replayed: Option<Vec<bool>>,
-    /// Per counterexample, the synthesized client's source; filled in by synthesis.
-    pub clients: Option<Vec<String>>,
+    /// Per counterexample, the synthesized client: its path when written to a directory,
+    /// else its source; `None` where no client could be written. Filled in by synthesis.
+    pub clients: Option<Vec<Option<String>>>,
 }
 
 #[derive(Serialize)]
@@ -147,7 +148,10 @@ impl Report<'_> {
                     .map(|(k, v)| (k.clone(), json_int(v)))
                     .collect(),
                 replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
-                client: self.clients.as_ref().and_then(|c| c.get(i).cloned()),
+                client: self
+                    .clients
+                    .as_ref()
+                    .and_then(|c| c.get(i).cloned().flatten()),
             })
             .collect();
         let stats = &self.result.stats;
@@ -206,19 +210,26 @@ impl Report<'_> {
             if let Some(r) = self.replayed.as_ref().and_then(|r| r.get(i)) {
                 let _ = writeln!(
                     out,
-                    "  replay: {}",
+                    "  {}",
                     if *r {
-                        "the synthesized client reproduces the failure"
+                        "confirmed by replay"
                     } else {
-                        "the synthesized client did NOT reproduce the failure"
+                        "NOT confirmed by replay: a bug in holi (details on stderr)"
                     }
                 );
             }
-            if let Some(client) = self.clients.as_ref().and_then(|c| c.get(i)) {
-                let _ = writeln!(out, "  client:");
-                for line in client.lines() {
-                    let _ = writeln!(out, "    {line}");
+            match self.clients.as_ref().and_then(|c| c.get(i)) {
+                // A single line is the path the client was written to.
+                Some(Some(path)) if !path.contains('\n') => {
+                    let _ = writeln!(out, "  client: {path}");
                 }
+                Some(Some(client)) => {
+                    let _ = writeln!(out, "  client:");
+                    for line in client.lines() {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
+                _ => {}
             }
             out.push('\n');
         }

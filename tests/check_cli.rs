@@ -98,7 +98,9 @@ fn json_report_has_the_documented_shape() {
         c["model"]["x2"].as_i64().unwrap(),
     );
     assert!(x1 + x2 > 100);
-    assert!(c.get("replayed").is_none() && c.get("client").is_none());
+    // Replay is on by default: the counterexample is confirmed and carries its client.
+    assert_eq!(c["replayed"], true);
+    assert!(c["client"].as_str().is_some_and(|s| s.contains("main = {")));
     for key in ["configurations", "solver_queries", "seconds"] {
         assert!(v["stats"][key].is_number(), "{key}");
     }

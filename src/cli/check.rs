@@ -6,6 +6,7 @@
 use super::Outcome;
 use crate::diagnostics::Diagnostic;
 use crate::frontend::{self, Loaded};
+use crate::replay;
 use crate::report::{BoundSource, Report};
 use crate::symbolic::{self, CheckOptions, Progress, Verdict, DEFAULT_K, DEFAULT_L};
 use clap::{Args, ValueEnum};
@@ -48,6 +49,12 @@ pub struct CheckArgs {
     /// Treat every front-end warning as an error.
     #[arg(long)]
     pub strict: bool,
+    /// Write each counterexample's synthesized client to DIR/<file>-<n>.holi.
+    #[arg(long, value_name = "DIR")]
+    pub client: Option<PathBuf>,
+    /// Do not run the synthesized clients to confirm the counterexamples.
+    #[arg(long)]
+    pub no_replay: bool,
 }
 
 /// A bound that came out as 0 (or negative/invalid time): bad input.
@@ -152,6 +159,36 @@ pub fn run(args: CheckArgs) -> Outcome {
         bar.finish_and_clear();
     }
 
+    // Every counterexample becomes a client; unless told otherwise, each is run to
+    // confirm it. A counterexample that does not replay is a bug in holi: say so loudly.
+    let confirmation = if args.no_replay && args.client.is_none() {
+        None
+    } else {
+        let options = replay::ConfirmOptions {
+            replay: !args.no_replay,
+            client_dir: args.client.clone(),
+        };
+        let stem = args
+            .file
+            .file_stem()
+            .map_or("client".into(), |s| s.to_string_lossy());
+        match replay::confirm(&loaded.program, &result.counterexamples, &options, &stem) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("error: cannot write the synthesized clients: {e}");
+                return Outcome::BadInput;
+            }
+        }
+    };
+    let replay_failed = confirmation
+        .as_ref()
+        .is_some_and(|c| !c.failures().is_empty());
+    if let Some(c) = &confirmation {
+        for (n, verdict) in c.failures() {
+            eprintln!("error: holi bug: counterexample {n} does not replay: {verdict}");
+        }
+    }
+
     let report = Report {
         file: &loaded.name,
         source: &loaded.source,
@@ -161,12 +198,24 @@ pub fn run(args: CheckArgs) -> Outcome {
         l_source,
         all: args.all,
         result: &result,
-        replayed: None,
-        clients: None,
+        replayed: confirmation.as_ref().filter(|_| !args.no_replay).map(|c| {
+            c.verdicts
+                .iter()
+                .map(|v| v == &Some(replay::Verdict::Confirmed))
+                .collect()
+        }),
+        // Under --all the text would repeat a whole client per trace: list paths only.
+        clients: confirmation
+            .as_ref()
+            .filter(|_| !(args.all && args.client.is_none() && args.format == Format::Text))
+            .map(|c| c.clients.clone()),
     };
     match args.format {
         Format::Text => print!("{}", report.text(std::io::stdout().is_terminal())),
         Format::Json => print!("{}", report.json()),
+    }
+    if replay_failed {
+        return Outcome::Inconclusive;
     }
     match result.verdict {
         Verdict::Unsafe => Outcome::Failure,

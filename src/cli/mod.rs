@@ -6,6 +6,7 @@
 pub mod check;
 pub mod fmt;
 pub mod parse;
+pub mod run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -44,6 +45,8 @@ enum Command {
     Fmt(fmt::FmtArgs),
     /// Search for a client that drives the library into a failing assert (bounded by k, l).
     Check(check::CheckArgs),
+    /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
+    Run(run::RunArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
         Command::Parse(args) => parse::run(args),
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
+        Command::Run(args) => run::run(args),
     });
     ExitCode::from(outcome as u8)
 }

@@ -1,0 +1,916 @@
+//! Client synthesis: from a counterexample to a HOLi client that plays it.
+//!
+//! The client is *good* (it has no asserts) and realises the counterexample's concrete
+//! trace move for move. Reading the trace as a game, the client is in control in `main`
+//! and in every invocation of one of its functions by the library (a P-call); in each
+//! such *frame* it makes a sequence of calls into the library (O-calls) and then returns
+//! (O-return), unless the failure happens first. So the client is written frame by frame:
+//!
+//! * `main` makes the top-level calls in order;
+//! * each library import is implemented by a public method, and each function the client
+//!   passes to the library (the trace's `f1, f2, …`) by a private method; a function
+//!   invoked several times counts its invocations in an `int` reference and, on its
+//!   n-th invocation, makes the calls of the trace's n-th frame and returns the model's
+//!   value (`if !send_calls == 1 then withdraw(100) else ()`);
+//! * functions the library reveals (`m1, m2, …`) and the client later calls are stored
+//!   in `fun` references when they arrive, and called through them.
+//!
+//! This is the definability argument of paper Appendix D.5 specialised to one trace:
+//! Figure 5's generic oracle re-dispatches on a global move counter after every move,
+//! while here each frame's script is laid out where it runs, which reads as the attack
+//! it is (paper Example 4). Since a frame is identified by which invocation of its
+//! function it is, every trace has this form.
+
+use crate::syntax::ast::{
+    BinOp, Decl, Expr, ExprKind, Function, Ident, Import, Main, MethodDecl, Program, Type,
+    Visibility,
+};
+use crate::trace::{Counterexample, Dir, Player, TraceValue};
+use num_bigint::BigInt;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+/// A synthesized client: the program and the comment that explains it.
+#[derive(Clone, Debug)]
+pub struct Client {
+    /// `//` comment lines (with trailing newlines) to print above the program.
+    pub header: String,
+    pub program: Program,
+}
+
+/// Why a trace could not be turned into a client: the trace is not well formed
+/// (which would be a bug in the engine) or mentions names the library lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SynthesisError(pub String);
+
+impl fmt::Display for SynthesisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot synthesize a client: {}", self.0)
+    }
+}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, SynthesisError> {
+    Err(SynthesisError(msg.into()))
+}
+
+/// A step from a value to one of its components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proj {
+    Fst,
+    Snd,
+}
+
+/// Where the client first holds a function the library revealed.
+#[derive(Clone, Debug)]
+enum Arrival {
+    /// In the parameter of frame `frame`, at this path.
+    Param { frame: usize, path: Vec<Proj> },
+    /// In the result of the `action`-th call of frame `frame`.
+    Result {
+        frame: usize,
+        action: usize,
+        path: Vec<Proj>,
+    },
+}
+
+#[derive(Clone, Debug)]
+struct Call {
+    target: String,
+    arg: TraceValue,
+    /// The declared result type of the target, when known.
+    ret_ty: Option<Type>,
+}
+
+/// What the client does while it is in control once.
+#[derive(Clone, Debug)]
+struct Frame {
+    /// The trace's name of the client function invoked (empty for `main`).
+    function: String,
+    calls: Vec<Call>,
+    ret: Option<TraceValue>,
+}
+
+enum Open {
+    Frame(usize),
+    LibraryCall {
+        method: String,
+        ret_ty: Option<Type>,
+    },
+}
+
+/// The analysed trace: frames, client functions, revealed library functions, types.
+struct Script {
+    frames: Vec<Frame>,
+    /// Client functions in order of first appearance, with their types.
+    client_funs: Vec<(String, Type)>,
+    /// Library functions revealed by the library (not its public methods).
+    revealed: Vec<(String, Type, Arrival)>,
+    /// Library public methods the client names.
+    used_public: Vec<String>,
+}
+
+fn arrow_parts(ty: &Option<Type>) -> (Option<Type>, Option<Type>) {
+    match ty {
+        Some(Type::Arrow(a, b)) => (Some((**a).clone()), Some((**b).clone())),
+        _ => (None, None),
+    }
+}
+
+/// Function names inside a value, with the type at their position when known.
+fn functions_in(
+    value: &TraceValue,
+    ty: Option<&Type>,
+    path: &mut Vec<Proj>,
+    out: &mut Vec<(String, Option<Type>, Vec<Proj>)>,
+) {
+    match value {
+        TraceValue::Fun(name) => out.push((name.clone(), ty.cloned(), path.clone())),
+        TraceValue::Pair(a, b) => {
+            let (ta, tb) = match ty {
+                Some(Type::Pair(x, y)) => (Some(&**x), Some(&**y)),
+                _ => (None, None),
+            };
+            path.push(Proj::Fst);
+            functions_in(a, ta, path, out);
+            path.pop();
+            path.push(Proj::Snd);
+            functions_in(b, tb, path, out);
+            path.pop();
+        }
+        _ => {}
+    }
+}
+
+/// The type to use for a function whose type the trace does not determine (only in
+/// ill-typed libraries): the simplest one.
+fn fallback_fun_type() -> Type {
+    Type::arrow(Type::Unit, Type::Unit)
+}
+
+impl Script {
+    fn analyse(library: &Program, cx: &Counterexample) -> Result<Script, SynthesisError> {
+        let publics: HashMap<&str, Type> = library
+            .decls
+            .iter()
+            .filter_map(|d| match d {
+                Decl::Method(m) if m.visibility == Visibility::Public => {
+                    Some((m.name.name.as_str(), m.func.ty()))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut types: HashMap<String, Option<Type>> = HashMap::new();
+        let mut client_owned: HashSet<String> = HashSet::new();
+        for import in &library.imports {
+            types.insert(import.name.name.clone(), Some(import.ty.clone()));
+            client_owned.insert(import.name.name.clone());
+        }
+        let mut script = Script {
+            frames: vec![Frame {
+                function: String::new(),
+                calls: Vec::new(),
+                ret: None,
+            }],
+            client_funs: Vec::new(),
+            revealed: Vec::new(),
+            used_public: Vec::new(),
+        };
+        let mut stack: Vec<Open> = Vec::new();
+        let top_frame = |stack: &[Open]| match stack.last() {
+            None => Ok(0),
+            Some(Open::Frame(f)) => Ok(*f),
+            Some(Open::LibraryCall { .. }) => err("a client move while the library is in control"),
+        };
+        for (index, mv) in cx.concrete.0.iter().enumerate() {
+            let at = |msg: String| SynthesisError(format!("move {} (`{mv}`): {msg}", index + 1));
+            match (mv.dir, mv.by) {
+                (Dir::Call, Player::Client) => {
+                    let frame = top_frame(&stack)?;
+                    let ty = if let Some(t) = publics.get(mv.method.as_str()) {
+                        if !script.used_public.contains(&mv.method) {
+                            script.used_public.push(mv.method.clone());
+                        }
+                        Some(t.clone())
+                    } else if script.revealed.iter().any(|(n, _, _)| *n == mv.method) {
+                        types.get(&mv.method).cloned().flatten()
+                    } else {
+                        return Err(at(
+                            "the client calls a name the library never gave it".into()
+                        ));
+                    };
+                    let (param, ret) = arrow_parts(&ty);
+                    script.note_client_values(
+                        &mv.value,
+                        param.as_ref(),
+                        &mut types,
+                        &mut client_owned,
+                        &publics,
+                    );
+                    script.frames[frame].calls.push(Call {
+                        target: mv.method.clone(),
+                        arg: mv.value.clone(),
+                        ret_ty: ret.clone(),
+                    });
+                    stack.push(Open::LibraryCall {
+                        method: mv.method.clone(),
+                        ret_ty: ret,
+                    });
+                }
+                (Dir::Ret, Player::Library) => {
+                    let Some(Open::LibraryCall { method, ret_ty }) = stack.pop() else {
+                        return Err(at("a library return with no open client call".into()));
+                    };
+                    if method != mv.method {
+                        return Err(at(format!(
+                            "returns from `{}`, but `{method}` is open",
+                            mv.method
+                        )));
+                    }
+                    let frame = top_frame(&stack)?;
+                    let action = script.frames[frame].calls.len() - 1;
+                    script.note_library_values(
+                        &mv.value,
+                        ret_ty.as_ref(),
+                        &mut types,
+                        &client_owned,
+                        &publics,
+                        |path| Arrival::Result {
+                            frame,
+                            action,
+                            path,
+                        },
+                    );
+                }
+                (Dir::Call, Player::Library) => {
+                    if !client_owned.contains(&mv.method) {
+                        return Err(at("the library calls a name the client does not own".into()));
+                    }
+                    let (param, _) = arrow_parts(&types.get(&mv.method).cloned().flatten());
+                    let frame = script.frames.len();
+                    script.frames.push(Frame {
+                        function: mv.method.clone(),
+                        calls: Vec::new(),
+                        ret: None,
+                    });
+                    script.note_library_values(
+                        &mv.value,
+                        param.as_ref(),
+                        &mut types,
+                        &client_owned,
+                        &publics,
+                        |path| Arrival::Param { frame, path },
+                    );
+                    stack.push(Open::Frame(frame));
+                }
+                (Dir::Ret, Player::Client) => {
+                    let Some(Open::Frame(frame)) = stack.pop() else {
+                        return Err(at("a client return while no client function runs".into()));
+                    };
+                    if script.frames[frame].function != mv.method {
+                        return Err(at(format!(
+                            "returns from `{}`, but `{}` is running",
+                            mv.method, script.frames[frame].function
+                        )));
+                    }
+                    let (_, ret) = arrow_parts(&types.get(&mv.method).cloned().flatten());
+                    script.note_client_values(
+                        &mv.value,
+                        ret.as_ref(),
+                        &mut types,
+                        &mut client_owned,
+                        &publics,
+                    );
+                    script.frames[frame].ret = Some(mv.value.clone());
+                }
+            }
+        }
+        Ok(script)
+    }
+
+    /// Functions in a client move: fresh client functions (or library names passed back).
+    fn note_client_values(
+        &mut self,
+        value: &TraceValue,
+        ty: Option<&Type>,
+        types: &mut HashMap<String, Option<Type>>,
+        client_owned: &mut HashSet<String>,
+        publics: &HashMap<&str, Type>,
+    ) {
+        let mut found = Vec::new();
+        functions_in(value, ty, &mut Vec::new(), &mut found);
+        for (name, fty, _) in found {
+            let known = client_owned.contains(&name)
+                || publics.contains_key(name.as_str())
+                || self.revealed.iter().any(|(n, _, _)| *n == name);
+            if known {
+                if publics.contains_key(name.as_str()) && !self.used_public.contains(&name) {
+                    self.used_public.push(name);
+                }
+                continue;
+            }
+            let fty = fty
+                .filter(|t| matches!(t, Type::Arrow(..)))
+                .unwrap_or_else(fallback_fun_type);
+            client_owned.insert(name.clone());
+            types.insert(name.clone(), Some(fty.clone()));
+            self.client_funs.push((name, fty));
+        }
+    }
+
+    /// Functions in a library move: library functions seen for the first time.
+    fn note_library_values(
+        &mut self,
+        value: &TraceValue,
+        ty: Option<&Type>,
+        types: &mut HashMap<String, Option<Type>>,
+        client_owned: &HashSet<String>,
+        publics: &HashMap<&str, Type>,
+        arrival: impl Fn(Vec<Proj>) -> Arrival,
+    ) {
+        let mut found = Vec::new();
+        functions_in(value, ty, &mut Vec::new(), &mut found);
+        for (name, fty, path) in found {
+            if client_owned.contains(&name)
+                || publics.contains_key(name.as_str())
+                || self.revealed.iter().any(|(n, _, _)| *n == name)
+            {
+                continue;
+            }
+            let fty = fty
+                .filter(|t| matches!(t, Type::Arrow(..)))
+                .unwrap_or_else(fallback_fun_type);
+            types.insert(name.clone(), Some(fty.clone()));
+            self.revealed.push((name, fty, arrival(path)));
+        }
+    }
+}
+
+// ---- Code generation -------------------------------------------------------------------
+
+fn e(kind: ExprKind) -> Expr {
+    Expr::new(kind, 0..0)
+}
+
+fn ident(name: &str) -> Ident {
+    Ident {
+        name: name.to_string(),
+        span: 0..0,
+    }
+}
+
+fn var(name: &str) -> Expr {
+    e(ExprKind::Var(name.to_string()))
+}
+
+fn seq(mut parts: Vec<Expr>) -> Expr {
+    let mut acc = parts.pop().unwrap_or_else(|| e(ExprKind::Unit));
+    while let Some(prev) = parts.pop() {
+        acc = e(ExprKind::Seq(Box::new(prev), Box::new(acc)));
+    }
+    acc
+}
+
+fn project(mut value: Expr, path: &[Proj]) -> Expr {
+    for p in path {
+        value = e(match p {
+            Proj::Fst => ExprKind::Fst(Box::new(value)),
+            Proj::Snd => ExprKind::Snd(Box::new(value)),
+        });
+    }
+    value
+}
+
+struct Generator<'a> {
+    script: &'a Script,
+    taken: HashSet<String>,
+    /// Trace name of a client function → the client method implementing it.
+    client_methods: HashMap<String, String>,
+    /// Trace name of a revealed library function the client calls → its `fun` reference.
+    fun_refs: HashMap<String, String>,
+    /// One do-nothing method per function type, for defaults and `fun` initial values.
+    defaults: BTreeMap<String, (String, Type)>,
+    extra_decls: Vec<Decl>,
+}
+
+impl<'a> Generator<'a> {
+    /// An unused identifier based on `base` (trace names such as `f2'` are not identifiers).
+    fn fresh(&mut self, base: &str) -> String {
+        let mut base: String = base
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            base.insert(0, 'f');
+        }
+        let base = base.as_str();
+        let mut name = base.to_string();
+        let mut n = 1;
+        while self.taken.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    /// A method that ignores its argument and returns a default value of the result type.
+    fn default_method(&mut self, ty: &Type) -> String {
+        let key = ty.to_string();
+        if let Some((name, _)) = self.defaults.get(&key) {
+            return name.clone();
+        }
+        let (param, ret) = match ty {
+            Type::Arrow(a, b) => ((**a).clone(), (**b).clone()),
+            other => (Type::Unit, other.clone()),
+        };
+        let name = self.fresh("ignore");
+        self.defaults.insert(key, (name.clone(), ty.clone()));
+        let body = self.default_value(&ret);
+        self.extra_decls
+            .push(method(Visibility::Private, &name, param, ret, body));
+        name
+    }
+
+    fn default_value(&mut self, ty: &Type) -> Expr {
+        match ty {
+            Type::Unit => e(ExprKind::Unit),
+            Type::Int => e(ExprKind::Int(BigInt::from(0))),
+            Type::Pair(a, b) => {
+                let a = self.default_value(a);
+                let b = self.default_value(b);
+                e(ExprKind::Pair(Box::new(a), Box::new(b)))
+            }
+            Type::Arrow(..) => {
+                let name = self.default_method(ty);
+                var(&name)
+            }
+        }
+    }
+
+    /// The client expression for a value it plays.
+    fn value(&self, v: &TraceValue) -> Result<Expr, SynthesisError> {
+        Ok(match v {
+            TraceValue::Unit => e(ExprKind::Unit),
+            TraceValue::Int(i) => e(ExprKind::Int(i.clone())),
+            TraceValue::Sym(s) => {
+                return err(format!("the concrete trace still has a symbol `{s}`"))
+            }
+            TraceValue::Pair(a, b) => e(ExprKind::Pair(
+                Box::new(self.value(a)?),
+                Box::new(self.value(b)?),
+            )),
+            TraceValue::Fun(name) => {
+                if let Some(m) = self.client_methods.get(name) {
+                    var(m)
+                } else if let Some(r) = self.fun_refs.get(name) {
+                    e(ExprKind::Deref(ident(r)))
+                } else if self.script.used_public.contains(name) {
+                    var(name)
+                } else {
+                    return err(format!("the client cannot name the function `{name}`"));
+                }
+            }
+        })
+    }
+
+    /// Assignments that store the revealed functions arriving in `source`.
+    fn captures(&self, source: &Expr, wanted: &[(String, Vec<Proj>)]) -> Vec<Expr> {
+        wanted
+            .iter()
+            .map(|(r, path)| {
+                e(ExprKind::Assign(
+                    ident(r),
+                    Box::new(project(source.clone(), path)),
+                ))
+            })
+            .collect()
+    }
+
+    fn arrivals_param(&self, frame: usize) -> Vec<(String, Vec<Proj>)> {
+        self.script
+            .revealed
+            .iter()
+            .filter_map(|(name, _, arrival)| match arrival {
+                Arrival::Param { frame: f, path } if *f == frame => {
+                    Some((self.fun_refs.get(name)?.clone(), path.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn arrivals_result(&self, frame: usize, action: usize) -> Vec<(String, Vec<Proj>)> {
+        self.script
+            .revealed
+            .iter()
+            .filter_map(|(name, _, arrival)| match arrival {
+                Arrival::Result {
+                    frame: f,
+                    action: a,
+                    path,
+                } if *f == frame && *a == action => {
+                    Some((self.fun_refs.get(name)?.clone(), path.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The code of one frame: store arriving functions, make the calls, return.
+    fn frame_body(
+        &mut self,
+        index: usize,
+        param: &str,
+        ret_ty: Option<&Type>,
+    ) -> Result<Expr, SynthesisError> {
+        let script = self.script;
+        let frame = &script.frames[index];
+        let mut parts = self.captures(&var(param), &self.arrivals_param(index));
+        for (a, call) in frame.calls.iter().enumerate() {
+            let target = if let Some(r) = self.fun_refs.get(&call.target) {
+                e(ExprKind::Deref(ident(r)))
+            } else {
+                var(&call.target)
+            };
+            let app = e(ExprKind::App(
+                Box::new(target),
+                Box::new(self.value(&call.arg)?),
+            ));
+            let wanted = self.arrivals_result(index, a);
+            if wanted.is_empty() {
+                parts.push(app);
+            } else {
+                // `result` is reserved in `library_names`, so it shadows nothing.
+                let stores = seq(self.captures(&var("result"), &wanted));
+                parts.push(e(ExprKind::Let(
+                    ident("result"),
+                    Box::new(app),
+                    Box::new(stores),
+                )));
+            }
+        }
+        let result = match (&frame.ret, ret_ty) {
+            (Some(v), _) => self.value(v)?,
+            (None, Some(t)) => {
+                let t = t.clone();
+                self.default_value(&t)
+            }
+            (None, None) => e(ExprKind::Unit),
+        };
+        // `withdraw(100); ()` says no more than `withdraw(100)`: both give `()`.
+        let last_gives_unit = match parts.last().map(|p| &p.kind) {
+            Some(ExprKind::Assign(..)) => true,
+            Some(ExprKind::App(..)) => frame
+                .calls
+                .last()
+                .is_some_and(|c| c.ret_ty == Some(Type::Unit)),
+            _ => false,
+        };
+        if !(last_gives_unit && matches!(result.kind, ExprKind::Unit)) {
+            parts.push(result);
+        }
+        Ok(seq(parts))
+    }
+
+    /// Whether a frame does nothing but return the default value.
+    fn is_trivial(&self, index: usize, ret_ty: &Type) -> bool {
+        let script = self.script;
+        let frame = &script.frames[index];
+        frame.calls.is_empty()
+            && self.arrivals_param(index).is_empty()
+            && match &frame.ret {
+                None => true,
+                Some(v) => is_default(v, ret_ty),
+            }
+    }
+
+    /// The body of the client function with trace name `name`.
+    fn function_body(
+        &mut self,
+        name: &str,
+        ty: &Type,
+        counter: &mut Vec<Decl>,
+    ) -> Result<Expr, SynthesisError> {
+        let Type::Arrow(_, ret_ty) = ty else {
+            return err(format!("`{name}` does not have a function type"));
+        };
+        let ret_ty = (**ret_ty).clone();
+        let frames: Vec<usize> = (1..self.script.frames.len())
+            .filter(|&i| self.script.frames[i].function == name)
+            .collect();
+        let scripted: Vec<(usize, usize)> = frames
+            .iter()
+            .enumerate()
+            .filter(|(_, &f)| !self.is_trivial(f, &ret_ty))
+            .map(|(n, &f)| (n + 1, f))
+            .collect();
+        if scripted.is_empty() {
+            return Ok(self.default_value(&ret_ty));
+        }
+        if frames.len() == 1 {
+            return self.frame_body(frames[0], "x", Some(&ret_ty));
+        }
+        let calls_ref = self.fresh(&format!(
+            "{}_calls",
+            self.client_methods
+                .get(name)
+                .map(String::as_str)
+                .unwrap_or(name)
+        ));
+        counter.push(Decl::IntRef {
+            name: ident(&calls_ref),
+            init: BigInt::from(0),
+            span: 0..0,
+        });
+        let mut chain = self.default_value(&ret_ty);
+        for &(n, f) in scripted.iter().rev() {
+            let test = e(ExprKind::Binary(
+                BinOp::Eq,
+                Box::new(e(ExprKind::Deref(ident(&calls_ref)))),
+                Box::new(e(ExprKind::Int(BigInt::from(n)))),
+            ));
+            let body = self.frame_body(f, "x", Some(&ret_ty))?;
+            chain = e(ExprKind::If(
+                Box::new(test),
+                Box::new(body),
+                Box::new(chain),
+            ));
+        }
+        let bump = e(ExprKind::Assign(
+            ident(&calls_ref),
+            Box::new(e(ExprKind::Binary(
+                BinOp::Add,
+                Box::new(e(ExprKind::Deref(ident(&calls_ref)))),
+                Box::new(e(ExprKind::Int(BigInt::from(1)))),
+            ))),
+        ));
+        Ok(seq(vec![bump, chain]))
+    }
+}
+
+fn is_default(v: &TraceValue, ty: &Type) -> bool {
+    match (v, ty) {
+        (TraceValue::Unit, Type::Unit) => true,
+        (TraceValue::Int(i), Type::Int) => *i == BigInt::from(0),
+        (TraceValue::Pair(a, b), Type::Pair(x, y)) => is_default(a, x) && is_default(b, y),
+        _ => false,
+    }
+}
+
+fn method(vis: Visibility, name: &str, param: Type, ret: Type, body: Expr) -> Decl {
+    Decl::Method(MethodDecl {
+        visibility: vis,
+        name: ident(name),
+        func: Function {
+            param: ident("x"),
+            param_ty: param,
+            ret_ty: ret,
+            body: Box::new(body),
+        },
+        span: 0..0,
+    })
+}
+
+/// Every name the library defines or imports: the client must not reuse them.
+fn library_names(library: &Program) -> HashSet<String> {
+    library
+        .decls
+        .iter()
+        .map(|d| d.name().name.clone())
+        .chain(library.imports.iter().map(|i| i.name.name.clone()))
+        .chain(["main".to_string(), "x".to_string(), "result".to_string()])
+        .collect()
+}
+
+/// Writes the client that plays `cx` against `library`.
+pub fn synthesize(library: &Program, cx: &Counterexample) -> Result<Client, SynthesisError> {
+    let script = Script::analyse(library, cx)?;
+    let mut gen = Generator {
+        script: &script,
+        taken: library_names(library),
+        client_methods: HashMap::new(),
+        fun_refs: HashMap::new(),
+        defaults: BTreeMap::new(),
+        extra_decls: Vec::new(),
+    };
+    // Imports keep their names (they implement the library's imports); the functions
+    // the client hands over get private methods, named after the trace where possible.
+    for import in &library.imports {
+        gen.client_methods
+            .insert(import.name.name.clone(), import.name.name.clone());
+    }
+    for (name, _) in &script.client_funs {
+        let method_name = gen.fresh(name);
+        gen.client_methods.insert(name.clone(), method_name);
+    }
+    // A revealed function needs a reference only if the client calls it or passes it on.
+    let mut needed: HashSet<&str> = HashSet::new();
+    for frame in &script.frames {
+        for call in &frame.calls {
+            needed.insert(&call.target);
+            collect_fun_names(&call.arg, &mut needed);
+        }
+        if let Some(v) = &frame.ret {
+            collect_fun_names(v, &mut needed);
+        }
+    }
+    let mut refs = Vec::new();
+    for (name, ty, _) in &script.revealed {
+        if needed.contains(name.as_str()) {
+            let r = gen.fresh(name);
+            gen.fun_refs.insert(name.clone(), r.clone());
+            refs.push((r, ty.clone()));
+        }
+    }
+    let mut decls: Vec<Decl> = Vec::new();
+    let mut counters: Vec<Decl> = Vec::new();
+    for (r, ty) in &refs {
+        let initial = gen.default_method(ty);
+        decls.push(Decl::FunRef {
+            name: ident(r),
+            target: ident(&initial),
+            span: 0..0,
+        });
+    }
+    let mut methods = Vec::new();
+    for import in &library.imports {
+        let name = import.name.name.clone();
+        let body = gen.function_body(&name, &import.ty, &mut counters)?;
+        let (param, ret) = match &import.ty {
+            Type::Arrow(a, b) => ((**a).clone(), (**b).clone()),
+            _ => return err(format!("the import `{name}` does not have a function type")),
+        };
+        methods.push(method(Visibility::Public, &name, param, ret, body));
+    }
+    for (name, ty) in &script.client_funs {
+        let method_name = gen.client_methods[name].clone();
+        let body = gen.function_body(name, ty, &mut counters)?;
+        let (param, ret) = match ty {
+            Type::Arrow(a, b) => ((**a).clone(), (**b).clone()),
+            _ => (Type::Unit, Type::Unit),
+        };
+        methods.push(method(Visibility::Private, &method_name, param, ret, body));
+    }
+    let main_body = gen.frame_body(0, "x", None)?;
+    let imports = script
+        .used_public
+        .iter()
+        .filter_map(|name| {
+            library.decls.iter().find_map(|d| match d {
+                Decl::Method(m) if m.name.name == *name => Some(Import {
+                    name: ident(name),
+                    ty: m.func.ty(),
+                    ty_span: 0..0,
+                    span: 0..0,
+                }),
+                _ => None,
+            })
+        })
+        .collect();
+    let mut all = counters;
+    all.extend(decls);
+    all.extend(gen.extra_decls);
+    all.extend(methods);
+    let program = Program {
+        bounds: None,
+        imports,
+        decls: all,
+        main: Some(Main {
+            body: main_body,
+            span: 0..0,
+        }),
+    };
+    Ok(Client {
+        header: header(cx),
+        program,
+    })
+}
+
+fn collect_fun_names<'v>(v: &'v TraceValue, out: &mut HashSet<&'v str>) {
+    match v {
+        TraceValue::Fun(name) => {
+            out.insert(name);
+        }
+        TraceValue::Pair(a, b) => {
+            collect_fun_names(a, out);
+            collect_fun_names(b, out);
+        }
+        _ => {}
+    }
+}
+
+/// The comment above a synthesized client: what it demonstrates and the trace it plays.
+pub fn header(cx: &Counterexample) -> String {
+    let what = match cx.kind {
+        crate::trace::FailureKind::Assert => "the failing assert",
+        crate::trace::FailureKind::Division => "the division by zero",
+    };
+    let mut out = format!(
+        "// Synthesized by holi: a client (no asserts) that drives the library into {what}\n// along this trace:\n"
+    );
+    for mv in &cx.concrete.0 {
+        let who = match mv.by {
+            Player::Client => "client ",
+            Player::Library => "library",
+        };
+        out.push_str(&format!("//   {who}  {mv}\n"));
+    }
+    if !cx.model.is_empty() {
+        let model: Vec<String> = cx.model.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        out.push_str(&format!("// model: {}\n", model.join(", ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::load_str;
+    use crate::trace::{FailureKind, Move, Trace};
+
+    fn library(src: &str) -> Program {
+        match load_str("t.holi", src, false) {
+            Ok(l) => l.program,
+            Err(r) => panic!("{}", r.render(false)),
+        }
+    }
+
+    fn mv(dir: Dir, by: Player, method: &str, value: TraceValue) -> Move {
+        Move {
+            dir,
+            by,
+            method: method.to_string(),
+            value,
+        }
+    }
+
+    fn cx(moves: Vec<Move>) -> Counterexample {
+        Counterexample {
+            kind: FailureKind::Assert,
+            span: 0..0,
+            trace: Trace(moves.clone()),
+            concrete: Trace(moves),
+            model: BTreeMap::new(),
+        }
+    }
+
+    const LIB: &str = "import cb :(unit -> int)
+        int f1 := 0;
+        public go (f:unit -> unit) :(unit) = { f1 := cb(); f() };";
+
+    #[test]
+    fn client_names_avoid_the_librarys_and_are_identifiers() {
+        let trace = vec![
+            mv(
+                Dir::Call,
+                Player::Client,
+                "go",
+                TraceValue::Fun("f1'".into()),
+            ),
+            mv(Dir::Call, Player::Library, "cb", TraceValue::Unit),
+            mv(
+                Dir::Ret,
+                Player::Client,
+                "cb",
+                TraceValue::Int(BigInt::from(5)),
+            ),
+            mv(Dir::Call, Player::Library, "f1'", TraceValue::Unit),
+        ];
+        let client = synthesize(&library(LIB), &cx(trace)).expect("a client");
+        let names: Vec<&str> = client
+            .program
+            .decls
+            .iter()
+            .map(|d| d.name().name.as_str())
+            .collect();
+        assert!(names.contains(&"f1_2"), "{names:?}");
+        assert!(names.contains(&"cb"), "{names:?}");
+        assert!(!names.contains(&"f1"), "{names:?}");
+    }
+
+    #[test]
+    fn ill_formed_traces_are_errors_not_clients() {
+        let returns_first = vec![mv(Dir::Ret, Player::Library, "go", TraceValue::Unit)];
+        assert!(synthesize(&library(LIB), &cx(returns_first)).is_err());
+        let unknown = vec![mv(Dir::Call, Player::Client, "nowhere", TraceValue::Unit)];
+        assert!(synthesize(&library(LIB), &cx(unknown)).is_err());
+        let symbolic = vec![mv(
+            Dir::Call,
+            Player::Client,
+            "go",
+            TraceValue::Sym("x1".into()),
+        )];
+        assert!(synthesize(&library(LIB), &cx(symbolic)).is_err());
+    }
+
+    #[test]
+    fn defaults_need_no_branch() {
+        assert!(is_default(&TraceValue::Unit, &Type::Unit));
+        assert!(is_default(&TraceValue::Int(BigInt::from(0)), &Type::Int));
+        assert!(!is_default(&TraceValue::Int(BigInt::from(1)), &Type::Int));
+        assert!(!is_default(
+            &TraceValue::Fun("f".into()),
+            &fallback_fun_type()
+        ));
+    }
+}

@@ -1,0 +1,736 @@
+//! The environment/continuation machine that runs HOLi concretely (paper Figure 2).
+//!
+//! Substitution in the paper becomes an environment here; evaluation boxes become
+//! [`Kont::Call`] frames on an explicit continuation stack, so a deep recursion in the
+//! program grows a `Vec`, never the Rust stack, and hits the depth limit instead of
+//! overflowing. Every function value is a name in the repository ([`FunId`]): methods are
+//! entered at load time, and each evaluation of a `fun` or `letrec` enters a fresh one.
+//! Each repository name is owned by the side (library or client) whose code created it;
+//! an application that crosses sides is a boundary move (paper Figure 3) and is recorded
+//! in the same notation `holi check` prints.
+
+use crate::ops;
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Function, Ident, Program, Span};
+use crate::trace::{Dir, FailureKind, Move, Player, TraceValue};
+use num_bigint::BigInt;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Which program a piece of code, a name or a location belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    Library,
+    Client,
+}
+
+impl Side {
+    pub fn player(self) -> Player {
+        match self {
+            Side::Library => Player::Library,
+            Side::Client => Player::Client,
+        }
+    }
+}
+
+/// An index into the machine's repository of function names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FunId(usize);
+
+/// A runtime value. Functions are repository names, as in the paper.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Unit,
+    Int(BigInt),
+    Pair(Rc<(Value, Value)>),
+    Fun(FunId),
+}
+
+/// Limits that turn a non-terminating or runaway run into an inconclusive answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Machine transitions before giving up.
+    pub max_steps: u64,
+    /// Open function calls (evaluation boxes) before giving up.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_steps: 10_000_000,
+            max_depth: 100_000,
+        }
+    }
+}
+
+/// Where a run failed: an `assert` of 0 or a division by zero.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub span: Span,
+    pub side: Side,
+}
+
+/// Why a run stopped without an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The machine cannot take a step (applying a non-function, an undeclared name, …).
+    Stuck {
+        reason: String,
+        span: Span,
+        side: Side,
+    },
+    StepLimit(u64),
+    DepthLimit(usize),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `main` evaluated to this value.
+    Finished(TraceValue),
+    Failed(Failure),
+    Stopped(Stop),
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub outcome: Outcome,
+    /// The boundary moves between library and client, in order.
+    pub moves: Vec<Move>,
+    pub steps: u64,
+    /// The largest number of simultaneously open library frames (HOLiK's `k` measure).
+    pub max_library_depth: usize,
+}
+
+/// The code the machine runs: an optional library and the client whose `main` is run.
+/// Names resolve per side: a side's code sees its own declarations, and its imports
+/// resolve to the other side's public methods (paper Definition 3).
+#[derive(Clone, Copy, Debug)]
+pub struct Linked<'p> {
+    pub library: Option<&'p Program>,
+    pub client: &'p Program,
+}
+
+type Env<'p> = Option<Rc<EnvNode<'p>>>;
+
+struct EnvNode<'p> {
+    name: &'p str,
+    value: Value,
+    next: Env<'p>,
+}
+
+fn lookup<'p>(env: &Env<'p>, name: &str) -> Option<Value> {
+    let mut cur = env.as_ref();
+    while let Some(node) = cur {
+        if node.name == name {
+            return Some(node.value.clone());
+        }
+        cur = node.next.as_ref();
+    }
+    None
+}
+
+fn bind<'p>(env: &Env<'p>, name: &'p str, value: Value) -> Env<'p> {
+    Some(Rc::new(EnvNode {
+        name,
+        value,
+        next: env.clone(),
+    }))
+}
+
+enum Body<'p> {
+    Code {
+        func: &'p Function,
+        env: Env<'p>,
+        /// A `letrec` function sees itself under this name.
+        rec_name: Option<&'p str>,
+    },
+    /// A name with no definition (an unimplemented import, an undeclared method):
+    /// applying it leaves the machine stuck, as in HOLiK.
+    Missing(String),
+}
+
+struct FunEntry<'p> {
+    owner: Side,
+    /// The declared name of a method; `None` for lambdas and `letrec` functions.
+    name: Option<String>,
+    body: Body<'p>,
+}
+
+enum Control<'p> {
+    Eval(&'p Expr, Env<'p>),
+    Return(Value),
+}
+
+enum Kont<'p> {
+    AppFun {
+        arg: &'p Expr,
+        env: Env<'p>,
+        span: &'p Span,
+    },
+    AppArg {
+        fun: Value,
+        span: &'p Span,
+    },
+    PairLeft {
+        right: &'p Expr,
+        env: Env<'p>,
+    },
+    PairRight {
+        left: Value,
+    },
+    Fst(&'p Span),
+    Snd(&'p Span),
+    Not(&'p Span),
+    BinLeft {
+        op: BinOp,
+        right: &'p Expr,
+        env: Env<'p>,
+        span: &'p Span,
+    },
+    BinRight {
+        op: BinOp,
+        left: Value,
+        span: &'p Span,
+    },
+    Seq {
+        right: &'p Expr,
+        env: Env<'p>,
+    },
+    If {
+        then_branch: &'p Expr,
+        else_branch: &'p Expr,
+        env: Env<'p>,
+        span: &'p Span,
+    },
+    Let {
+        name: &'p str,
+        body: &'p Expr,
+        env: Env<'p>,
+    },
+    Assign(&'p Ident),
+    Assert(&'p Span),
+    /// An evaluation box: the callee's body is running. `boundary` records whether the
+    /// call crossed from one side to the other, so the return is a move too.
+    Call {
+        callee: FunId,
+        caller: Side,
+        boundary: bool,
+    },
+}
+
+/// The concrete machine: repository, store, continuation stack and move log.
+pub struct Machine<'p> {
+    repo: Vec<FunEntry<'p>>,
+    globals: HashMap<(Side, &'p str), FunId>,
+    missing: HashMap<(Side, String), FunId>,
+    store: HashMap<String, Value>,
+    stack: Vec<Kont<'p>>,
+    owner: Side,
+    depth: usize,
+    library_depth: usize,
+    max_library_depth: usize,
+    labels: HashMap<FunId, String>,
+    taken_labels: HashSet<String>,
+    next_label: [usize; 2],
+    moves: Vec<Move>,
+    limits: Limits,
+}
+
+impl<'p> Machine<'p> {
+    /// Builds both programs into one repository and store (paper Figure 2, bottom).
+    pub fn new(linked: Linked<'p>, limits: Limits) -> Machine<'p> {
+        let mut machine = Machine {
+            repo: Vec::new(),
+            globals: HashMap::new(),
+            missing: HashMap::new(),
+            store: HashMap::new(),
+            stack: Vec::new(),
+            owner: Side::Client,
+            depth: 0,
+            library_depth: 0,
+            max_library_depth: 0,
+            labels: HashMap::new(),
+            taken_labels: HashSet::new(),
+            next_label: [0, 0],
+            moves: Vec::new(),
+            limits,
+        };
+        let sides: Vec<(Side, &'p Program)> = linked
+            .library
+            .map(|lib| (Side::Library, lib))
+            .into_iter()
+            .chain([(Side::Client, linked.client)])
+            .collect();
+        for &(side, program) in &sides {
+            for decl in &program.decls {
+                machine.taken_labels.insert(decl.name().name.clone());
+                if let crate::syntax::ast::Decl::Method(method) = decl {
+                    let id = FunId(machine.repo.len());
+                    machine.repo.push(FunEntry {
+                        owner: side,
+                        name: Some(method.name.name.clone()),
+                        body: Body::Code {
+                            func: &method.func,
+                            env: None,
+                            rec_name: None,
+                        },
+                    });
+                    machine
+                        .globals
+                        .insert((side, method.name.name.as_str()), id);
+                }
+            }
+        }
+        // Imports resolve to the other side's public methods.
+        for &(side, program) in &sides {
+            let other = match side {
+                Side::Library => Side::Client,
+                Side::Client => Side::Library,
+            };
+            for import in &program.imports {
+                machine.taken_labels.insert(import.name.name.clone());
+                let name = import.name.name.as_str();
+                let target = machine.public_method(&sides, other, name);
+                let id = match target {
+                    Some(id) => id,
+                    None => machine.missing_name(other, name),
+                };
+                machine.globals.entry((side, name)).or_insert(id);
+            }
+        }
+        for &(side, program) in &sides {
+            for decl in &program.decls {
+                match decl {
+                    crate::syntax::ast::Decl::IntRef { name, init, .. } => {
+                        machine
+                            .store
+                            .insert(name.name.clone(), Value::Int(init.clone()));
+                    }
+                    crate::syntax::ast::Decl::FunRef { name, target, .. } => {
+                        let id = machine.resolve_global(side, &target.name);
+                        machine.store.insert(name.name.clone(), Value::Fun(id));
+                    }
+                    crate::syntax::ast::Decl::Method(_) => {}
+                }
+            }
+        }
+        machine
+    }
+
+    fn public_method(
+        &self,
+        sides: &[(Side, &'p Program)],
+        side: Side,
+        name: &str,
+    ) -> Option<FunId> {
+        let (_, program) = sides.iter().find(|(s, _)| *s == side)?;
+        program.decls.iter().find_map(|decl| match decl {
+            crate::syntax::ast::Decl::Method(m)
+                if m.name.name == name
+                    && m.visibility == crate::syntax::ast::Visibility::Public =>
+            {
+                self.globals.get(&(side, m.name.name.as_str())).copied()
+            }
+            _ => None,
+        })
+    }
+
+    fn missing_name(&mut self, owner: Side, name: &str) -> FunId {
+        if let Some(id) = self.missing.get(&(owner, name.to_string())) {
+            return *id;
+        }
+        let id = FunId(self.repo.len());
+        self.repo.push(FunEntry {
+            owner,
+            name: Some(name.to_string()),
+            body: Body::Missing(name.to_string()),
+        });
+        self.missing.insert((owner, name.to_string()), id);
+        id
+    }
+
+    fn resolve_global(&mut self, side: Side, name: &str) -> FunId {
+        match self.globals.get(&(side, name)) {
+            Some(id) => *id,
+            None => self.missing_name(side, name),
+        }
+    }
+
+    /// Runs `main` of the client to the end, a failure or a limit. `on_move` sees each
+    /// boundary move as it happens.
+    pub fn run(mut self, main: &'p Expr, on_move: &mut dyn FnMut(&Move)) -> RunResult {
+        let mut control = Control::Eval(main, None);
+        let mut steps: u64 = 0;
+        let outcome = loop {
+            if steps >= self.limits.max_steps {
+                break Outcome::Stopped(Stop::StepLimit(self.limits.max_steps));
+            }
+            steps += 1;
+            let logged = self.moves.len();
+            let next = match control {
+                Control::Eval(expr, env) => self.eval(expr, env),
+                Control::Return(value) => match self.stack.pop() {
+                    None => break Outcome::Finished(self.trace_value(&value)),
+                    Some(kont) => self.continue_with(kont, value),
+                },
+            };
+            for mv in &self.moves[logged..] {
+                on_move(mv);
+            }
+            match next {
+                Ok(c) => control = c,
+                Err(end) => break end,
+            }
+        };
+        RunResult {
+            outcome,
+            moves: self.moves,
+            steps,
+            max_library_depth: self.max_library_depth,
+        }
+    }
+
+    fn stuck(&self, reason: impl Into<String>, span: &Span) -> Outcome {
+        Outcome::Stopped(Stop::Stuck {
+            reason: reason.into(),
+            span: span.clone(),
+            side: self.owner,
+        })
+    }
+
+    fn eval(&mut self, expr: &'p Expr, env: Env<'p>) -> Result<Control<'p>, Outcome> {
+        use ExprKind::*;
+        Ok(match &expr.kind {
+            Var(name) => match lookup(&env, name) {
+                Some(v) => Control::Return(v),
+                None => Control::Return(Value::Fun(self.resolve_global(self.owner, name))),
+            },
+            Int(i) => Control::Return(Value::Int(i.clone())),
+            Unit => Control::Return(Value::Unit),
+            Deref(r) => match self.store.get(&r.name) {
+                Some(v) => Control::Return(v.clone()),
+                None => {
+                    return Err(
+                        self.stuck(format!("reference `{}` is not declared", r.name), &r.span)
+                    )
+                }
+            },
+            Assign(r, e) => {
+                self.stack.push(Kont::Assign(r));
+                Control::Eval(e, env)
+            }
+            App(f, a) => {
+                self.stack.push(Kont::AppFun {
+                    arg: a,
+                    env: env.clone(),
+                    span: &expr.span,
+                });
+                Control::Eval(f, env)
+            }
+            Pair(a, b) => {
+                self.stack.push(Kont::PairLeft {
+                    right: b,
+                    env: env.clone(),
+                });
+                Control::Eval(a, env)
+            }
+            Fst(e) => {
+                self.stack.push(Kont::Fst(&expr.span));
+                Control::Eval(e, env)
+            }
+            Snd(e) => {
+                self.stack.push(Kont::Snd(&expr.span));
+                Control::Eval(e, env)
+            }
+            Not(e) => {
+                self.stack.push(Kont::Not(&expr.span));
+                Control::Eval(e, env)
+            }
+            Binary(op, a, b) => {
+                self.stack.push(Kont::BinLeft {
+                    op: *op,
+                    right: b,
+                    env: env.clone(),
+                    span: &expr.span,
+                });
+                Control::Eval(a, env)
+            }
+            Seq(a, b) => {
+                self.stack.push(Kont::Seq {
+                    right: b,
+                    env: env.clone(),
+                });
+                Control::Eval(a, env)
+            }
+            If(c, t, e) => {
+                self.stack.push(Kont::If {
+                    then_branch: t,
+                    else_branch: e,
+                    env: env.clone(),
+                    span: &expr.span,
+                });
+                Control::Eval(c, env)
+            }
+            Let(x, e, body) => {
+                self.stack.push(Kont::Let {
+                    name: &x.name,
+                    body,
+                    env: env.clone(),
+                });
+                Control::Eval(e, env)
+            }
+            LetRec(f, func, body) => {
+                let id = self.new_function(func, env.clone(), Some(&f.name));
+                Control::Eval(body, bind(&env, &f.name, Value::Fun(id)))
+            }
+            Lambda(func) => Control::Return(Value::Fun(self.new_function(func, env, None))),
+            Assert(e) => {
+                self.stack.push(Kont::Assert(&expr.span));
+                Control::Eval(e, env)
+            }
+        })
+    }
+
+    fn new_function(
+        &mut self,
+        func: &'p Function,
+        env: Env<'p>,
+        rec_name: Option<&'p str>,
+    ) -> FunId {
+        let id = FunId(self.repo.len());
+        self.repo.push(FunEntry {
+            owner: self.owner,
+            name: None,
+            body: Body::Code {
+                func,
+                env,
+                rec_name,
+            },
+        });
+        id
+    }
+
+    fn int<'v>(&self, v: &'v Value, what: &str, span: &Span) -> Result<&'v BigInt, Outcome> {
+        match v {
+            Value::Int(i) => Ok(i),
+            other => Err(self.stuck(
+                format!("{what} needs an integer, got {}", self.describe(other)),
+                span,
+            )),
+        }
+    }
+
+    fn describe(&self, v: &Value) -> String {
+        match v {
+            Value::Unit => "()".to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Pair(_) => "a pair".to_string(),
+            Value::Fun(_) => "a function".to_string(),
+        }
+    }
+
+    fn continue_with(&mut self, kont: Kont<'p>, value: Value) -> Result<Control<'p>, Outcome> {
+        Ok(match kont {
+            Kont::AppFun { arg, env, span } => {
+                self.stack.push(Kont::AppArg { fun: value, span });
+                Control::Eval(arg, env)
+            }
+            Kont::AppArg { fun, span } => return self.apply(fun, value, span),
+            Kont::PairLeft { right, env } => {
+                self.stack.push(Kont::PairRight { left: value });
+                Control::Eval(right, env)
+            }
+            Kont::PairRight { left } => Control::Return(Value::Pair(Rc::new((left, value)))),
+            Kont::Fst(span) => return self.project(value, true, span),
+            Kont::Snd(span) => return self.project(value, false, span),
+            Kont::Not(span) => {
+                Control::Return(Value::Int(ops::not(self.int(&value, "`not`", span)?)))
+            }
+            Kont::BinLeft {
+                op,
+                right,
+                env,
+                span,
+            } => {
+                self.stack.push(Kont::BinRight {
+                    op,
+                    left: value,
+                    span,
+                });
+                Control::Eval(right, env)
+            }
+            Kont::BinRight { op, left, span } => {
+                let what = format!("`{}`", op.symbol());
+                let a = self.int(&left, &what, span)?;
+                let b = self.int(&value, &what, span)?;
+                match ops::apply(op, a, b) {
+                    Ok(i) => Control::Return(Value::Int(i)),
+                    Err(ops::DivisionByZero) => {
+                        return Err(Outcome::Failed(Failure {
+                            kind: FailureKind::Division,
+                            span: span.clone(),
+                            side: self.owner,
+                        }))
+                    }
+                }
+            }
+            Kont::Seq { right, env } => Control::Eval(right, env),
+            Kont::If {
+                then_branch,
+                else_branch,
+                env,
+                span,
+            } => {
+                let c = self.int(&value, "`if`", span)?;
+                Control::Eval(
+                    if ops::is_true(c) {
+                        then_branch
+                    } else {
+                        else_branch
+                    },
+                    env,
+                )
+            }
+            Kont::Let { name, body, env } => Control::Eval(body, bind(&env, name, value)),
+            Kont::Assign(r) => {
+                // Assigning an undeclared reference creates it, as HOLiK does.
+                self.store.insert(r.name.clone(), value);
+                Control::Return(Value::Unit)
+            }
+            Kont::Assert(span) => {
+                if ops::is_true(self.int(&value, "`assert`", span)?) {
+                    Control::Return(Value::Unit)
+                } else {
+                    return Err(Outcome::Failed(Failure {
+                        kind: FailureKind::Assert,
+                        span: span.clone(),
+                        side: self.owner,
+                    }));
+                }
+            }
+            Kont::Call {
+                callee,
+                caller,
+                boundary,
+            } => {
+                let owner = self.repo[callee.0].owner;
+                if owner == Side::Library {
+                    self.library_depth -= 1;
+                }
+                self.depth -= 1;
+                if boundary {
+                    let mv = Move {
+                        dir: Dir::Ret,
+                        by: owner.player(),
+                        method: self.label(callee),
+                        value: self.trace_value(&value),
+                    };
+                    self.moves.push(mv);
+                }
+                self.owner = caller;
+                Control::Return(value)
+            }
+        })
+    }
+
+    fn project(&self, value: Value, first: bool, span: &Span) -> Result<Control<'p>, Outcome> {
+        match value {
+            Value::Pair(p) => Ok(Control::Return(if first {
+                p.0.clone()
+            } else {
+                p.1.clone()
+            })),
+            other => Err(self.stuck(
+                format!("projection of {}, not a pair", self.describe(&other)),
+                span,
+            )),
+        }
+    }
+
+    fn apply(&mut self, fun: Value, arg: Value, span: &Span) -> Result<Control<'p>, Outcome> {
+        let Value::Fun(id) = fun else {
+            return Err(self.stuck(
+                format!("applying {}, which is not a function", self.describe(&fun)),
+                span,
+            ));
+        };
+        let (owner, func, env, rec_name) = match &self.repo[id.0].body {
+            Body::Missing(name) => {
+                return Err(self.stuck(format!("call of `{name}`, which has no definition"), span))
+            }
+            Body::Code {
+                func,
+                env,
+                rec_name,
+            } => (self.repo[id.0].owner, *func, env.clone(), *rec_name),
+        };
+        if self.depth >= self.limits.max_depth {
+            return Err(Outcome::Stopped(Stop::DepthLimit(self.limits.max_depth)));
+        }
+        let boundary = owner != self.owner;
+        if boundary {
+            let mv = Move {
+                dir: Dir::Call,
+                by: self.owner.player(),
+                method: self.label(id),
+                value: self.trace_value(&arg),
+            };
+            self.moves.push(mv);
+        }
+        self.stack.push(Kont::Call {
+            callee: id,
+            caller: self.owner,
+            boundary,
+        });
+        self.depth += 1;
+        if owner == Side::Library {
+            self.library_depth += 1;
+            self.max_library_depth = self.max_library_depth.max(self.library_depth);
+        }
+        self.owner = owner;
+        let mut env = env;
+        if let Some(f) = rec_name {
+            env = bind(&env, f, Value::Fun(id));
+        }
+        env = bind(&env, &func.param.name, arg);
+        Ok(Control::Eval(&func.body, env))
+    }
+
+    /// The name a move uses for a function: a method's own name, otherwise `m1, m2, …`
+    /// for library functions and `f1, f2, …` for client functions, by first appearance.
+    fn label(&mut self, id: FunId) -> String {
+        if let Some(name) = &self.repo[id.0].name {
+            return name.clone();
+        }
+        if let Some(label) = self.labels.get(&id) {
+            return label.clone();
+        }
+        let (prefix, slot) = match self.repo[id.0].owner {
+            Side::Library => ("m", 0),
+            Side::Client => ("f", 1),
+        };
+        let label = loop {
+            self.next_label[slot] += 1;
+            let candidate = format!("{prefix}{}", self.next_label[slot]);
+            if self.taken_labels.insert(candidate.clone()) {
+                break candidate;
+            }
+        };
+        self.labels.insert(id, label.clone());
+        label
+    }
+
+    fn trace_value(&mut self, v: &Value) -> TraceValue {
+        match v {
+            Value::Unit => TraceValue::Unit,
+            Value::Int(i) => TraceValue::Int(i.clone()),
+            Value::Pair(p) => TraceValue::Pair(
+                Box::new(self.trace_value(&p.0)),
+                Box::new(self.trace_value(&p.1)),
+            ),
+            Value::Fun(id) => TraceValue::Fun(self.label(*id)),
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The replay rate: every counterexample holi reports on `examples/` and on the HOLiK
+//! benchmark (at each file's header bounds) must be confirmed by running its
+//! synthesized client. Prints `replayed N/M counterexamples`.
+//!
+//! The benchmark is read from `../shared/holik-bench/programs` and skipped with a note
+//! when absent. Each file gets a time budget; counterexamples found within it are
+//! replayed all the same (unoptimised builds get a smaller budget).
+
+use holi::frontend::load;
+use holi::replay::{self, Verdict};
+use holi::symbolic::{check, CheckOptions};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn libraries(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "holi"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    files
+}
+
+/// Checks and replays every library in `files`; returns (replayed, total, failures).
+fn replay_all(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
+    let budget = if cfg!(debug_assertions) { 5.0 } else { 60.0 };
+    let (mut replayed, mut total, mut failures) = (0, 0, Vec::new());
+    for file in files {
+        let loaded = match load(file, false) {
+            Ok(l) => l,
+            Err(r) => panic!("{} does not load:\n{}", file.display(), r.render(false)),
+        };
+        if loaded.program.main.is_some() {
+            continue;
+        }
+        let bounds = loaded.program.bounds.as_ref();
+        let options = CheckOptions {
+            k: bounds.map_or(CheckOptions::default().k, |b| b.k),
+            l: bounds.map_or(CheckOptions::default().l, |b| b.l),
+            timeout: Some(Duration::from_secs_f64(budget)),
+            ..CheckOptions::default()
+        };
+        let result = check(&loaded.program, &options);
+        for (i, cx) in result.counterexamples.iter().enumerate() {
+            total += 1;
+            let r = replay::replay(&loaded.program, cx);
+            match r.verdict {
+                Verdict::Confirmed => replayed += 1,
+                other => failures.push(format!(
+                    "{} counterexample {}: {other}\n{}",
+                    file.display(),
+                    i + 1,
+                    r.client.unwrap_or_default()
+                )),
+            }
+        }
+    }
+    (replayed, total, failures)
+}
+
+#[test]
+fn every_counterexample_on_the_examples_replays() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let (replayed, total, failures) = replay_all(&libraries(&dir));
+    println!("examples/: replayed {replayed}/{total} counterexamples");
+    assert!(total > 0, "the examples have counterexamples to replay");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_counterexample_on_the_holik_benchmark_replays() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
+    if !dir.is_dir() {
+        println!(
+            "note: {} is absent; skipping the benchmark replay rate",
+            dir.display()
+        );
+        return;
+    }
+    let (replayed, total, failures) = replay_all(&libraries(&dir));
+    println!("HOLiK benchmark at header bounds: replayed {replayed}/{total} counterexamples");
+    assert!(total > 0, "the benchmark has counterexamples to replay");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
