@@ -1,6 +1,62 @@
 //! holi: a bounded model checker for higher-order, stateful libraries.
 //!
-//! The architecture overview lives here; see the module list for the pipeline.
+//! Given a library written in HOLi (the language of Lin and Tzevelekos, *Symbolic
+//! Execution Game Semantics*), holi plays the library (the proponent) against every
+//! possible client (the opponent) up to two bounds, looking for a sequence of calls and
+//! returns across the library's boundary that ends in a failing `assert`. Each failing
+//! trace comes with concrete values from Z3 and a synthesized client that replays it.
+//!
+//! # Architecture
+//!
+//! The pipeline, one module per stage, in the order data flows through it:
+//!
+//! | stage | module | in → out |
+//! |---|---|---|
+//! | lexing, parsing | [`syntax`] ([`syntax::lexer`], [`syntax::parser`], [`syntax::ast`]) | source text → [`syntax::ast::Program`] with spans |
+//! | checking | [`types`], driven by [`frontend`] | AST → warnings and errors ([`diagnostics::Diagnostic`]) |
+//! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
+//! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
+//! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::explore`]) | build → failing traces with Z3 models |
+//! | traces and reports | [`trace`], [`report`] | engine results → text and JSON |
+//! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
+//! | command line | [`cli`] | arguments → one of the above → exit code |
+//!
+//! Integer operators have exactly one definition, [`ops`], which both evaluators use.
+//!
+//! # Invariants
+//!
+//! * **User input never panics.** Every problem in a file or an argument becomes a
+//!   [`diagnostics::Diagnostic`] (plain data: severity, stable code, title, labelled spans,
+//!   hint) that points at the exact source span; the CLI renders it with ariadne and exits
+//!   with code 2. Stages return diagnostics; they never print.
+//! * **The AST is never rewritten.** Later stages compile it (the engine into
+//!   [`symbolic::ir`], the interpreter into its own machine code) and keep the spans, so
+//!   every failure points back at the source. Parentheses are not nodes; the printer puts
+//!   back the fewest that keep the tree, and `parse(print(ast))` is the same tree.
+//! * **One meaning for every operator.** [`ops::apply`] is the concrete semantics of each
+//!   operator (mathematical integers, division truncating toward zero, `x / 0` a failure of
+//!   its own); the engine's Z3 encoding is tested against it.
+//! * **Bounds are HOLiK's, exactly.** `k` counts open library frames (every application of
+//!   a library-owned function, including the client's call into a public method), `l` the
+//!   client's calls per context (refreshed at each library call to the client). Results
+//!   are therefore comparable with HOLiK's cell by cell (`lang/semantics.md`).
+//! * **Configurations are persistent.** Sibling branches of the search share store,
+//!   repository, continuation and path condition structurally; branching is cheap and
+//!   nothing is deep-copied per step.
+//! * **The solver is incremental and honest.** One Z3 solver per search mirrors the path
+//!   condition of the configuration being explored; a query Z3 cannot decide makes the
+//!   verdict inconclusive, never safe or unsafe.
+//! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
+//!   users and JSON consumers see; the engine can change without changing them. Output is
+//!   deterministic: counterexamples are sorted by length, then text.
+//! * **A counterexample is a demonstration.** By default every reported counterexample is
+//!   turned into a client without asserts, printed, parsed again, linked with the library
+//!   and run on the concrete interpreter, which must make the same moves and fail at the
+//!   same place. A counterexample that does not replay is reported as a bug in holi (exit
+//!   code 3), never dropped.
+//!
+//! The language reference is in `lang/`; the benchmark against HOLiK in `benchmark/`.
 
 pub mod build;
 pub mod cli;
