@@ -228,3 +228,42 @@ fn no_header_uses_holik_defaults() {
     assert!(stdout(&out).contains("k = 4 (HOLiK's default), l = 4 (HOLiK's default)"));
     assert!(stdout(&out).contains("x1 = 7"));
 }
+
+/// Nonlinear integer arithmetic is undecidable: Z3 cannot settle `x³ + y³ = z³` over
+/// positive integers, and a query it cannot settle in time must make the verdict
+/// inconclusive rather than hang or be taken as safe.
+#[test]
+fn an_undecided_solver_query_is_inconclusive() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cubes.holi");
+    std::fs::write(
+        &file,
+        "public cube (p:int * int * int) :(unit) = {\n\
+         \x20 let x = fst (fst p) in let y = snd (fst p) in let z = snd p in\n\
+         \x20 if 0 < x && 0 < y && 0 < z then assert(not (x * x * x + y * y * y == z * z * z)) else ()\n\
+         };\n",
+    )
+    .unwrap();
+    let out = holi(&[
+        "check",
+        file.to_str().unwrap(),
+        "--k",
+        "2",
+        "--l",
+        "1",
+        "--solver-timeout",
+        "0.2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert!(v["inconclusive"][0]
+        .as_str()
+        .unwrap()
+        .contains("solver returned unknown"));
+
+    let out = holi(&["check", file.to_str().unwrap(), "--solver-timeout", "0"]);
+    assert_eq!(code(&out), 2);
+}

@@ -8,7 +8,9 @@ use crate::diagnostics::Diagnostic;
 use crate::frontend::{self, Loaded};
 use crate::replay;
 use crate::report::{BoundSource, Report};
-use crate::symbolic::{self, CheckOptions, Progress, Verdict, DEFAULT_K, DEFAULT_L};
+use crate::symbolic::{
+    self, CheckOptions, Progress, Verdict, DEFAULT_K, DEFAULT_L, DEFAULT_SOLVER_TIMEOUT,
+};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::io::IsTerminal;
@@ -43,6 +45,10 @@ pub struct CheckArgs {
     /// a counterexample was found).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Give up on one solver query after this many seconds (the branch is then
+    /// undecided and the verdict inconclusive).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SOLVER_TIMEOUT.as_secs_f64())]
+    pub solver_timeout: f64,
     /// Stop the search after this many configurations.
     #[arg(long, value_name = "N")]
     pub max_configurations: Option<u64>,
@@ -112,6 +118,13 @@ pub fn run(args: CheckArgs) -> Outcome {
         }
         t => t.map(Duration::from_secs_f64),
     };
+    let solver_timeout = args.solver_timeout;
+    if !(solver_timeout.is_finite() && solver_timeout > 0.0) {
+        errors.push(Diagnostic::error(
+            "E0402",
+            format!("--solver-timeout must be a positive number of seconds, not {solver_timeout}"),
+        ));
+    }
     if !errors.is_empty() {
         let sources = loaded.sources();
         for e in errors {
@@ -131,6 +144,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         l,
         all: args.all,
         timeout,
+        solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),
         max_configurations: args.max_configurations,
         interrupt: Some(interrupt),
     };

@@ -19,6 +19,7 @@ use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How often (in configurations) progress is reported.
@@ -74,10 +75,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
             trace: List::default(),
             moves: 0,
         };
+        let mut solver = Solver::new();
+        if let Some(flag) = &options.interrupt {
+            solver.interrupt_on(Arc::clone(flag));
+        }
         Explorer {
             lib,
             options,
-            solver: Solver::new(),
+            solver,
             worklist: vec![initial],
             failing: HashSet::new(),
             all: Vec::new(),
@@ -251,11 +256,15 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             None => {}
         }
-        // A query may not outlive the search's own deadline.
-        let deadline = self
+        // A query may not outlive the search's own deadline, nor the per-query limit.
+        let remaining = self
             .options
             .timeout
             .map(|t| t.saturating_sub(self.start.elapsed()));
+        let deadline = match (remaining, self.options.solver_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         match self
             .solver
             .check(&cfg.pc, cond, holds, cfg.next_sym, deadline)

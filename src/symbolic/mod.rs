@@ -25,6 +25,8 @@ use std::time::Duration;
 /// HOLiK's bounds when neither the file nor the command line gives any.
 pub const DEFAULT_K: u32 = 4;
 pub const DEFAULT_L: u32 = 4;
+/// The default limit on one solver query.
+pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
@@ -35,6 +37,10 @@ pub struct CheckOptions {
     /// Keep every distinct failing trace, not only the shortest per failure site.
     pub all: bool,
     pub timeout: Option<Duration>,
+    /// The longest one solver query may run; a query that does not finish in time is
+    /// undecided and makes the verdict inconclusive. Z3 can run forever on nonlinear
+    /// integer constraints, so a search without `timeout` still needs this bound.
+    pub solver_timeout: Option<Duration>,
     pub max_configurations: Option<u64>,
     /// Set from another thread (Ctrl-C) to stop the search cleanly.
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -47,6 +53,7 @@ impl Default for CheckOptions {
             l: DEFAULT_L,
             all: false,
             timeout: None,
+            solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
             interrupt: None,
         }

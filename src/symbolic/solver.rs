@@ -13,9 +13,12 @@ use num_bigint::BigInt;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 use z3::ast::{Bool, Int};
-use z3::{Params, SatResult};
+use z3::SatResult;
 
 pub enum Answer {
     /// Satisfiable, with a model of the path condition and the new conjunct.
@@ -32,8 +35,7 @@ pub struct Solver {
     bools: HashMap<*const Node, (Rc<Node>, Bool)>,
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
-    /// The per-query time limit currently set in Z3.
-    timeout_ms: Option<u32>,
+    watchdog: Watchdog,
     pub queries: u64,
 }
 
@@ -45,9 +47,11 @@ impl Default for Solver {
 
 impl Solver {
     pub fn new() -> Solver {
+        let z3 = z3::Solver::new();
+        let watchdog = Watchdog::start(ContextPtr(z3.get_context().get_z3_context()));
         Solver {
-            z3: z3::Solver::new(),
-            timeout_ms: None,
+            z3,
+            watchdog,
             asserted: Vec::new(),
             ints: HashMap::new(),
             bools: HashMap::new(),
@@ -68,7 +72,6 @@ impl Solver {
         symbols: u32,
         limit: Option<Duration>,
     ) -> Answer {
-        self.set_timeout(limit);
         let mut relevant = Vec::new();
         term.symbols(&mut relevant);
         if let Some(p) = pc {
@@ -84,7 +87,10 @@ impl Solver {
         let cond = self.condition(term, holds);
         self.z3.push();
         self.z3.assert(&cond);
-        let answer = match self.z3.check() {
+        self.watchdog.arm(limit);
+        let result = self.z3.check();
+        self.watchdog.disarm();
+        let answer = match result {
             SatResult::Sat => match self.z3.get_model() {
                 Some(model) => {
                     let witness = relevant
@@ -109,21 +115,9 @@ impl Solver {
         answer
     }
 
-    fn set_timeout(&mut self, limit: Option<Duration>) {
-        // Z3 reads no limit as "forever"; an exhausted budget still gets 1 ms.
-        let ms = limit.map(|t| t.as_millis().clamp(1, u32::MAX as u128) as u32);
-        // Setting parameters costs a little: only when the limit shrinks by an eighth.
-        let stale = match (self.timeout_ms, ms) {
-            (None, None) => false,
-            (Some(old), Some(new)) => new < old - old / 8,
-            _ => true,
-        };
-        if stale {
-            let mut params = Params::new();
-            params.set_u32("timeout", ms.unwrap_or(u32::MAX));
-            self.z3.set_params(&params);
-            self.timeout_ms = ms;
-        }
+    /// Lets Ctrl-C (or any other setter of `flag`) cut a running query short.
+    pub fn interrupt_on(&mut self, flag: Arc<AtomicBool>) {
+        self.watchdog.lock().user = Some(flag);
     }
 
     fn symbol(&mut self, n: u32) -> Int {
@@ -352,5 +346,101 @@ mod tests {
             Answer::Sat(_)
         ));
         assert_eq!(solver.queries, 3);
+    }
+}
+
+/// The Z3 context of the searching thread, for interrupting it from the watchdog.
+struct ContextPtr(z3_sys::Z3_context);
+
+// SAFETY: the pointer is only ever passed to `Z3_interrupt`, which Z3 documents as the
+// way to stop a computation from another thread; the context outlives the watchdog
+// because `Solver` joins the watchdog before its own Z3 solver and context go away.
+unsafe impl Send for ContextPtr {}
+
+#[derive(Default)]
+struct Watch {
+    /// When the running query must stop; `None` while no query runs.
+    deadline: Option<Instant>,
+    /// Set by the user (Ctrl-C) to stop the search.
+    user: Option<Arc<AtomicBool>>,
+    stop: bool,
+}
+
+/// Stops a Z3 query that outlives its limit or that the user interrupts. Z3 4.8's own
+/// `timeout` parameter is not honoured by every decision procedure (nonlinear integer
+/// arithmetic can ignore it for minutes), while `Z3_interrupt` is; an interrupt that
+/// arrives when no query runs has no effect.
+struct Watchdog {
+    shared: Arc<(Mutex<Watch>, Condvar)>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// How often a running query looks at the user's interrupt flag.
+const USER_POLL: Duration = Duration::from_millis(100);
+
+impl Watchdog {
+    fn start(ctx: ContextPtr) -> Watchdog {
+        let shared = Arc::new((Mutex::new(Watch::default()), Condvar::new()));
+        let watched = Arc::clone(&shared);
+        // Without a thread no query can be cut short, but every answer is still sound.
+        let thread = std::thread::Builder::new()
+            .name("holi-z3-watchdog".to_string())
+            .spawn(move || watch(&ctx, &watched))
+            .ok();
+        Watchdog { shared, thread }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Watch> {
+        self.shared.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A query starts; with no limit it runs until done or interrupted by the user.
+    fn arm(&self, limit: Option<Duration>) {
+        let mut w = self.lock();
+        let now = Instant::now();
+        w.deadline = Some(limit.map_or(now + Duration::from_secs(u32::MAX as u64), |l| now + l));
+        self.shared.1.notify_one();
+    }
+
+    fn disarm(&self) {
+        self.lock().deadline = None;
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.lock().stop = true;
+        self.shared.1.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
+    let (lock, wake) = shared;
+    let mut w = lock.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if w.stop {
+            return;
+        }
+        let Some(deadline) = w.deadline else {
+            w = wake.wait(w).unwrap_or_else(|e| e.into_inner());
+            continue;
+        };
+        let now = Instant::now();
+        let user = w.user.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        if now >= deadline || user {
+            // SAFETY: see `ContextPtr`; the searching thread is inside `Z3_solver_check`
+            // or about to disarm, and an interrupt outside a check is a no-op.
+            unsafe { z3_sys::Z3_interrupt(ctx.0) };
+            w.deadline = None;
+            continue;
+        }
+        let nap = (deadline - now).min(USER_POLL);
+        w = wake
+            .wait_timeout(w, nap)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
     }
 }
