@@ -62,19 +62,7 @@ fn bx(x: Expr) -> Box<Expr> {
 }
 
 fn binop() -> impl Strategy<Value = BinOp> {
-    prop::sample::select(vec![
-        BinOp::Mul,
-        BinOp::Div,
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Lt,
-        BinOp::Gt,
-        BinOp::Le,
-        BinOp::Ge,
-        BinOp::Eq,
-        BinOp::And,
-        BinOp::Or,
-    ])
+    prop::sample::select(BinOp::ALL.to_vec())
 }
 
 fn function(body: impl Strategy<Value = Expr>) -> impl Strategy<Value = Function> {

@@ -196,6 +196,21 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every operator, for tests and generators that must cover them all.
+    pub const ALL: [BinOp; 11] = [
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Lt,
+        BinOp::Gt,
+        BinOp::Le,
+        BinOp::Ge,
+        BinOp::Eq,
+        BinOp::And,
+        BinOp::Or,
+    ];
+
     pub fn symbol(self) -> &'static str {
         match self {
             BinOp::Mul => "*",
