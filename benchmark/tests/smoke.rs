@@ -1,0 +1,219 @@
+//! A smoke run of the benchmark tools against the real `holi` binary: a tiny grid and a
+//! tiny scaling run into temporary directories, checking what they write (never how long
+//! anything took).
+//!
+//! The `holi` binary is built here with `cargo build -p holi` into the same target
+//! directory and profile as this test (a no-op when `cargo test --workspace` already
+//! built it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `target/<profile>/holi`, built if needed.
+fn holi_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/smoke-<hash>
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("test executable lives in target/<profile>/deps");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "-p", "holi", "--bin", "holi"]);
+    if profile_dir
+        .file_name()
+        .is_some_and(|name| name == "release")
+    {
+        build.arg("--release");
+    }
+    let status = build.status().expect("run cargo build");
+    assert!(status.success(), "cargo build -p holi failed");
+    let holi = profile_dir.join("holi");
+    assert!(holi.is_file(), "{} was not built", holi.display());
+    holi
+}
+
+fn bench(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_holi-bench"))
+        .args(args)
+        .output()
+        .expect("run holi-bench");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "holi-bench {args:?} failed:\n{stdout}\n{stderr}"
+    );
+    stdout
+}
+
+/// `awkward`: the callback can reenter `run` between the two increments (Appendix A).
+const UNSAFE: &str = "# set-bounds 2 1 #\nint x := 0;\n\npublic run (f:unit->unit) :(unit) = { x := 0; f(); x := !x + 1; f(); assert(!x == 1) };\n";
+const SAFE: &str = "# set-bounds 2 1 #\nint c := 0;\n\npublic inc (u:unit) :(unit) = { c := !c + 1; assert(0 < !c) };\n";
+
+fn rows(csv: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(csv).expect("runs.csv");
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap_or("").starts_with(
+        "file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status"
+    ));
+    let mut rows: Vec<Vec<String>> = lines
+        .map(|line| line.split(',').map(str::to_string).collect())
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_tiny_grid_runs_reports_and_resumes() {
+    let holi = holi_binary();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let programs = tmp.path().join("programs");
+    std::fs::create_dir(&programs).unwrap();
+    std::fs::write(programs.join("awkward.holi"), UNSAFE).unwrap();
+    std::fs::write(programs.join("counter.holi"), SAFE).unwrap();
+    let out = tmp.path().join("results");
+    let no_reference = tmp.path().join("no-reference.csv");
+    let args = [
+        "grid",
+        "--programs",
+        programs.to_str().unwrap(),
+        "--k",
+        "2",
+        "--l",
+        "1",
+        "--timeout",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+        "--holi",
+        holi.to_str().unwrap(),
+        "--reference",
+        no_reference.to_str().unwrap(),
+        "--quiet",
+    ];
+    let first = bench(&args);
+    assert!(
+        first.contains("2 cells: 0 already in runs.csv, ran 2 done"),
+        "{first}"
+    );
+
+    let runs = rows(&out.join("runs.csv"));
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let (awkward, counter) = (&runs[0], &runs[1]);
+    assert_eq!(&awkward[..4], ["awkward.holi", "2", "1", "unsafe"]);
+    assert!(awkward[4].parse::<u64>().unwrap() >= 1);
+    assert!(!awkward[5].is_empty(), "min_moves of a counterexample");
+    assert_eq!(awkward[10], "done");
+    assert_eq!(&counter[..5], ["counter.holi", "2", "1", "safe", "0"]);
+    assert_eq!(counter[10], "done");
+
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## Table 1: holi"), "{report}");
+    assert!(report.contains("| k ≤ 2 |"), "{report}");
+    assert!(report.contains("Skipped: the HOLiK reference"), "{report}");
+    assert!(report.contains("cores"), "{report}");
+
+    // The same command again finds every cell done and runs nothing.
+    let second = bench(&args);
+    assert!(
+        second.contains("2 already in runs.csv, ran none"),
+        "{second}"
+    );
+    assert_eq!(rows(&out.join("runs.csv")).len(), 2);
+}
+
+#[test]
+fn a_grid_cell_compares_with_holik() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/holik-bench");
+    let source = shared.join("programs/awkward_2.holi");
+    if !source.is_file() {
+        eprintln!(
+            "note: {} absent; skipping the HOLiK comparison smoke test",
+            shared.display()
+        );
+        return;
+    }
+    let holi = holi_binary();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let programs = tmp.path().join("programs");
+    std::fs::create_dir(&programs).unwrap();
+    std::fs::copy(&source, programs.join("awkward_2.holi")).unwrap();
+    let out = tmp.path().join("results");
+    bench(&[
+        "grid",
+        "--programs",
+        programs.to_str().unwrap(),
+        "--k",
+        "2",
+        "--l",
+        "1",
+        "--timeout",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+        "--holi",
+        holi.to_str().unwrap(),
+        "--reference",
+        shared.join("reference.csv").to_str().unwrap(),
+        "--quiet",
+    ]);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    // HOLiK found 1 trace at awkward_2 k2 l1 in 9.160 s.
+    assert!(report.contains("## Table 1: HOLiK"), "{report}");
+    assert!(report.contains("| k ≤ 2 | 1/1/1 (9s) |"), "{report}");
+    assert!(report.contains("## Verdict agreement"), "{report}");
+    // One cell, compared: exactly one of the four agreement columns counts it.
+    let row = report
+        .lines()
+        .find(|line| line.starts_with("| k ≤ 2, l ≤ 1 |") && line.matches('|').count() == 6)
+        .unwrap_or_else(|| panic!("no agreement row:\n{report}"));
+    let counts: Vec<&str> = row
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .skip(1)
+        .collect();
+    assert_eq!(counts.iter().filter(|c| **c == "1").count(), 1, "{row}");
+}
+
+#[test]
+fn a_tiny_scaling_run_plots() {
+    let holi = holi_binary();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out = tmp.path().join("scale");
+    bench(&[
+        "scale",
+        "--k",
+        "2",
+        "--l",
+        "1",
+        "--methods",
+        "1,2",
+        "--callbacks",
+        "1",
+        "--nesting",
+        "1",
+        "--size",
+        "1",
+        "--timeout",
+        "60",
+        "--out",
+        out.to_str().unwrap(),
+        "--holi",
+        holi.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let runs = rows(&out.join("runs.csv"));
+    assert_eq!(runs.len(), 5, "{runs:?}");
+    assert!(runs.iter().all(|row| row[10] != "error"), "{runs:?}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for family in ["methods", "callbacks", "nesting", "size"] {
+        assert!(
+            report.contains(&format!("](scale-{family}.svg)")),
+            "{report}"
+        );
+        let svg = std::fs::read_to_string(out.join(format!("scale-{family}.svg"))).unwrap();
+        assert!(svg.contains(&format!("seconds vs {family}")));
+    }
+}
