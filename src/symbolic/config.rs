@@ -150,6 +150,8 @@ pub struct PcNode {
     pub depth: u32,
     /// The symbols this and every earlier conjunct mention.
     pub symbols: SymbolSet,
+    /// The symbols this conjunct mentions, in order of appearance.
+    pub mentions: Vec<u32>,
     pub parent: Option<Rc<PcNode>>,
 }
 
@@ -240,7 +242,7 @@ impl<'p> Config<'p> {
         let mut symbols = self.pc_symbols();
         let mut mentioned = Vec::new();
         term.symbols(&mut mentioned);
-        for n in mentioned {
+        for &n in &mentioned {
             symbols.insert(n);
         }
         self.pc = Some(Rc::new(PcNode {
@@ -248,6 +250,7 @@ impl<'p> Config<'p> {
             holds,
             depth,
             symbols,
+            mentions: mentioned,
             parent: self.pc.take(),
         }));
         self.witness = witness;

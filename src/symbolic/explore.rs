@@ -7,6 +7,7 @@
 
 use super::config::{Config, Control, List};
 use super::machine::{self, Stop, Stuck};
+use super::memo;
 use super::moves;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
@@ -24,11 +25,27 @@ use std::time::Instant;
 /// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
 
+/// A worklist entry: a configuration to explore, or the mark that everything pushed
+/// above it — the successors of an opponent configuration — has been explored.
+// Nearly every entry is a configuration: boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+enum Work<'p> {
+    Explore(Config<'p>),
+    Explored(memo::Key, u32),
+}
+
 pub struct Explorer<'p, 'o> {
     lib: &'p Library,
     options: &'o CheckOptions,
     solver: Solver,
-    worklist: Vec<Config<'p>>,
+    initial: Config<'p>,
+    worklist: Vec<Work<'p>>,
+    /// Fully explored opponent configurations (when subsumption is on).
+    memo: Option<memo::Memo>,
+    /// With `first`: the longest trace the current pass explores, and whether it cut
+    /// off a longer one.
+    depth_limit: Option<u32>,
+    cut: bool,
     /// Texts of every distinct failing trace.
     failing: HashSet<String>,
     /// Every distinct failing trace (kept only with `all`).
@@ -78,7 +95,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
             lib,
             options,
             solver: Solver::new(),
-            worklist: vec![initial],
+            worklist: vec![Work::Explore(initial.clone())],
+            initial,
+            memo: None,
+            depth_limit: None,
+            cut: false,
             failing: HashSet::new(),
             all: Vec::new(),
             shortest: HashMap::new(),
@@ -110,10 +131,51 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        while let Some(cfg) = self.worklist.pop() {
+        let use_memo = self.options.memo && !self.options.all;
+        if !self.options.first {
+            self.memo = use_memo.then(memo::Memo::default);
+            self.search(progress);
+            return self.finish();
+        }
+        // Iterative deepening: pass d explores traces of at most d moves. A pass that
+        // finds a failure found one of exactly d moves (the previous pass found none),
+        // and a pass that cut nothing off was the whole search.
+        for depth in 0.. {
+            self.stats.deepening_passes += 1;
+            self.depth_limit = Some(depth);
+            self.cut = false;
+            self.memo = use_memo.then(memo::Memo::default);
+            self.worklist = vec![Work::Explore(self.initial.clone())];
+            let complete = self.search(progress);
+            if !complete || !self.shortest.is_empty() || !self.cut {
+                break;
+            }
+        }
+        self.finish()
+    }
+
+    /// Explores the worklist; false when stopped by a budget (or by `first`).
+    fn search(&mut self, progress: &mut dyn FnMut(&Progress)) -> bool {
+        while let Some(work) = self.worklist.pop() {
+            let cfg = match work {
+                Work::Explore(cfg) => cfg,
+                Work::Explored(key, moves) => {
+                    if let Some(memo) = &mut self.memo {
+                        memo.insert(key, moves);
+                    }
+                    continue;
+                }
+            };
             if let Some(reason) = self.out_of_budget() {
                 self.inconclusive.push(format!("search stopped: {reason}"));
-                break;
+                return false;
+            }
+            if self.options.first && !self.shortest.is_empty() {
+                return false;
+            }
+            if self.depth_limit.is_some_and(|d| cfg.moves > d) {
+                self.cut = true;
+                continue;
             }
             if self.stats.configurations.is_multiple_of(POLL_EVERY) {
                 progress(&Progress {
@@ -127,16 +189,24 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             self.step(cfg);
         }
-        self.finish()
+        true
     }
 
     fn step(&mut self, mut cfg: Config<'p>) {
         let lib = self.lib;
         match machine::run(&mut cfg, lib) {
             Stop::Opponent => {
+                if let Some(memo) = &self.memo {
+                    let key = memo::key(&cfg);
+                    if memo.subsumes(&key, cfg.moves) {
+                        self.stats.subsumed += 1;
+                        return;
+                    }
+                    self.worklist.push(Work::Explored(key, cfg.moves));
+                }
                 let mut next = moves::opponent_moves(&cfg, lib);
                 next.reverse();
-                self.worklist.extend(next);
+                self.worklist.extend(next.into_iter().map(Work::Explore));
             }
             Stop::If { cond, node, env } => {
                 let super::ir::ExprKind::If(_, then, else_) = &node.kind else {
@@ -147,12 +217,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     let mut c = cfg.clone();
                     c.assume(cond.clone(), false, w);
                     c.control = Control::Eval(else_, env.clone());
-                    self.worklist.push(c);
+                    self.worklist.push(Work::Explore(c));
                 }
                 if let Some(w) = yes {
                     cfg.assume(cond, true, w);
                     cfg.control = Control::Eval(then, env);
-                    self.worklist.push(cfg);
+                    self.worklist.push(Work::Explore(cfg));
                 }
             }
             Stop::Assert { cond, node } => {
@@ -163,7 +233,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 if let Some(w) = pass {
                     cfg.assume(cond, true, w);
                     cfg.control = Control::Return(Value::Unit);
-                    self.worklist.push(cfg);
+                    self.worklist.push(Work::Explore(cfg));
                 }
             }
             Stop::Divide { left, right, node } => {
@@ -176,7 +246,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     if let Ok(q) = quotient {
                         cfg.assume(right, true, w);
                         cfg.control = Control::Return(Value::Int(q));
-                        self.worklist.push(cfg);
+                        self.worklist.push(Work::Explore(cfg));
                     }
                 }
             }
@@ -186,11 +256,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             Stop::PCall { name, arg } => {
                 moves::p_call(&mut cfg, lib, name, arg, self.options.l);
-                self.worklist.push(cfg);
+                self.worklist.push(Work::Explore(cfg));
             }
             Stop::PReturn { value } => {
                 if moves::p_return(&mut cfg, lib, value) {
-                    self.worklist.push(cfg);
+                    self.worklist.push(Work::Explore(cfg));
                 }
             }
             Stop::OutOfFrames => self.stats.frame_limit_paths += 1,
