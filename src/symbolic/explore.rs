@@ -196,8 +196,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let lib = self.lib;
         match machine::run(&mut cfg, lib) {
             Stop::Opponent => {
-                if let Some(memo) = &self.memo {
-                    let key = memo::key(&cfg);
+                if let Some(memo) = &mut self.memo {
+                    let key = memo::key(memo, &cfg);
                     if memo.subsumes(&key, cfg.moves) {
                         self.stats.subsumed += 1;
                         return;

@@ -36,7 +36,7 @@ use super::term::{Node, Term};
 use super::value::{Env, Name, Value};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// The canonical key of an opponent configuration and its budgets.
 pub struct Key {
@@ -53,7 +53,28 @@ struct Entry {
 /// Fully explored opponent configurations, by key.
 #[derive(Default)]
 pub struct Memo {
-    table: HashMap<u128, Vec<Entry>>,
+    table: HashMap<u128, Vec<Entry>, BuildHasherDefault<KeyHasher>>,
+    buffers: Buffers,
+}
+
+/// Keys are hashes already: the table uses their low bits as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64;
+    }
 }
 
 impl Memo {
@@ -91,56 +112,58 @@ fn dominates(a: &[u32], b: &[u32]) -> bool {
 }
 
 /// The key of the opponent configuration `cfg`.
-pub fn key(cfg: &Config) -> Key {
+pub fn key(memo: &mut Memo, cfg: &Config) -> Key {
+    let b = &mut memo.buffers;
+    b.out.clear();
+    b.syms.clear();
+    b.clients.clear();
+    b.closures.clear();
+    b.nodes.clear();
     let mut c = Canon {
         cfg,
-        out: String::new(),
-        syms: HashMap::new(),
-        clients: HashMap::new(),
-        closures: HashMap::new(),
-        nodes: HashMap::new(),
+        b,
         frozen: false,
     };
     let mut budgets = vec![cfg.k, cfg.l];
-    c.out.push_str("S[");
+    c.b.out.push_str("S[");
     for slot in cfg.store.iter() {
         match slot {
             Some(v) => c.value(v),
-            None => c.out.push('_'),
+            None => c.b.out.push('_'),
         }
-        c.out.push(',');
+        c.b.out.push(',');
     }
-    c.out.push_str("]E[");
+    c.b.out.push_str("]E[");
     for frame in cfg.stack.iter() {
         match frame {
             GameFrame::OCall { name, ty, saved_l } => {
                 budgets.push(*saved_l);
-                c.out.push_str("O:");
+                c.b.out.push_str("O:");
                 c.name(*name);
-                let _ = write!(c.out, ":{ty}");
+                let _ = write!(c.b.out, ":{ty}");
             }
             GameFrame::PCall { name, ty, kont } => {
-                c.out.push_str("P:");
+                c.b.out.push_str("P:");
                 c.name(*name);
-                let _ = write!(c.out, ":{ty:?}[");
+                let _ = write!(c.b.out, ":{ty:?}[");
                 for f in kont.iter() {
                     c.frame(f);
                 }
-                c.out.push(']');
+                c.b.out.push(']');
             }
         }
-        c.out.push(';');
+        c.b.out.push(';');
     }
-    c.out.push_str("]R[");
+    c.b.out.push_str("]R[");
     for (name, ty) in cfg.revealed.iter() {
         c.name(*name);
-        let _ = write!(c.out, ":{ty},");
+        let _ = write!(c.b.out, ":{ty},");
     }
-    c.out.push_str("]C[");
+    c.b.out.push_str("]C[");
     c.path_condition();
-    c.out.push(']');
+    c.b.out.push(']');
     Key {
-        hash: hash128(&c.out),
+        hash: hash128(&c.b.out),
         budgets,
     }
 }
@@ -155,13 +178,21 @@ fn hash128(text: &str) -> u128 {
     (u128::from(half(0)) << 64) | u128::from(half(1))
 }
 
-struct Canon<'a, 'p> {
-    cfg: &'a Config<'p>,
+/// The canonical text being written and the renamings so far; kept between keys so
+/// that their allocations are reused.
+#[derive(Default)]
+struct Buffers {
     out: String,
     syms: HashMap<u32, usize>,
     clients: HashMap<u32, usize>,
     closures: HashMap<u32, usize>,
-    nodes: HashMap<*const Node, usize>,
+    /// Compound terms written, by address.
+    nodes: HashMap<usize, usize>,
+}
+
+struct Canon<'a, 'p> {
+    cfg: &'a Config<'p>,
+    b: &'a mut Buffers,
     /// No more numbering of compound terms: the path condition's conjuncts are sorted,
     /// so they may refer to terms of the state but not to each other.
     frozen: bool,
@@ -170,14 +201,14 @@ struct Canon<'a, 'p> {
 impl Canon<'_, '_> {
     fn value(&mut self, v: &Value) {
         match v {
-            Value::Unit => self.out.push('u'),
+            Value::Unit => self.b.out.push('u'),
             Value::Int(t) => self.term(t),
             Value::Pair(p) => {
-                self.out.push('<');
+                self.b.out.push('<');
                 self.value(&p.0);
-                self.out.push(',');
+                self.b.out.push(',');
                 self.value(&p.1);
-                self.out.push('>');
+                self.b.out.push('>');
             }
             Value::Fun(name) => self.name(*name),
         }
@@ -186,28 +217,28 @@ impl Canon<'_, '_> {
     fn term(&mut self, t: &Term) {
         match t {
             Term::Const(i) => {
-                let _ = write!(self.out, "#{i}");
+                let _ = write!(self.b.out, "#{i}");
             }
             Term::Node(node) => match &**node {
                 // A shared subterm met again is written as a reference to its first
                 // occurrence: shorter, and the text still determines the term.
                 Node::Bin(..) | Node::Not(_) if self.seen(node) => {}
                 Node::Sym(n) => {
-                    let next = self.syms.len();
-                    let i = *self.syms.entry(*n).or_insert(next);
-                    let _ = write!(self.out, "s{i}");
+                    let next = self.b.syms.len();
+                    let i = *self.b.syms.entry(*n).or_insert(next);
+                    let _ = write!(self.b.out, "s{i}");
                 }
                 Node::Bin(op, a, b) => {
-                    let _ = write!(self.out, "({}", op.symbol());
+                    let _ = write!(self.b.out, "({}", op.symbol());
                     self.term(a);
-                    self.out.push(' ');
+                    self.b.out.push(' ');
                     self.term(b);
-                    self.out.push(')');
+                    self.b.out.push(')');
                 }
                 Node::Not(a) => {
-                    self.out.push_str("(!");
+                    self.b.out.push_str("(!");
                     self.term(a);
-                    self.out.push(')');
+                    self.b.out.push(')');
                 }
             },
         }
@@ -216,10 +247,10 @@ impl Canon<'_, '_> {
     /// Whether the compound term `node` was written before (then writes `^i`, its
     /// number among the compound terms written); otherwise numbers it.
     fn seen(&mut self, node: &std::rc::Rc<Node>) -> bool {
-        let next = self.nodes.len();
-        match self.nodes.entry(std::rc::Rc::as_ptr(node)) {
+        let next = self.b.nodes.len();
+        match self.b.nodes.entry(std::rc::Rc::as_ptr(node) as usize) {
             std::collections::hash_map::Entry::Occupied(e) => {
-                let _ = write!(self.out, "^{}", e.get());
+                let _ = write!(self.b.out, "^{}", e.get());
                 true
             }
             std::collections::hash_map::Entry::Vacant(e) => {
@@ -234,32 +265,32 @@ impl Canon<'_, '_> {
     fn name(&mut self, name: Name) {
         match name {
             Name::Method(m) => {
-                let _ = write!(self.out, "M{m}");
+                let _ = write!(self.b.out, "M{m}");
             }
             Name::Import(i) => {
-                let _ = write!(self.out, "I{i}");
+                let _ = write!(self.b.out, "I{i}");
             }
             Name::Undeclared(u) => {
-                let _ = write!(self.out, "U{u}");
+                let _ = write!(self.b.out, "U{u}");
             }
             Name::Client(n) => {
-                let next = self.clients.len();
-                let i = *self.clients.entry(n).or_insert(next);
-                let _ = write!(self.out, "F{i}");
+                let next = self.b.clients.len();
+                let i = *self.b.clients.entry(n).or_insert(next);
+                let _ = write!(self.b.out, "F{i}");
                 if i == next {
                     let ty = self.cfg.clients.get(n as usize).copied();
-                    let _ = write!(self.out, ":{ty:?}");
+                    let _ = write!(self.b.out, ":{ty:?}");
                 }
             }
             Name::Closure(n) => {
-                let next = self.closures.len();
-                let i = *self.closures.entry(n).or_insert(next);
-                let _ = write!(self.out, "L{i}");
+                let next = self.b.closures.len();
+                let i = *self.b.closures.entry(n).or_insert(next);
+                let _ = write!(self.b.out, "L{i}");
                 if i == next {
                     if let Some(Closure { code_id, env, .. }) = self.cfg.closures.get(n as usize) {
-                        let _ = write!(self.out, "{{{code_id}");
+                        let _ = write!(self.b.out, "{{{code_id}");
                         self.env(env);
-                        self.out.push('}');
+                        self.b.out.push('}');
                     }
                 }
             }
@@ -267,12 +298,12 @@ impl Canon<'_, '_> {
     }
 
     fn env(&mut self, env: &Env) {
-        self.out.push('[');
+        self.b.out.push('[');
         for v in env.iter() {
             self.value(v);
-            self.out.push(',');
+            self.b.out.push(',');
         }
-        self.out.push(']');
+        self.b.out.push(']');
     }
 
     /// An evaluation-context frame; program points by the address of their node.
@@ -280,53 +311,53 @@ impl Canon<'_, '_> {
         let at = |e: &super::ir::Expr| e as *const _ as usize;
         match f {
             Frame::AppArg(e, env) => {
-                let _ = write!(self.out, "aa{}", at(e));
+                let _ = write!(self.b.out, "aa{}", at(e));
                 self.env(env);
             }
             Frame::AppCall(v) => {
-                self.out.push_str("ac");
+                self.b.out.push_str("ac");
                 self.value(v);
             }
             Frame::PairRight(e, env) => {
-                let _ = write!(self.out, "pr{}", at(e));
+                let _ = write!(self.b.out, "pr{}", at(e));
                 self.env(env);
             }
             Frame::PairMake(v) => {
-                self.out.push_str("pm");
+                self.b.out.push_str("pm");
                 self.value(v);
             }
-            Frame::Fst => self.out.push_str("fst"),
-            Frame::Snd => self.out.push_str("snd"),
-            Frame::Not => self.out.push_str("not"),
+            Frame::Fst => self.b.out.push_str("fst"),
+            Frame::Snd => self.b.out.push_str("snd"),
+            Frame::Not => self.b.out.push_str("not"),
             Frame::BinRight(e, env) => {
-                let _ = write!(self.out, "br{}", at(e));
+                let _ = write!(self.b.out, "br{}", at(e));
                 self.env(env);
             }
             Frame::BinApply(e, v) => {
-                let _ = write!(self.out, "ba{}", at(e));
+                let _ = write!(self.b.out, "ba{}", at(e));
                 self.value(v);
             }
             Frame::Seq(e, env) => {
-                let _ = write!(self.out, "sq{}", at(e));
+                let _ = write!(self.b.out, "sq{}", at(e));
                 self.env(env);
             }
             Frame::If(e, env) => {
-                let _ = write!(self.out, "if{}", at(e));
+                let _ = write!(self.b.out, "if{}", at(e));
                 self.env(env);
             }
             Frame::Let(e, env) => {
-                let _ = write!(self.out, "lt{}", at(e));
+                let _ = write!(self.b.out, "lt{}", at(e));
                 self.env(env);
             }
             Frame::Assign(r) => {
-                let _ = write!(self.out, "as{r}");
+                let _ = write!(self.b.out, "as{r}");
             }
             Frame::Assert(e) => {
-                let _ = write!(self.out, "at{}", at(e));
+                let _ = write!(self.b.out, "at{}", at(e));
             }
-            Frame::Box => self.out.push_str("box"),
+            Frame::Box => self.b.out.push_str("box"),
         }
-        self.out.push(';');
+        self.b.out.push(';');
     }
 
     /// The conjuncts connected to the live symbols (those named so far), oldest first,
@@ -342,7 +373,7 @@ impl Canon<'_, '_> {
             node = p.parent.as_deref();
         }
         conjuncts.reverse();
-        let live: HashSet<u32> = self.syms.keys().copied().collect();
+        let live: HashSet<u32> = self.b.syms.keys().copied().collect();
         let mut relevant = live.clone();
         let mut included = vec![false; conjuncts.len()];
         let mut grew = true;
@@ -363,10 +394,10 @@ impl Canon<'_, '_> {
                 continue;
             }
             if p.mentions.iter().all(|n| live.contains(n)) {
-                let start = self.out.len();
-                self.out.push(if p.holds { '+' } else { '-' });
+                let start = self.b.out.len();
+                self.b.out.push(if p.holds { '+' } else { '-' });
                 self.term(&p.term);
-                live_only.push(self.out.split_off(start));
+                live_only.push(self.b.out.split_off(start));
             } else {
                 mixed.push(*p);
             }
@@ -374,17 +405,17 @@ impl Canon<'_, '_> {
         live_only.sort();
         live_only.dedup();
         for text in live_only {
-            self.out.push_str(&text);
-            self.out.push(';');
+            self.b.out.push_str(&text);
+            self.b.out.push(';');
         }
         let mut seen = HashSet::new();
         for p in mixed {
-            let start = self.out.len();
-            self.out.push(if p.holds { '+' } else { '-' });
+            let start = self.b.out.len();
+            self.b.out.push(if p.holds { '+' } else { '-' });
             self.term(&p.term);
-            self.out.push(';');
-            if !seen.insert(self.out[start..].to_string()) {
-                self.out.truncate(start);
+            self.b.out.push(';');
+            if !seen.insert(self.b.out[start..].to_string()) {
+                self.b.out.truncate(start);
             }
         }
     }
