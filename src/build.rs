@@ -175,3 +175,46 @@ pub fn build(program: &Program) -> Library {
         method_spans,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library(source: &str) -> Library {
+        let loaded = crate::frontend::load_str("t.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        build(&loaded.program)
+    }
+
+    #[test]
+    fn names_resolve_over_the_whole_file() {
+        let lib = library(
+            "import send :(int -> unit)
+             public a (u:unit) :(unit) = { b(!r); send(1) };
+             private b (x:int) :(unit) = { () };
+             int r := 5;
+             fun f := b;",
+        );
+        assert_eq!(lib.public, vec![0]);
+        assert_eq!(lib.methods[1].name, "b");
+        assert_eq!(lib.imports[0].name, "send");
+        let r = lib.reference("r").unwrap();
+        assert!(matches!(&lib.store[r as usize], Initial::Int(i) if *i == BigInt::from(5)));
+        let f = lib.reference("f").unwrap();
+        assert!(matches!(
+            lib.store[f as usize],
+            Initial::Name(GlobalName::Method(1))
+        ));
+        assert!(lib.undeclared.is_empty());
+    }
+
+    #[test]
+    fn undeclared_names_and_references_are_kept() {
+        let lib = library("public a (u:unit) :(unit) = { ghost := 1; missing() };");
+        assert_eq!(lib.undeclared, vec!["missing".to_string()]);
+        let ghost = lib.reference("ghost").unwrap();
+        assert!(matches!(lib.store[ghost as usize], Initial::Absent));
+        assert!(lib.is_declared("missing") && lib.is_declared("a"));
+        assert!(!lib.is_declared("f1"));
+    }
+}

@@ -156,8 +156,9 @@ fn fmt_prints_canonical_text_and_checks_it() {
         "# set-bounds 2 1 #\nimport send :(int->unit)\nint bal:=10; // money\n\
          public withdraw(m:int):(unit)={if (!bal >= m) then (send(m); bal := (!bal) - m) else ()};",
     );
-    let (code, stdout, _) = holi(&["fmt", messy.path().to_str().expect("utf-8 path")]);
+    let (code, stdout, stderr) = holi(&["fmt", messy.path().to_str().expect("utf-8 path")]);
     assert_eq!(code, 0);
+    assert!(stderr.starts_with("note: comments in "), "{stderr}");
     assert_eq!(
         stdout,
         "# set-bounds 2 1 #\n\nimport send :(int -> unit)\n\nint bal := 10;\n\n\

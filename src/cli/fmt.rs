@@ -25,6 +25,10 @@ pub fn run(args: FmtArgs) -> Outcome {
             eprint!("{}", loaded.render_warnings(color));
             let text = print_program(&loaded.program);
             if !args.check {
+                // HOLi has no string literals, so these always start a comment.
+                if loaded.source.contains("//") || loaded.source.contains("/*") {
+                    eprintln!("note: comments in {} are not printed", loaded.name);
+                }
                 print!("{text}");
                 Outcome::Ok
             } else if text == loaded.source {

@@ -150,8 +150,8 @@ pub struct PcNode {
     pub depth: u32,
     /// The symbols this and every earlier conjunct mention.
     pub symbols: SymbolSet,
-    /// The symbols this conjunct mentions, in order of appearance.
-    pub mentions: Vec<u32>,
+    /// The symbols `term` mentions, in order of appearance.
+    pub own_symbols: Vec<u32>,
     pub parent: Option<Rc<PcNode>>,
 }
 
@@ -250,7 +250,7 @@ impl<'p> Config<'p> {
             holds,
             depth,
             symbols,
-            mentions: mentioned,
+            own_symbols: mentioned,
             parent: self.pc.take(),
         }));
         self.witness = witness;

@@ -534,9 +534,7 @@ impl Question {
         let mut conjuncts = Vec::new();
         let mut node = cfg.pc.as_deref();
         while let Some(p) = node {
-            let mut syms = Vec::new();
-            p.term.symbols(&mut syms);
-            conjuncts.push((p, syms));
+            conjuncts.push((p, &p.own_symbols));
             node = p.parent.as_deref();
         }
         conjuncts.reverse();
@@ -550,7 +548,7 @@ impl Question {
                 if !included[i] && syms.iter().any(|n| relevant.contains(n)) {
                     included[i] = true;
                     grew = true;
-                    for &n in syms {
+                    for &n in syms.iter() {
                         if !relevant.contains(&n) {
                             relevant.push(n);
                         }

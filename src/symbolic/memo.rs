@@ -380,10 +380,10 @@ impl Canon<'_, '_> {
         while grew {
             grew = false;
             for (i, p) in conjuncts.iter().enumerate() {
-                if !included[i] && p.mentions.iter().any(|n| relevant.contains(n)) {
+                if !included[i] && p.own_symbols.iter().any(|n| relevant.contains(n)) {
                     included[i] = true;
                     grew = true;
-                    relevant.extend(p.mentions.iter().copied());
+                    relevant.extend(p.own_symbols.iter().copied());
                 }
             }
         }
@@ -393,7 +393,7 @@ impl Canon<'_, '_> {
             if !inc {
                 continue;
             }
-            if p.mentions.iter().all(|n| live.contains(n)) {
+            if p.own_symbols.iter().all(|n| live.contains(n)) {
                 let start = self.b.out.len();
                 self.b.out.push(if p.holds { '+' } else { '-' });
                 self.term(&p.term);

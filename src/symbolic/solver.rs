@@ -334,7 +334,7 @@ mod tests {
             holds: true,
             depth: 1,
             symbols: Default::default(),
-            mentions: vec![1],
+            own_symbols: vec![1],
             parent: None,
         }));
         let lt = Term::binary(BinOp::Lt, &x, &Term::Const(BigInt::from(5))).unwrap();

@@ -21,8 +21,10 @@ use chumsky::error::{Rich, RichPattern, RichReason};
 use chumsky::input::{Checkpoint, Cursor, Input as _, ValueInput};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
-use chumsky::recursive::Indirect;
+use chumsky::recursive::Direct;
 use num_bigint::BigInt;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// The loosest group: `let`, `letrec`, `fun`, and everything enclosed by terminals.
 const TOP: u8 = 13;
@@ -117,7 +119,7 @@ fn construct(e: &Expr) -> (&'static str, &'static str) {
 fn binary_layer<'t, 's: 't, I>(
     below: Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
     ops: Boxed<'t, 't, I, BinOp, Extra<'t, 's>>,
-    operand: Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>,
+    operand: Handle<'t, 's, I>,
 ) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
@@ -166,7 +168,7 @@ fn right_layer<'t, 's: 't, I>(
     below: Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
     token: Token<'s>,
     op: BinOp,
-    operand: Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>,
+    operand: Handle<'t, 's, I>,
 ) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
@@ -285,18 +287,55 @@ where
         .labelled("an integer")
 }
 
-/// The expression parsers `expr[L]`, `L` in 1..=13, sharing one set of recursive definitions.
-fn expressions<'t, 's: 't, I>() -> Vec<Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>>
+/// A handle on the parser `expr[L]` for some level `L`.
+type Handle<'t, 's, I> = Recursive<Direct<'t, 't, I, Expr, Extra<'t, 's>>>;
+
+/// Handles on every level, filled while the levels are built (see [`expressions`]).
+type Handles<'t, 's, I> = Rc<RefCell<Vec<Option<Handle<'t, 's, I>>>>>;
+
+/// The expression parsers `expr[L]`, `L` in 1..=13, returning `expr[13]`.
+///
+/// The levels refer to one another in cycles. To let the parser be freed, every reference
+/// between levels is a weak handle and only a chain of owning handles runs from `expr[13]`
+/// down to `expr[1]`: level `L` is built inside level `L + 1`'s definition, and each level
+/// records its weak handle in `handles` before building the levels below it, so that once
+/// those are built every handle is known.
+fn expressions<'t, 's: 't, I>() -> Handle<'t, 's, I>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
 {
-    let mut expr: Vec<Recursive<Indirect<'t, 't, I, Expr, Extra<'t, 's>>>> =
-        (0..=TOP).map(|_| Recursive::declare()).collect();
-    let handles = expr.clone();
-    let at = |level: u8| handles[level as usize].clone();
+    build_level(TOP, Rc::new(RefCell::new(vec![None; TOP as usize + 1])))
+}
 
-    // Every construct, with its priority group (1 = tightest, 13 = loosest).
-    let atom = choice((
+fn build_level<'t, 's: 't, I>(level: u8, handles: Handles<'t, 's, I>) -> Handle<'t, 's, I>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    recursive(move |this| {
+        handles.borrow_mut()[level as usize] = Some(this);
+        let below = (level > 1).then(|| build_level(level - 1, handles.clone()));
+        let known: Vec<Option<Handle<'t, 's, I>>> = handles.borrow().clone();
+        let at = move |l: u8| match &known[l as usize] {
+            Some(handle) => handle.clone(),
+            None => unreachable!("every level's handle is recorded before it is used"),
+        };
+        level_parser(level, &at).map(move |e| {
+            // Owns the levels below this one for as long as this level lives.
+            let _ = &below;
+            e
+        })
+    })
+}
+
+/// Every construct that starts with a keyword, a name, `!`, `(` or a literal, with its
+/// priority group (1 = tightest, 13 = loosest).
+fn atom_parser<'t, 's: 't, I>(
+    at: &impl Fn(u8) -> Handle<'t, 's, I>,
+) -> Boxed<'t, 't, I, (Expr, u8), Extra<'t, 's>>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
+    choice((
         ident()
             .then(just(Token::Assign).ignore_then(at(10)).or_not())
             .map_with(|(name, value), e| match value {
@@ -382,8 +421,17 @@ where
             }),
     ))
     .labelled("an expression")
-    .boxed();
+    .boxed()
+}
 
+/// `expr[level]`: the construct at its start may be at most as loose as `level`.
+fn level_parser<'t, 's: 't, I>(
+    level: u8,
+    at: &impl Fn(u8) -> Handle<'t, 's, I>,
+) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+{
     let mul_ops = choice((
         just(Token::Star).to(BinOp::Mul),
         just(Token::Slash).to(BinOp::Div),
@@ -403,104 +451,102 @@ where
     ))
     .boxed();
 
-    for level in 1..=TOP {
-        let mut p = atom
-            .clone()
-            .validate(move |(e, group), extra, _| {
-                if group > level {
-                    let (what, shape) = construct(&e);
-                    let state: &mut ParseState = extra.state();
-                    let file = state.file.clone();
-                    let title = format!("{what} needs parentheses {}", position(level));
-                    state.push(
-                        Diagnostic::error("E0201", title)
-                            .with_label(&file, e.span.clone(), "this needs parentheses")
-                            .with_hint(format!(
-                                "Write `{shape}`. As in HOLiK, a looser construct may not stand \
-                                 at the edge of a tighter operator unless it is parenthesised."
-                            )),
-                    );
-                }
-                e
+    let atom = atom_parser(at);
+    let mut p = atom
+        .clone()
+        .validate(move |(e, group), extra, _| {
+            if group > level {
+                let (what, shape) = construct(&e);
+                let state: &mut ParseState = extra.state();
+                let file = state.file.clone();
+                let title = format!("{what} needs parentheses {}", position(level));
+                state.push(
+                    Diagnostic::error("E0201", title)
+                        .with_label(&file, e.span.clone(), "this needs parentheses")
+                        .with_hint(format!(
+                            "Write `{shape}`. As in HOLiK, a looser construct may not stand \
+                             at the edge of a tighter operator unless it is parenthesised."
+                        )),
+                );
+            }
+            e
+        })
+        .boxed();
+    if level >= 2 {
+        p = p
+            .foldl(at(1).repeated(), |f, a| {
+                let span = join(&f, &a);
+                Expr::new(ExprKind::App(bx(f), bx(a)), span)
             })
             .boxed();
-        if level >= 2 {
-            p = p
-                .foldl(at(1).repeated(), |f, a| {
-                    let span = join(&f, &a);
-                    Expr::new(ExprKind::App(bx(f), bx(a)), span)
-                })
-                .boxed();
-        }
-        if level >= 4 {
-            p = binary_layer(p, mul_ops.clone(), at(3));
-        }
-        if level >= 5 {
-            p = binary_layer(p, add_ops.clone(), at(4));
-        }
-        if level >= 6 {
-            p = binary_layer(p, cmp_ops.clone(), at(5));
-        }
-        if level >= 7 {
-            p = right_layer(p, Token::AndAnd, BinOp::And, at(7));
-        }
-        if level >= 8 {
-            p = right_layer(p, Token::OrOr, BinOp::Or, at(8));
-        }
-        if level >= 9 {
-            p = p
-                .foldl(just(Token::Comma).ignore_then(at(8)).repeated(), |a, b| {
-                    let span = join(&a, &b);
-                    Expr::new(ExprKind::Pair(bx(a), bx(b)), span)
-                })
-                .boxed();
-        }
-        if level >= 10 {
-            // `r := e` is recognised with its name; anything else before `:=` is a mistake.
-            p = p
-                .then(
-                    just(Token::Assign)
-                        .map_with(|_, e| range(e.span()))
-                        .then(at(10))
-                        .or_not(),
-                )
-                .validate(|(left, assign), extra, _| {
-                    let Some((op_span, right)) = assign else {
-                        return left;
-                    };
-                    let state: &mut ParseState = extra.state();
-                    let file = state.file.clone();
-                    let hint = if matches!(left.kind, ExprKind::Deref(_)) {
-                        "Assign to the reference itself: `r := …`, without `!`."
-                    } else {
-                        "The left side of `:=` must be a reference name, without parentheses."
-                    };
-                    state.push(
-                        Diagnostic::error("E0202", "Only a reference name can be assigned")
-                            .with_label(&file, left.span.clone(), "this is not a reference name")
-                            .with_label(&file, op_span, "assignment")
-                            .with_hint(hint),
-                    );
+    }
+    if level >= 4 {
+        p = binary_layer(p, mul_ops.clone(), at(3));
+    }
+    if level >= 5 {
+        p = binary_layer(p, add_ops.clone(), at(4));
+    }
+    if level >= 6 {
+        p = binary_layer(p, cmp_ops.clone(), at(5));
+    }
+    if level >= 7 {
+        p = right_layer(p, Token::AndAnd, BinOp::And, at(7));
+    }
+    if level >= 8 {
+        p = right_layer(p, Token::OrOr, BinOp::Or, at(8));
+    }
+    if level >= 9 {
+        p = p
+            .foldl(just(Token::Comma).ignore_then(at(8)).repeated(), |a, b| {
+                let span = join(&a, &b);
+                Expr::new(ExprKind::Pair(bx(a), bx(b)), span)
+            })
+            .boxed();
+    }
+    if level >= 10 {
+        // `r := e` is recognised with its name; anything else before `:=` is a mistake.
+        p = p
+            .then(
+                just(Token::Assign)
+                    .map_with(|_, e| range(e.span()))
+                    .then(at(10))
+                    .or_not(),
+            )
+            .validate(|(left, assign), extra, _| {
+                let Some((op_span, right)) = assign else {
+                    return left;
+                };
+                let state: &mut ParseState = extra.state();
+                let file = state.file.clone();
+                let hint = if matches!(left.kind, ExprKind::Deref(_)) {
+                    "Assign to the reference itself: `r := …`, without `!`."
+                } else {
+                    "The left side of `:=` must be a reference name, without parentheses."
+                };
+                state.push(
+                    Diagnostic::error("E0202", "Only a reference name can be assigned")
+                        .with_label(&file, left.span.clone(), "this is not a reference name")
+                        .with_label(&file, op_span, "assignment")
+                        .with_hint(hint),
+                );
+                let span = join(&left, &right);
+                Expr::new(ExprKind::Seq(bx(left), bx(right)), span)
+            })
+            .boxed();
+    }
+    if level >= 12 {
+        p = p
+            .then(just(Token::Semi).ignore_then(at(12)).or_not())
+            .map(|(left, right)| match right {
+                None => left,
+                Some(right) => {
                     let span = join(&left, &right);
                     Expr::new(ExprKind::Seq(bx(left), bx(right)), span)
-                })
-                .boxed();
-        }
-        if level >= 12 {
-            p = p
-                .then(just(Token::Semi).ignore_then(at(12)).or_not())
-                .map(|(left, right)| match right {
-                    None => left,
-                    Some(right) => {
-                        let span = join(&left, &right);
-                        Expr::new(ExprKind::Seq(bx(left), bx(right)), span)
-                    }
-                })
-                .boxed();
-        }
-        expr[level as usize].define(p);
+                }
+            })
+            .boxed();
     }
-    expr
+    p
 }
 
 enum Item {
@@ -513,10 +559,7 @@ fn program_parser<'t, 's: 't, I>() -> impl Parser<'t, I, Program, Extra<'t, 's>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
 {
-    let expr = expressions::<I>();
-    let body = expr[TOP as usize]
-        .clone()
-        .delimited_by(just(Token::LBrace), just(Token::RBrace));
+    let body = expressions::<I>().delimited_by(just(Token::LBrace), just(Token::RBrace));
     let bound = select! { Token::Int(text) => text }
         .validate(|text: &str, e, _| match text.parse::<u32>() {
             Ok(n) => n,
@@ -882,6 +925,11 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
             .expected()
             .any(|p| matches!(p, RichPattern::Token(found) if **found == t))
     };
+    let expects_label = |label: &str| {
+        error
+            .expected()
+            .any(|p| matches!(p, RichPattern::Label(l) if l == label))
+    };
     let found = match error.reason() {
         RichReason::ExpectedFound { found, .. } => found.as_deref().copied(),
         RichReason::Custom(_) => None,
@@ -911,19 +959,14 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         (Some(Token::LParen), Some(Token::RParen)) => {
             Some("Unit is written `()` with no space inside.".into())
         }
-        (
-            _,
-            Some(
-                token @ (Token::Fail
-                | Token::Nil
-                | Token::IntTy
-                | Token::UnitTy
-                | Token::In
-                | Token::Import),
-            ),
-        ) if !expects(token) => Some(format!(
-            "`{token}` is a reserved word and cannot be used as a name."
-        )),
+        (_, Some(token))
+            if expects_label("a name")
+                && crate::syntax::lexer::KEYWORDS.contains(&token.to_string().as_str()) =>
+        {
+            Some(format!(
+                "`{token}` is a reserved word and cannot be used as a name."
+            ))
+        }
         (_, Some(Token::Public | Token::Private | Token::IntTy | Token::Fun | Token::Import))
             if expects(Token::Semi) =>
         {
