@@ -31,7 +31,8 @@ const POLL_EVERY: u64 = 1024;
 #[allow(clippy::large_enum_variant)]
 enum Work<'p> {
     Explore(Config<'p>),
-    Explored(memo::Key, u32),
+    /// The key, the trace length as the memo compares it, and the cuts made before.
+    Explored(memo::Key, i64, u64),
 }
 
 pub struct Explorer<'p, 'o> {
@@ -42,10 +43,10 @@ pub struct Explorer<'p, 'o> {
     worklist: Vec<Work<'p>>,
     /// Fully explored opponent configurations (when subsumption is on).
     memo: Option<memo::Memo>,
-    /// With `first`: the longest trace the current pass explores, and whether it cut
-    /// off a longer one.
+    /// With `first`: the longest trace the current pass explores, and how many
+    /// configurations were cut off for being longer.
     depth_limit: Option<u32>,
-    cut: bool,
+    cuts: u64,
     /// Texts of every distinct failing trace.
     failing: HashSet<String>,
     /// Every distinct failing trace (kept only with `all`).
@@ -99,7 +100,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             initial,
             memo: None,
             depth_limit: None,
-            cut: false,
+            cuts: 0,
             failing: HashSet::new(),
             all: Vec::new(),
             shortest: HashMap::new(),
@@ -139,15 +140,17 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
         // Iterative deepening: pass d explores traces of at most d moves. A pass that
         // finds a failure found one of exactly d moves (the previous pass found none),
-        // and a pass that cut nothing off was the whole search.
+        // and a pass that cut nothing off was the whole search. The memo carries over:
+        // the earlier passes found no failure, so a configuration with no more room
+        // left than one explored in an earlier pass has none either within the limit.
+        self.memo = use_memo.then(memo::Memo::default);
         for depth in 0.. {
             self.stats.deepening_passes += 1;
             self.depth_limit = Some(depth);
-            self.cut = false;
-            self.memo = use_memo.then(memo::Memo::default);
+            let cuts = self.cuts;
             self.worklist = vec![Work::Explore(self.initial.clone())];
             let complete = self.search(progress);
-            if !complete || !self.shortest.is_empty() || !self.cut {
+            if !complete || !self.shortest.is_empty() || self.cuts == cuts {
                 break;
             }
         }
@@ -159,9 +162,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
         while let Some(work) = self.worklist.pop() {
             let cfg = match work {
                 Work::Explore(cfg) => cfg,
-                Work::Explored(key, moves) => {
+                Work::Explored(key, moves, cuts) => {
                     if let Some(memo) = &mut self.memo {
-                        memo.insert(key, moves);
+                        let pass = self.stats.deepening_passes;
+                        memo.insert(key, moves, self.cuts > cuts, pass);
                     }
                     continue;
                 }
@@ -174,7 +178,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 return false;
             }
             if self.depth_limit.is_some_and(|d| cfg.moves > d) {
-                self.cut = true;
+                self.cuts += 1;
                 continue;
             }
             if self.stats.configurations.is_multiple_of(POLL_EVERY) {
@@ -198,11 +202,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
             Stop::Opponent => {
                 if let Some(memo) = &mut self.memo {
                     let key = memo::key(memo, &cfg);
-                    if memo.subsumes(&key, cfg.moves) {
+                    let moves = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
+                    if memo.subsumes(&key, moves, self.stats.deepening_passes) {
                         self.stats.subsumed += 1;
                         return;
                     }
-                    self.worklist.push(Work::Explored(key, cfg.moves));
+                    self.worklist.push(Work::Explored(key, moves, self.cuts));
                 }
                 let mut next = moves::opponent_moves(&cfg, lib);
                 next.reverse();

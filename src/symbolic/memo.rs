@@ -47,7 +47,23 @@ pub struct Key {
 
 struct Entry {
     budgets: Vec<u32>,
-    moves: u32,
+    /// The trace length at which it was explored, less the trace-length limit of the
+    /// search if there is one (with `first`): smaller means more room left.
+    moves: i64,
+    /// Whether the trace-length limit cut off part of what lies below it; then it
+    /// subsumes only in its own pass (`pass`) of the deepening search, which counted
+    /// the cut already.
+    cut: bool,
+    pass: u32,
+}
+
+impl Entry {
+    /// Whether every configuration `other` subsumes, this one subsumes too.
+    fn covers(&self, other: &Entry) -> bool {
+        self.moves <= other.moves
+            && dominates(&self.budgets, &other.budgets)
+            && (!self.cut || (other.cut && self.pass == other.pass))
+    }
 }
 
 /// Fully explored opponent configurations, by key.
@@ -78,31 +94,35 @@ impl Hasher for KeyHasher {
 }
 
 impl Memo {
-    /// Whether a fully explored configuration with `key` had budgets at least
-    /// `key`'s and at most `moves` moves.
-    pub fn subsumes(&self, key: &Key, moves: u32) -> bool {
+    /// Whether a fully explored configuration with `key` had budgets at least `key`'s
+    /// and at most `moves` moves (both less the trace-length limit, if any), and was
+    /// not cut off by that limit unless in this same `pass`.
+    pub fn subsumes(&self, key: &Key, moves: i64, pass: u32) -> bool {
         self.table.get(&key.hash).is_some_and(|entries| {
-            entries
-                .iter()
-                .any(|e| e.moves <= moves && dominates(&e.budgets, &key.budgets))
+            entries.iter().any(|e| {
+                e.moves <= moves
+                    && dominates(&e.budgets, &key.budgets)
+                    && (!e.cut || e.pass == pass)
+            })
         })
     }
 
-    /// Records that the configuration with `key` at `moves` moves is fully explored,
-    /// forgetting the entries it subsumes.
-    pub fn insert(&mut self, key: Key, moves: u32) {
-        let entries = self.table.entry(key.hash).or_default();
-        if entries
-            .iter()
-            .any(|e| e.moves <= moves && dominates(&e.budgets, &key.budgets))
-        {
-            return;
-        }
-        entries.retain(|e| !(moves <= e.moves && dominates(&key.budgets, &e.budgets)));
-        entries.push(Entry {
+    /// Records that the configuration with `key` at `moves` moves is fully explored
+    /// (cut off by the limit of `pass` somewhere below, if `cut`), forgetting the
+    /// entries it makes redundant.
+    pub fn insert(&mut self, key: Key, moves: i64, cut: bool, pass: u32) {
+        let new = Entry {
             budgets: key.budgets,
             moves,
-        });
+            cut,
+            pass,
+        };
+        let entries = self.table.entry(key.hash).or_default();
+        if entries.iter().any(|e| e.covers(&new)) {
+            return;
+        }
+        entries.retain(|e| !new.covers(e));
+        entries.push(new);
     }
 }
 
