@@ -47,8 +47,9 @@ pub struct Explorer<'p, 'o> {
     /// configurations were cut off for being longer.
     depth_limit: Option<u32>,
     cuts: u64,
-    /// Texts of every distinct failing trace.
-    failing: HashSet<String>,
+    /// Every distinct failing trace, as a 128-bit hash of its text: large searches
+    /// find millions, and their texts would dominate memory.
+    failing: HashSet<u128>,
     /// Every distinct failing trace (kept only with `all`).
     all: Vec<Counterexample>,
     /// The shortest failing trace per failure site.
@@ -373,7 +374,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             concrete: rendered.concrete,
             model: rendered.model,
         };
-        let new = self.failing.insert(text.clone());
+        let new = self.failing.insert(memo::hash128(&text));
         if new && self.options.all {
             self.all.push(cx.clone());
         }

@@ -66,6 +66,9 @@ impl Entry {
     }
 }
 
+/// Keys kept at most, about 150 bytes each: a few hundred MB.
+const MAX_KEYS: usize = 1 << 22;
+
 /// Fully explored opponent configurations, by key.
 #[derive(Default)]
 pub struct Memo {
@@ -117,6 +120,11 @@ impl Memo {
             cut,
             pass,
         };
+        if self.table.len() >= MAX_KEYS {
+            // Any subset of the entries is sound (they only ever prune), so the memo
+            // forgets everything rather than outgrow memory.
+            self.table.clear();
+        }
         let entries = self.table.entry(key.hash).or_default();
         if entries.iter().any(|e| e.covers(&new)) {
             return;
@@ -188,7 +196,8 @@ pub fn key(memo: &mut Memo, cfg: &Config) -> Key {
     }
 }
 
-fn hash128(text: &str) -> u128 {
+/// A 128-bit hash of `text` (two SipHash runs with different salts).
+pub fn hash128(text: &str) -> u128 {
     let half = |salt: u8| {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         salt.hash(&mut h);
