@@ -4,6 +4,11 @@
 //! the stop decides the successors: both sides of a symbolic branch that the solver
 //! (or the current witness) shows satisfiable, the configuration after a P-move, or
 //! every O-move of an opponent configuration. Failures are rendered as they are found.
+//!
+//! Without `all`, an opponent configuration subsumed by one already fully explored is
+//! skipped ([`memo`]); a marker beneath its successors on the worklist records it as
+//! fully explored once they are all done. With `first`, the search runs in passes of
+//! growing trace-length limit and stops at the first failure.
 
 use super::config::{Config, Control, List};
 use super::machine::{self, Stop, Stuck};
