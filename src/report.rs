@@ -90,6 +90,8 @@ pub struct JsonMove {
 #[derive(Serialize)]
 pub struct JsonStats {
     pub configurations: u64,
+    /// Opponent configurations pruned as subsumed by one already explored.
+    pub subsumed: u64,
     pub solver_queries: u64,
     pub seconds: f64,
 }
@@ -166,6 +168,7 @@ impl Report<'_> {
             failing_traces: self.result.failing_traces,
             stats: JsonStats {
                 configurations: stats.configurations,
+                subsumed: stats.subsumed,
                 solver_queries: stats.solver_queries,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
             },
@@ -244,9 +247,10 @@ impl Report<'_> {
             Verdict::Unsafe => {
                 let _ = writeln!(
                     out,
-                    "UNSAFE: {} failing trace{} within the bounds ({} {shown}).",
+                    "UNSAFE: {} failing trace{} {} within the bounds ({} {shown}).",
                     r.failing_traces,
                     plural(r.failing_traces),
+                    if self.all { "in all" } else { "found" },
                     total
                 );
             }
@@ -273,6 +277,14 @@ impl Report<'_> {
             "  {} configurations, {} solver queries ({} more answered from earlier answers), {:.3} s",
             s.configurations, s.solver_queries, s.cached_answers, s.seconds
         );
+        if s.subsumed > 0 {
+            let _ = writeln!(
+                out,
+                "  {} client turn{} skipped: subsumed by one already explored",
+                s.subsumed,
+                plural(s.subsumed as usize)
+            );
+        }
         if s.undeclared_calls > 0 {
             let _ = writeln!(
                 out,

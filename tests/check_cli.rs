@@ -267,3 +267,28 @@ fn an_undecided_solver_query_is_inconclusive() {
     let out = holi(&["check", file.to_str().unwrap(), "--solver-timeout", "0"]);
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn first_reports_one_shortest_trace_and_no_memo_the_same_sites() {
+    let dao = example("dao.holi");
+    let dao = dao.to_str().unwrap();
+    let base = ["check", dao, "--k", "3", "--l", "2", "--format", "json"];
+    let default = json(&holi(&base));
+    let plain = json(&holi(&[&base[..], &["--no-memo"]].concat()));
+    let first_out = holi(&[&base[..], &["--first"]].concat());
+    assert_eq!(code(&first_out), 1, "{}", stderr(&first_out));
+    let first = json(&first_out);
+    let moves = |v: &serde_json::Value| -> Vec<u64> {
+        v["counterexamples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["moves"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(moves(&default), moves(&plain));
+    assert_eq!(moves(&first), vec![moves(&plain)[0]]);
+    assert_eq!(plain["stats"]["subsumed"], 0);
+    let both = holi(&["check", dao, "--all", "--first"]);
+    assert_eq!(code(&both), 2, "--all and --first conflict");
+}

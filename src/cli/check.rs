@@ -38,6 +38,14 @@ pub struct CheckArgs {
     /// List every distinct failing trace, not only the shortest per failing assert.
     #[arg(long)]
     pub all: bool,
+    /// Explore every configuration, without pruning those subsumed by one already
+    /// explored (for comparison; `--all` always does).
+    #[arg(long)]
+    pub no_memo: bool,
+    /// Stop at the first failing trace, searching shorter traces first: a shortest
+    /// counterexample, sooner.
+    #[arg(long, conflicts_with = "all")]
+    pub first: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -143,6 +151,8 @@ pub fn run(args: CheckArgs) -> Outcome {
         k,
         l,
         all: args.all,
+        memo: !args.no_memo,
+        first: args.first,
         timeout,
         solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),
         max_configurations: args.max_configurations,

@@ -4,9 +4,15 @@
 //! the stop decides the successors: both sides of a symbolic branch that the solver
 //! (or the current witness) shows satisfiable, the configuration after a P-move, or
 //! every O-move of an opponent configuration. Failures are rendered as they are found.
+//!
+//! Without `all`, an opponent configuration subsumed by one already fully explored is
+//! skipped ([`memo`]); a marker beneath its successors on the worklist records it as
+//! fully explored once they are all done. With `first`, the search runs in passes of
+//! growing trace-length limit and stops at the first failure.
 
 use super::config::{Config, Control, List};
 use super::machine::{self, Stop, Stuck};
+use super::memo;
 use super::moves;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
@@ -25,13 +31,31 @@ use std::time::Instant;
 /// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
 
+/// A worklist entry: a configuration to explore, or the mark that everything pushed
+/// above it — the successors of an opponent configuration — has been explored.
+// Nearly every entry is a configuration: boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+enum Work<'p> {
+    Explore(Config<'p>),
+    /// The key, the trace length as the memo compares it, and the cuts made before.
+    Explored(memo::Key, i64, u64),
+}
+
 pub struct Explorer<'p, 'o> {
     lib: &'p Library,
     options: &'o CheckOptions,
     solver: Solver,
-    worklist: Vec<Config<'p>>,
-    /// Texts of every distinct failing trace.
-    failing: HashSet<String>,
+    initial: Config<'p>,
+    worklist: Vec<Work<'p>>,
+    /// Fully explored opponent configurations (when subsumption is on).
+    memo: Option<memo::Memo>,
+    /// With `first`: the longest trace the current pass explores, and how many
+    /// configurations were cut off for being longer.
+    depth_limit: Option<u32>,
+    cuts: u64,
+    /// Every distinct failing trace, as a 128-bit hash of its text: large searches
+    /// find millions, and their texts would dominate memory.
+    failing: HashSet<u128>,
     /// Every distinct failing trace (kept only with `all`).
     all: Vec<Counterexample>,
     /// The shortest failing trace per failure site.
@@ -83,7 +107,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
             lib,
             options,
             solver,
-            worklist: vec![initial],
+            worklist: vec![Work::Explore(initial.clone())],
+            initial,
+            memo: None,
+            depth_limit: None,
+            cuts: 0,
             failing: HashSet::new(),
             all: Vec::new(),
             shortest: HashMap::new(),
@@ -115,10 +143,54 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        while let Some(cfg) = self.worklist.pop() {
+        let use_memo = self.options.memo && !self.options.all;
+        if !self.options.first {
+            self.memo = use_memo.then(memo::Memo::default);
+            self.search(progress);
+            return self.finish();
+        }
+        // Iterative deepening: pass d explores traces of at most d moves. A pass that
+        // finds a failure found one of exactly d moves (the previous pass found none),
+        // and a pass that cut nothing off was the whole search. The memo carries over:
+        // the earlier passes found no failure, so a configuration with no more room
+        // left than one explored in an earlier pass has none either within the limit.
+        self.memo = use_memo.then(memo::Memo::default);
+        for depth in 0.. {
+            self.stats.deepening_passes += 1;
+            self.depth_limit = Some(depth);
+            let cuts = self.cuts;
+            self.worklist = vec![Work::Explore(self.initial.clone())];
+            let complete = self.search(progress);
+            if !complete || !self.shortest.is_empty() || self.cuts == cuts {
+                break;
+            }
+        }
+        self.finish()
+    }
+
+    /// Explores the worklist; false when stopped by a budget (or by `first`).
+    fn search(&mut self, progress: &mut dyn FnMut(&Progress)) -> bool {
+        while let Some(work) = self.worklist.pop() {
+            let cfg = match work {
+                Work::Explore(cfg) => cfg,
+                Work::Explored(key, moves, cuts) => {
+                    if let Some(memo) = &mut self.memo {
+                        let pass = self.stats.deepening_passes;
+                        memo.insert(key, moves, self.cuts > cuts, pass);
+                    }
+                    continue;
+                }
+            };
             if let Some(reason) = self.out_of_budget() {
                 self.inconclusive.push(format!("search stopped: {reason}"));
-                break;
+                return false;
+            }
+            if self.options.first && !self.shortest.is_empty() {
+                return false;
+            }
+            if self.depth_limit.is_some_and(|d| cfg.moves > d) {
+                self.cuts += 1;
+                continue;
             }
             if self.stats.configurations.is_multiple_of(POLL_EVERY) {
                 progress(&Progress {
@@ -132,16 +204,25 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             self.step(cfg);
         }
-        self.finish()
+        true
     }
 
     fn step(&mut self, mut cfg: Config<'p>) {
         let lib = self.lib;
         match machine::run(&mut cfg, lib) {
             Stop::Opponent => {
+                if let Some(memo) = &mut self.memo {
+                    let key = memo::key(memo, &cfg);
+                    let moves = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
+                    if memo.subsumes(&key, moves, self.stats.deepening_passes) {
+                        self.stats.subsumed += 1;
+                        return;
+                    }
+                    self.worklist.push(Work::Explored(key, moves, self.cuts));
+                }
                 let mut next = moves::opponent_moves(&cfg, lib);
                 next.reverse();
-                self.worklist.extend(next);
+                self.worklist.extend(next.into_iter().map(Work::Explore));
             }
             Stop::If { cond, node, env } => {
                 let super::ir::ExprKind::If(_, then, else_) = &node.kind else {
@@ -152,12 +233,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     let mut c = cfg.clone();
                     c.assume(cond.clone(), false, w);
                     c.control = Control::Eval(else_, env.clone());
-                    self.worklist.push(c);
+                    self.worklist.push(Work::Explore(c));
                 }
                 if let Some(w) = yes {
                     cfg.assume(cond, true, w);
                     cfg.control = Control::Eval(then, env);
-                    self.worklist.push(cfg);
+                    self.worklist.push(Work::Explore(cfg));
                 }
             }
             Stop::Assert { cond, node } => {
@@ -168,7 +249,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 if let Some(w) = pass {
                     cfg.assume(cond, true, w);
                     cfg.control = Control::Return(Value::Unit);
-                    self.worklist.push(cfg);
+                    self.worklist.push(Work::Explore(cfg));
                 }
             }
             Stop::Divide { left, right, node } => {
@@ -181,7 +262,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     if let Ok(q) = quotient {
                         cfg.assume(right, true, w);
                         cfg.control = Control::Return(Value::Int(q));
-                        self.worklist.push(cfg);
+                        self.worklist.push(Work::Explore(cfg));
                     }
                 }
             }
@@ -191,11 +272,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             Stop::PCall { name, arg } => {
                 moves::p_call(&mut cfg, lib, name, arg, self.options.l);
-                self.worklist.push(cfg);
+                self.worklist.push(Work::Explore(cfg));
             }
             Stop::PReturn { value } => {
                 if moves::p_return(&mut cfg, lib, value) {
-                    self.worklist.push(cfg);
+                    self.worklist.push(Work::Explore(cfg));
                 }
             }
             Stop::OutOfFrames => self.stats.frame_limit_paths += 1,
@@ -307,7 +388,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             concrete: rendered.concrete,
             model: rendered.model,
         };
-        let new = self.failing.insert(text.clone());
+        let new = self.failing.insert(memo::hash128(&text));
         if new && self.options.all {
             self.all.push(cx.clone());
         }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod explore;
 pub mod ir;
 pub mod machine;
+pub mod memo;
 pub mod moves;
 pub mod solver;
 pub mod term;
@@ -34,8 +35,15 @@ pub struct CheckOptions {
     pub k: u32,
     /// The client's call budget per context.
     pub l: u32,
-    /// Keep every distinct failing trace, not only the shortest per failure site.
+    /// Keep every distinct failing trace, not only the shortest per failure site. The
+    /// search is then the plain exploration (no subsumption), so the set is exhaustive.
     pub all: bool,
+    /// Prune opponent configurations subsumed by one already explored ([`memo`]).
+    /// Ignored with `all`.
+    pub memo: bool,
+    /// Stop at the first failing trace; the search deepens on trace length, so it is
+    /// a shortest one.
+    pub first: bool,
     pub timeout: Option<Duration>,
     /// The longest one solver query may run; a query that does not finish in time is
     /// undecided and makes the verdict inconclusive. Z3 can run forever on nonlinear
@@ -52,6 +60,8 @@ impl Default for CheckOptions {
             k: DEFAULT_K,
             l: DEFAULT_L,
             all: false,
+            memo: true,
+            first: false,
             timeout: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
@@ -86,6 +96,10 @@ pub struct Stats {
     pub stuck_paths: u64,
     /// Paths that ended applying a library function with no frame left (k = 0).
     pub frame_limit_paths: u64,
+    /// Opponent configurations not explored because one already explored subsumes them.
+    pub subsumed: u64,
+    /// Passes of the search with `first`: one per trace-length limit tried.
+    pub deepening_passes: u32,
     /// The longest trace explored, in moves.
     pub max_moves: u32,
     pub seconds: f64,
@@ -97,7 +111,9 @@ pub struct CheckResult {
     /// The shortest failing trace per failure site (or every distinct one with `all`),
     /// sorted by number of moves, then text.
     pub counterexamples: Vec<Counterexample>,
-    /// Distinct failing traces found (by text).
+    /// Distinct failing traces found (by text). Exhaustive with `all`; without it the
+    /// subsumption of configurations (and `first`) skips failures already represented
+    /// by an equally short one at the same site, so this counts those found.
     pub failing_traces: usize,
     pub stats: Stats,
     /// Why the result is not complete (limits, interruption, solver `unknown`).

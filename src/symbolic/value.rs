@@ -66,3 +66,15 @@ impl Env {
         Some(&node.value)
     }
 }
+
+impl Env {
+    /// The values in scope, innermost first.
+    pub fn iter(&self) -> impl Iterator<Item = &Value> {
+        let mut next = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let node = next?;
+            next = node.next.0.as_deref();
+            Some(&node.value)
+        })
+    }
+}

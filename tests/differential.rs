@@ -1,0 +1,215 @@
+//! Differential test of the search's accelerations against the plain exploration:
+//! subsumption of configurations (the default) and `first` (iterative deepening) must
+//! give the same verdict and, per failure site, the same minimal trace length.
+//!
+//! Runs on HOLiK's benchmark libraries in `../shared/holik-bench/programs`, and skips
+//! with a note when that directory is absent. The default test covers the cells the
+//! plain search finishes quickly; the ignored one the whole benchmark grid:
+//! `cargo test --release --test differential -- --ignored --nocapture`
+//! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10).
+
+use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn programs() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "note: {} not found; skipping the differential test",
+            dir.display()
+        );
+        return None;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "holi"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// Failure site (kind and span) → fewest moves of a failing trace there.
+fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for c in &result.counterexamples {
+        let len = c.trace.0.len();
+        let e = out
+            .entry(format!("{:?} {:?}", c.kind, c.span))
+            .or_insert(len);
+        *e = (*e).min(len);
+    }
+    out
+}
+
+fn complete(result: &CheckResult) -> bool {
+    result.inconclusive.is_empty()
+}
+
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    plain_incomplete: usize,
+    memo_incomplete: usize,
+    memo_only: usize,
+    first_compared: usize,
+    plain_seconds: f64,
+    memo_seconds: f64,
+}
+
+/// Compares one cell; panics on a disagreement.
+fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
+    let loaded = holi::frontend::load(file, false)
+        .unwrap_or_else(|r| panic!("{} does not load:\n{}", file.display(), r.render(false)));
+    let run = |memo: bool, first: bool| {
+        let options = CheckOptions {
+            k,
+            l,
+            memo,
+            first,
+            timeout: Some(limit),
+            ..CheckOptions::default()
+        };
+        check(&loaded.program, &options)
+    };
+    let cell = format!("{} k={k} l={l}", file.display());
+    let plain = run(false, false);
+    let memo = run(true, false);
+    tally.plain_seconds += plain.stats.seconds;
+    tally.memo_seconds += memo.stats.seconds;
+    if !complete(&plain) {
+        tally.plain_incomplete += 1;
+        if complete(&memo) {
+            tally.memo_only += 1;
+        }
+        return;
+    }
+    if !complete(&memo) {
+        // Computing keys costs time; a cell at the edge of the limit may miss it.
+        tally.memo_incomplete += 1;
+        return;
+    }
+    tally.compared += 1;
+    assert_eq!(plain.verdict, memo.verdict, "{cell}: verdicts differ");
+    assert_eq!(
+        sites(&plain),
+        sites(&memo),
+        "{cell}: failure sites or minimal lengths differ"
+    );
+    let first = run(true, true);
+    if plain.verdict == Verdict::Unsafe || complete(&first) {
+        tally.first_compared += 1;
+        let shortest = plain.counterexamples.iter().map(|c| c.trace.0.len()).min();
+        let found = first.counterexamples.iter().map(|c| c.trace.0.len()).min();
+        if complete(&first) || found.is_some() {
+            assert_eq!(first.verdict, plain.verdict, "{cell}: --first verdict");
+            assert_eq!(found, shortest, "{cell}: --first is not a shortest trace");
+            assert!(
+                first.counterexamples.len() <= 1,
+                "{cell}: --first kept more"
+            );
+        }
+    }
+}
+
+fn run_source(source: &str, k: u32, l: u32, memo: bool, first: bool) -> CheckResult {
+    let loaded = holi::frontend::load_str("test.holi", source, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let options = CheckOptions {
+        k,
+        l,
+        memo,
+        first,
+        ..CheckOptions::default()
+    };
+    check(&loaded.program, &options)
+}
+
+/// `noop` leaves the state as it was, so every order of `noop`/`bump` calls with the
+/// same number of bumps reaches one client turn; the assert fails after three bumps
+/// (the third call need not return).
+const COMMUTING: &str = "
+int n := 0;
+public noop (u:unit) :(unit) = { () };
+public other (x:int) :(unit) = { if x < 0 then () else () };
+public bump (u:unit) :(unit) = { n := !n + 1; assert(!n < 3) };
+";
+
+#[test]
+fn subsumption_prunes_repeated_client_turns_and_keeps_minimal_traces() {
+    let plain = run_source(COMMUTING, 3, 5, false, false);
+    let memo = run_source(COMMUTING, 3, 5, true, false);
+    assert_eq!(plain.stats.subsumed, 0);
+    assert!(memo.stats.subsumed > 0, "nothing was pruned");
+    assert!(memo.stats.configurations * 2 < plain.stats.configurations);
+    assert_eq!(plain.verdict, Verdict::Unsafe);
+    assert_eq!(memo.verdict, Verdict::Unsafe);
+    assert_eq!(sites(&plain), sites(&memo));
+    assert_eq!(sites(&memo).values().copied().collect::<Vec<_>>(), vec![5]);
+    assert!(memo.failing_traces <= plain.failing_traces);
+}
+
+#[test]
+fn first_stops_at_a_shortest_failing_trace() {
+    let first = run_source(COMMUTING, 3, 5, true, true);
+    assert_eq!(first.verdict, Verdict::Unsafe);
+    assert_eq!(first.counterexamples.len(), 1);
+    assert_eq!(first.counterexamples[0].trace.0.len(), 5);
+    assert_eq!(first.stats.deepening_passes, 6);
+    // Safe within the bounds: the passes end when one cuts nothing off.
+    let safe = run_source(COMMUTING, 3, 2, true, true);
+    assert_eq!(safe.verdict, Verdict::Safe);
+    assert_eq!(sites(&safe).len(), 0);
+}
+
+#[test]
+fn accelerations_agree_with_plain_search_on_small_bounds() {
+    let Some(files) = programs() else {
+        return;
+    };
+    let mut tally = Tally::default();
+    for file in &files {
+        for (k, l) in [(2, 1), (3, 1), (2, 2)] {
+            compare(file, k, l, Duration::from_millis(400), &mut tally);
+        }
+    }
+    eprintln!(
+        "differential: {} cells compared ({} with --first), {} not finished by the plain \
+         search, {} only by it",
+        tally.compared, tally.first_compared, tally.plain_incomplete, tally.memo_incomplete
+    );
+    assert!(tally.compared > 100, "too few cells compared");
+}
+
+#[test]
+#[ignore = "the whole benchmark grid: minutes to hours"]
+fn accelerations_agree_with_plain_search_on_the_grid() {
+    let Some(files) = programs() else {
+        return;
+    };
+    let seconds: f64 = std::env::var("HOLI_DIFF_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10.0);
+    let mut tally = Tally::default();
+    for file in &files {
+        for k in 2..=5 {
+            for l in 1..=3 {
+                compare(file, k, l, Duration::from_secs_f64(seconds), &mut tally);
+            }
+        }
+    }
+    eprintln!(
+        "differential grid ({seconds} s per run): {} cells compared ({} with --first); \
+         {} not finished by the plain search, {} of them finished with subsumption; \
+         {} finished only by the plain search; plain {:.1} s, subsumption {:.1} s in total",
+        tally.compared,
+        tally.first_compared,
+        tally.plain_incomplete,
+        tally.memo_only,
+        tally.memo_incomplete,
+        tally.plain_seconds,
+        tally.memo_seconds
+    );
+}
