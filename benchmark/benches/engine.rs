@@ -12,11 +12,10 @@
 //!   incremental solver (the path already asserted) and on a fresh one.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use holi::build::{self, GlobalName, Initial, Library};
-use holi::symbolic::config::{Config, Control, List};
+use holi::build;
+use holi::symbolic::config::Config;
 use holi::symbolic::solver::{Answer, Solver};
 use holi::symbolic::term::{Term, Witness};
-use holi::symbolic::value::{Name, Value};
 use holi::symbolic::{check, machine, moves, CheckOptions};
 use holi::syntax::ast::{BinOp, Program};
 use std::hint::black_box;
@@ -77,41 +76,10 @@ fn bench_check(c: &mut Criterion) {
     group.finish();
 }
 
-/// The configuration before the client's first move, as the explorer starts it.
-fn initial<'p>(lib: &'p Library, k: u32, l: u32) -> Config<'p> {
-    let store = lib
-        .store
-        .iter()
-        .map(|init| match init {
-            Initial::Int(i) => Some(Value::Int(Term::Const(i.clone()))),
-            Initial::Name(GlobalName::Method(m)) => Some(Value::Fun(Name::Method(*m))),
-            Initial::Name(GlobalName::Import(i)) => Some(Value::Fun(Name::Import(*i))),
-            Initial::Name(GlobalName::Undeclared(u)) => Some(Value::Fun(Name::Undeclared(*u))),
-            Initial::Absent => None,
-        })
-        .collect();
-    Config {
-        control: Control::Opponent,
-        kont: List::default(),
-        stack: List::default(),
-        store,
-        closures: imbl::Vector::new(),
-        revealed: imbl::Vector::new(),
-        clients: imbl::Vector::new(),
-        k,
-        l,
-        pc: None,
-        witness: Rc::new(Witness::new()),
-        next_sym: 0,
-        trace: List::default(),
-        moves: 0,
-    }
-}
-
 fn bench_step(c: &mut Criterion) {
     let program = program("counter", COUNTER);
     let lib = build::build(&program);
-    let start = initial(&lib, 3, 2);
+    let start = Config::initial(&lib, 3, 2);
     let mut group = c.benchmark_group("step");
     group.bench_function("opponent_moves", |b| {
         b.iter(|| moves::opponent_moves(black_box(&start), &lib))
@@ -148,7 +116,7 @@ fn path_condition(cfg: &mut Config, n: u32) {
 fn bench_branch(c: &mut Criterion) {
     let program = program("counter", COUNTER);
     let lib = build::build(&program);
-    let mut cfg = initial(&lib, 3, 2);
+    let mut cfg = Config::initial(&lib, 3, 2);
     path_condition(&mut cfg, 30);
     let cond = Term::binary(BinOp::Lt, &Term::sym(2), &Term::sym(1)).expect("no division");
     let witness = Rc::new(Witness::new());
@@ -164,7 +132,7 @@ fn bench_branch(c: &mut Criterion) {
 fn bench_solver(c: &mut Criterion) {
     let program = program("counter", COUNTER);
     let lib = build::build(&program);
-    let mut cfg = initial(&lib, 3, 2);
+    let mut cfg = Config::initial(&lib, 3, 2);
     path_condition(&mut cfg, 10);
     // x2 < x1 + 5: satisfiable with the path condition (x2 = x1 + 1).
     let shifted =

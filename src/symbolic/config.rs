@@ -6,9 +6,10 @@
 //! `imbl` vectors. Branching (at `if`, `assert`, a division or a client choice) clones a
 //! configuration in time independent of its size, and siblings share all their history.
 
-use super::ir::{CodeId, Expr, FunCode, RefId, TypeId};
+use super::ir::{CodeId, Expr, FunCode, GlobalName, RefId, TypeId};
 use super::term::{Term, Witness};
 use super::value::{Env, Name, Value};
+use crate::build::{Initial, Library};
 use crate::trace::{Dir, Player};
 use std::rc::Rc;
 
@@ -226,6 +227,40 @@ pub struct Config<'p> {
 }
 
 impl<'p> Config<'p> {
+    /// The built library before the client's first move: the store as declared, no
+    /// pending calls, the full budgets `k` and `l`, and the empty trace.
+    pub fn initial(lib: &'p Library, k: u32, l: u32) -> Config<'p> {
+        let store = lib
+            .store
+            .iter()
+            .map(|init| match init {
+                Initial::Int(i) => Some(Value::Int(Term::Const(i.clone()))),
+                Initial::Name(g) => Some(Value::Fun(match *g {
+                    GlobalName::Method(m) => Name::Method(m),
+                    GlobalName::Import(i) => Name::Import(i),
+                    GlobalName::Undeclared(u) => Name::Undeclared(u),
+                })),
+                Initial::Absent => None,
+            })
+            .collect();
+        Config {
+            control: Control::Opponent,
+            kont: List::default(),
+            stack: List::default(),
+            store,
+            closures: imbl::Vector::new(),
+            revealed: imbl::Vector::new(),
+            clients: imbl::Vector::new(),
+            k,
+            l,
+            pc: None,
+            witness: Rc::new(Witness::new()),
+            next_sym: 0,
+            trace: List::default(),
+            moves: 0,
+        }
+    }
+
     pub fn push_move(&mut self, dir: Dir, by: Player, name: Name, value: Value) {
         self.trace.push(MoveRecord {
             dir,

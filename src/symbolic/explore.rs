@@ -10,7 +10,7 @@
 //! fully explored once they are all done. With `first`, the search runs in passes of
 //! growing trace-length limit and stops at the first failure.
 
-use super::config::{Config, Control, List};
+use super::config::{Config, Control};
 use super::machine::{self, Stop, Stuck};
 use super::memo;
 use super::moves;
@@ -18,7 +18,7 @@ use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
 use super::value::Value;
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
-use crate::build::{GlobalName, Initial, Library};
+use crate::build::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
 use num_bigint::BigInt;
@@ -70,35 +70,7 @@ pub struct Explorer<'p, 'o> {
 
 impl<'p, 'o> Explorer<'p, 'o> {
     pub fn new(lib: &'p Library, options: &'o CheckOptions) -> Explorer<'p, 'o> {
-        let store = lib
-            .store
-            .iter()
-            .map(|init| match init {
-                Initial::Int(i) => Some(Value::Int(Term::Const(i.clone()))),
-                Initial::Name(g) => Some(Value::Fun(match *g {
-                    GlobalName::Method(m) => super::value::Name::Method(m),
-                    GlobalName::Import(i) => super::value::Name::Import(i),
-                    GlobalName::Undeclared(u) => super::value::Name::Undeclared(u),
-                })),
-                Initial::Absent => None,
-            })
-            .collect();
-        let initial = Config {
-            control: Control::Opponent,
-            kont: List::default(),
-            stack: List::default(),
-            store,
-            closures: imbl::Vector::new(),
-            revealed: imbl::Vector::new(),
-            clients: imbl::Vector::new(),
-            k: options.k,
-            l: options.l,
-            pc: None,
-            witness: Rc::new(Witness::new()),
-            next_sym: 0,
-            trace: List::default(),
-            moves: 0,
-        };
+        let initial = Config::initial(lib, options.k, options.l);
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
             solver.interrupt_on(Arc::clone(flag));
