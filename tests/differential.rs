@@ -10,25 +10,10 @@
 
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-fn programs() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "note: {} not found; skipping the differential test",
-            dir.display()
-        );
-        return None;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "holi"))
-        .collect();
-    files.sort();
-    Some(files)
-}
+mod corpus;
 
 /// Failure site (kind and span) → fewest moves of a failing trace there.
 fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
@@ -165,7 +150,7 @@ fn first_stops_at_a_shortest_failing_trace() {
 
 #[test]
 fn accelerations_agree_with_plain_search_on_small_bounds() {
-    let Some(files) = programs() else {
+    let Some(files) = corpus::benchmark("the differential test") else {
         return;
     };
     let mut tally = Tally::default();
@@ -185,7 +170,7 @@ fn accelerations_agree_with_plain_search_on_small_bounds() {
 #[test]
 #[ignore = "the whole benchmark grid: minutes to hours"]
 fn accelerations_agree_with_plain_search_on_the_grid() {
-    let Some(files) = programs() else {
+    let Some(files) = corpus::benchmark("the differential test") else {
         return;
     };
     let seconds: f64 = std::env::var("HOLI_DIFF_SECONDS")

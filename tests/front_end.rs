@@ -4,26 +4,9 @@ use holi::diagnostics::Diagnostic;
 use holi::frontend::{load, load_str, with_large_stack};
 use holi::syntax::parser::{parse_source, MAX_NESTING};
 use holi::syntax::printer::print_program;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The 70 benchmark libraries, or `None` (with a note) when `../shared` is absent.
-fn corpus() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "note: {} is absent; skipping the corpus test",
-            dir.display()
-        );
-        return None;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "holi"))
-        .collect();
-    files.sort();
-    Some(files)
-}
+mod corpus;
 
 fn codes(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
     diagnostics.iter().map(|d| d.code).collect()
@@ -31,7 +14,9 @@ fn codes(diagnostics: &[Diagnostic]) -> Vec<&'static str> {
 
 #[test]
 fn every_benchmark_library_loads_with_at_most_warnings() {
-    let Some(files) = corpus() else { return };
+    let Some(files) = corpus::benchmark("the corpus test") else {
+        return;
+    };
     assert_eq!(files.len(), 70);
     for file in &files {
         match load(file, false) {
@@ -43,7 +28,9 @@ fn every_benchmark_library_loads_with_at_most_warnings() {
 
 #[test]
 fn benchmark_slips_are_reported_as_the_notes_describe() {
-    let Some(files) = corpus() else { return };
+    let Some(files) = corpus::benchmark("the corpus test") else {
+        return;
+    };
     let warnings = |name: &str| -> Vec<Diagnostic> {
         let file = files
             .iter()
@@ -79,7 +66,9 @@ fn benchmark_slips_are_reported_as_the_notes_describe() {
 
 #[test]
 fn corpus_round_trips_through_the_printer() {
-    let Some(files) = corpus() else { return };
+    let Some(files) = corpus::benchmark("the corpus test") else {
+        return;
+    };
     for file in &files {
         let source = std::fs::read_to_string(file).expect("readable corpus file");
         let name = file.display().to_string();

@@ -12,18 +12,7 @@ use holi::symbolic::{check, CheckOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn libraries(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "holi"))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    files.sort();
-    files
-}
+mod corpus;
 
 /// Checks and replays every library in `files`; returns (replayed, total, failures).
 fn replay_all(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
@@ -65,7 +54,7 @@ fn replay_all(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
 #[test]
 fn every_counterexample_on_the_examples_replays() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let (replayed, total, failures) = replay_all(&libraries(&dir));
+    let (replayed, total, failures) = replay_all(&corpus::holi_files(&dir).unwrap_or_default());
     println!("examples/: replayed {replayed}/{total} counterexamples");
     assert!(total > 0, "the examples have counterexamples to replay");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -73,15 +62,10 @@ fn every_counterexample_on_the_examples_replays() {
 
 #[test]
 fn every_counterexample_on_the_holik_benchmark_replays() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/holik-bench/programs");
-    if !dir.is_dir() {
-        println!(
-            "note: {} is absent; skipping the benchmark replay rate",
-            dir.display()
-        );
+    let Some(files) = corpus::benchmark("the benchmark replay rate") else {
         return;
-    }
-    let (replayed, total, failures) = replay_all(&libraries(&dir));
+    };
+    let (replayed, total, failures) = replay_all(&files);
     println!("HOLiK benchmark at header bounds: replayed {replayed}/{total} counterexamples");
     assert!(total > 0, "the benchmark has counterexamples to replay");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
