@@ -4,7 +4,7 @@
 use crate::meta::{Invocation, Meta};
 use crate::record::{read_runs, RunRecord, Status};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 /// A cell as Table 1 sees it, for either tool.
@@ -188,7 +188,7 @@ fn bound_label(k: u32, l: u32) -> String {
 }
 
 /// Renders `table` in the paper's layout: one row per k, one column per l.
-fn layout(table: &BTreeMap<(u32, u32), Entry>, ks: &[u32], ls: &[u32]) -> String {
+fn layout<T: fmt::Display>(table: &BTreeMap<(u32, u32), T>, ks: &[u32], ls: &[u32]) -> String {
     let mut out = String::from("| |");
     for l in ls {
         let _ = write!(out, " l ≤ {l} |");
@@ -440,7 +440,7 @@ fn render_comparison(
             side.insert(*bound, format!("{entry} vs {theirs}"));
         }
     }
-    out.push_str(&layout_text(&side, ks, ls));
+    out.push_str(&layout(&side, ks, ls));
 
     // Runs completed and time ratios, per bound and overall.
     out.push_str(
@@ -644,28 +644,6 @@ fn agreement_class(run: &RunRecord, cell: &Cell) -> usize {
         (false, true) => 2,
         (false, false) => 3,
     }
-}
-
-fn layout_text(cells: &BTreeMap<(u32, u32), String>, ks: &[u32], ls: &[u32]) -> String {
-    let mut out = String::from("| |");
-    for l in ls {
-        let _ = write!(out, " l ≤ {l} |");
-    }
-    out.push_str("\n|---|");
-    out.push_str(&"---|".repeat(ls.len()));
-    out.push('\n');
-    for k in ks {
-        let _ = write!(out, "| k ≤ {k} |");
-        for l in ls {
-            let _ = write!(
-                out,
-                " {} |",
-                cells.get(&(*k, *l)).map_or("–", String::as_str)
-            );
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]
