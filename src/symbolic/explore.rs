@@ -361,19 +361,26 @@ impl<'p, 'o> Explorer<'p, 'o> {
             model: rendered.model,
         };
         let new = self.failing.insert(memo::hash128(&text));
-        if new && self.options.all {
-            self.all.push(cx.clone());
-        }
         let key = (kind, span);
+        // Shortest first, ties by text: the old trace is rendered only on a tie.
         let better = match self.shortest.get(&key) {
             None => true,
-            Some(old) => {
-                let old_key = (old.trace.0.len(), old.trace.to_string());
-                (cx.trace.0.len(), text) < old_key
-            }
+            Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => text < old.trace.to_string(),
+            },
         };
-        if better {
-            self.shortest.insert(key, cx);
+        match (new && self.options.all, better) {
+            (true, true) => {
+                self.all.push(cx.clone());
+                self.shortest.insert(key, cx);
+            }
+            (true, false) => self.all.push(cx),
+            (false, true) => {
+                self.shortest.insert(key, cx);
+            }
+            (false, false) => {}
         }
     }
 
