@@ -254,6 +254,7 @@ fn full_grid_agreement_table() {
         .map_or(Duration::from_secs(60), Duration::from_secs_f64);
     let (mut compared, mut agreeing, mut verdicts, mut ours_only) = (0, 0, 0, 0);
     let (mut our_total, mut holik_total) = (0.0, 0.0);
+    let mut disagreements = Vec::new();
     println!(
         "file,k,l,holik_status,holik_traces,our_verdict,our_traces,agree,our_seconds,holik_seconds"
     );
@@ -287,6 +288,9 @@ fn full_grid_agreement_table() {
             compared += 1;
             let holik = holik_traces(&dir, &r.file, r.k, r.l);
             let same = holik == ours.traces;
+            if ours.complete && !same {
+                disagreements.push(format!("{} k={} l={}", r.file, r.k, r.l));
+            }
             agreeing += usize::from(same);
             verdicts += usize::from((r.traces > 0) == (ours.verdict == Verdict::Unsafe));
             if same {
@@ -318,5 +322,9 @@ fn full_grid_agreement_table() {
     println!(
         "compared {compared} cells HOLiK finished: {agreeing} identical trace sets, {verdicts} same verdict; \
          {ours_only} cells HOLiK timed out on finished by us; time {our_total:.1} s (HOLiK {holik_total:.0} s)"
+    );
+    assert!(
+        disagreements.is_empty(),
+        "trace sets differ from HOLiK's in cells both finished: {disagreements:?}"
     );
 }
