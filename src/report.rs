@@ -92,6 +92,9 @@ pub struct JsonStats {
     pub configurations: u64,
     /// Opponent configurations pruned as subsumed by one already explored.
     pub subsumed: u64,
+    /// Of those, pruned because the values of their symbolic integers lie within
+    /// regions already explored (semantic subsumption).
+    pub covered: u64,
     pub solver_queries: u64,
     pub seconds: f64,
 }
@@ -169,6 +172,7 @@ impl Report<'_> {
             stats: JsonStats {
                 configurations: stats.configurations,
                 subsumed: stats.subsumed,
+                covered: stats.covered,
                 solver_queries: stats.solver_queries,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
             },
@@ -283,6 +287,17 @@ impl Report<'_> {
                 "  {} client turn{} skipped: subsumed by one already explored",
                 s.subsumed,
                 plural(s.subsumed as usize)
+            );
+        }
+        if s.coverage_checks > 0 {
+            let _ = writeln!(
+                out,
+                "  {} of them by the values their integers can take ({} region{} made, {} coverage check{})",
+                s.covered,
+                s.projections,
+                plural(s.projections as usize),
+                s.coverage_checks,
+                plural(s.coverage_checks as usize)
             );
         }
         if s.undeclared_calls > 0 {

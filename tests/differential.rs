@@ -1,6 +1,7 @@
 //! Differential test of the search's accelerations against the plain exploration:
-//! subsumption of configurations (the default) and `first` (iterative deepening) must
-//! give the same verdict and, per failure site, the same minimal trace length.
+//! subsumption of configurations (the default, with semantic subsumption; and without
+//! it) and `first` (iterative deepening) must give the same verdict and, per failure
+//! site, the same minimal trace length.
 //!
 //! Runs on HOLiK's benchmark libraries in `../shared/holik-bench/programs`, and skips
 //! with a note when that directory is absent. The default test covers the cells the
@@ -61,6 +62,16 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
     let cell = format!("{} k={k} l={l}", file.display());
     let plain = run(false, false);
     let memo = run(true, false);
+    let exact = check(
+        &loaded.program,
+        &CheckOptions {
+            k,
+            l,
+            semantic: false,
+            timeout: Some(limit),
+            ..CheckOptions::default()
+        },
+    );
     tally.plain_seconds += plain.stats.seconds;
     tally.memo_seconds += memo.stats.seconds;
     if !complete(&plain) {
@@ -82,6 +93,13 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
         sites(&memo),
         "{cell}: failure sites or minimal lengths differ"
     );
+    if complete(&exact) {
+        assert_eq!(
+            sites(&plain),
+            sites(&exact),
+            "{cell}: without semantic subsumption, failure sites or minimal lengths differ"
+        );
+    }
     let first = run(true, true);
     if plain.verdict == Verdict::Unsafe || complete(&first) {
         tally.first_compared += 1;
@@ -99,16 +117,68 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
 }
 
 fn run_source(source: &str, k: u32, l: u32, memo: bool, first: bool) -> CheckResult {
+    run_options(
+        source,
+        CheckOptions {
+            k,
+            l,
+            memo,
+            first,
+            ..CheckOptions::default()
+        },
+    )
+}
+
+fn run_options(source: &str, options: CheckOptions) -> CheckResult {
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let options = CheckOptions {
-        k,
-        l,
-        memo,
-        first,
-        ..CheckOptions::default()
-    };
     check(&loaded.program, &options)
+}
+
+/// Reentrant withdrawals: every interleaving leaves a different balance term
+/// (`100 - x1 - x2 …`), so client turns never repeat up to renaming, but the balances
+/// a client can reach are always the non-negative numbers. The assert fails only when
+/// the inner withdrawal is larger than the balance the outer one checked.
+const REENTRANT: &str = "
+import send :(int -> unit)
+int balance := 100;
+public withdraw (m:int) :(unit) = {
+  if (not (!balance < m))
+  then send(m);
+       balance := !balance - m;
+       assert(not(!balance < 0))
+  else ()};
+public deposit (m:int) :(unit) = { if 0 < m then balance := !balance + m else () };
+";
+
+#[test]
+fn semantic_subsumption_merges_turns_with_the_same_reachable_values() {
+    for (k, l) in [(2, 2), (3, 2)] {
+        let run = |memo: bool, semantic: bool| {
+            run_options(
+                REENTRANT,
+                CheckOptions {
+                    k,
+                    l,
+                    memo,
+                    semantic,
+                    ..CheckOptions::default()
+                },
+            )
+        };
+        let (plain, exact, semantic) = (run(false, false), run(true, false), run(true, true));
+        assert_eq!(plain.verdict, Verdict::Unsafe);
+        assert_eq!(sites(&plain), sites(&exact), "k={k} l={l}");
+        assert_eq!(sites(&plain), sites(&semantic), "k={k} l={l}");
+        assert_eq!(exact.stats.covered, 0);
+        assert!(semantic.stats.covered > 0, "k={k} l={l}: nothing covered");
+        assert!(
+            semantic.stats.configurations * 2 < exact.stats.configurations,
+            "k={k} l={l}: {} vs {} configurations",
+            semantic.stats.configurations,
+            exact.stats.configurations
+        );
+    }
 }
 
 /// `noop` leaves the state as it was, so every order of `noop`/`bump` calls with the

@@ -42,6 +42,10 @@ pub struct CheckArgs {
     /// explored (for comparison; `--all` always does).
     #[arg(long)]
     pub no_memo: bool,
+    /// Prune only client turns equal to one already explored up to renaming, not those
+    /// whose symbolic values lie within ones already explored (for comparison).
+    #[arg(long)]
+    pub no_semantic: bool,
     /// Stop at the first failing trace, searching shorter traces first: a shortest
     /// counterexample, sooner.
     #[arg(long, conflicts_with = "all")]
@@ -152,6 +156,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         l,
         all: args.all,
         memo: !args.no_memo,
+        semantic: !args.no_semantic,
         first: args.first,
         timeout,
         solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),

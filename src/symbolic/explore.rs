@@ -49,6 +49,13 @@ pub struct Explorer<'p, 'o> {
     worklist: Vec<Work<'p>>,
     /// Fully explored opponent configurations (when subsumption is on).
     memo: Option<memo::Memo>,
+    /// The opponent configurations whose markers are on the worklist — ancestors of
+    /// whatever is explored — with their trace lengths and the failures below so far.
+    open: Vec<(u32, memo::Summary)>,
+    /// Failure sites numbered in order of discovery, and the shortest trace length
+    /// found at each.
+    sites: HashMap<(FailureKind, Span), u32>,
+    best: Vec<u32>,
     /// With `first`: the longest trace the current pass explores, and how many
     /// configurations were cut off for being longer.
     depth_limit: Option<u32>,
@@ -82,6 +89,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
             worklist: vec![Work::Explore(initial.clone())],
             initial,
             memo: None,
+            open: Vec::new(),
+            sites: HashMap::new(),
+            best: Vec::new(),
             depth_limit: None,
             cuts: 0,
             failing: HashSet::new(),
@@ -132,6 +142,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.depth_limit = Some(depth);
             let cuts = self.cuts;
             self.worklist = vec![Work::Explore(self.initial.clone())];
+            self.open.clear();
             let complete = self.search(progress);
             if !complete || !self.shortest.is_empty() || self.cuts == cuts {
                 break;
@@ -146,9 +157,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
             let cfg = match work {
                 Work::Explore(cfg) => cfg,
                 Work::Explored(key, moves, cuts) => {
+                    let (_, summary) = self.open.pop().unwrap_or_default();
                     if let Some(memo) = &mut self.memo {
                         let pass = self.stats.deepening_passes;
-                        memo.insert(key, moves, self.cuts > cuts, pass);
+                        memo.insert(key, moves, self.cuts > cuts, pass, summary);
                     }
                     continue;
                 }
@@ -183,14 +195,50 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let lib = self.lib;
         match machine::run(&mut cfg, lib) {
             Stop::Opponent => {
+                let limit = self.query_limit();
                 if let Some(memo) = &mut self.memo {
-                    let key = memo::key(memo, &cfg);
-                    let moves = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
-                    if memo.subsumes(&key, moves, self.stats.deepening_passes) {
+                    let mut key = memo::key(memo, &cfg);
+                    let relative = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
+                    let visit = memo::Visit {
+                        moves: cfg.moves,
+                        relative,
+                        pass: self.stats.deepening_passes,
+                        best: &self.best,
+                    };
+                    if let Some(summary) = memo.subsumes(&key, &visit) {
                         self.stats.subsumed += 1;
+                        for &(site, suffix) in summary {
+                            reached(&mut self.open, site, cfg.moves + suffix);
+                        }
                         return;
                     }
-                    self.worklist.push(Work::Explored(key, moves, self.cuts));
+                    if self.options.semantic {
+                        key.shape = memo::shape(memo, &cfg);
+                    }
+                    if let Some(shape) = &key.shape {
+                        let (solver, stats) = (&mut self.solver, &mut self.stats);
+                        let regions =
+                            memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
+                                stats.projections += 1;
+                                solver.project(pc, terms)
+                            });
+                        if !regions.is_empty() {
+                            self.stats.coverage_checks += 1;
+                            let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
+                            if self.solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
+                                self.stats.subsumed += 1;
+                                self.stats.covered += 1;
+                                for (_, summary) in regions {
+                                    for (site, suffix) in summary {
+                                        reached(&mut self.open, site, cfg.moves + suffix);
+                                    }
+                                }
+                                return;
+                            }
+                        }
+                    }
+                    self.worklist.push(Work::Explored(key, relative, self.cuts));
+                    self.open.push((cfg.moves, memo::Summary::new()));
                 }
                 let mut next = moves::opponent_moves(&cfg, lib);
                 next.reverse();
@@ -309,15 +357,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             None => {}
         }
-        // A query may not outlive the search's own deadline, nor the per-query limit.
-        let remaining = self
-            .options
-            .timeout
-            .map(|t| t.saturating_sub(self.start.elapsed()));
-        let deadline = match (remaining, self.options.solver_timeout) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let deadline = self.query_limit();
         match self
             .solver
             .check(&cfg.pc, cond, holds, cfg.next_sym, deadline)
@@ -350,6 +390,19 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
     }
 
+    /// How long the next solver query may run: no longer than the search's own
+    /// deadline, nor the per-query limit.
+    fn query_limit(&self) -> Option<std::time::Duration> {
+        let remaining = self
+            .options
+            .timeout
+            .map(|t| t.saturating_sub(self.start.elapsed()));
+        match (remaining, self.options.solver_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
         let rendered = moves::render(self.lib, &cfg.trace, witness);
         let text = rendered.trace.to_string();
@@ -362,6 +415,18 @@ impl<'p, 'o> Explorer<'p, 'o> {
         };
         let new = self.failing.insert(memo::hash128(&text));
         let key = (kind, span);
+        debug_assert_eq!(
+            cx.trace.0.len(),
+            cfg.moves as usize,
+            "one trace move per move"
+        );
+        let next_site = self.sites.len() as u32;
+        let site = *self.sites.entry(key.clone()).or_insert(next_site);
+        if site == next_site {
+            self.best.push(cfg.moves);
+        }
+        self.best[site as usize] = self.best[site as usize].min(cfg.moves);
+        reached(&mut self.open, site, cfg.moves);
         // Shortest first, ties by text: the old trace is rendered only on a tie.
         let better = match self.shortest.get(&key) {
             None => true,
@@ -412,6 +477,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: self.stats,
             inconclusive: self.inconclusive,
         }
+    }
+}
+
+/// Records in every open opponent configuration that `site` fails `moves` moves into
+/// the trace.
+fn reached(open: &mut [(u32, memo::Summary)], site: u32, moves: u32) {
+    for (at, summary) in open {
+        memo::record(summary, site, moves.saturating_sub(*at));
     }
 }
 

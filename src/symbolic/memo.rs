@@ -1,6 +1,6 @@
 //! Subsumption of opponent configurations: a configuration that is, up to renaming,
-//! one already fully explored with at least the same budgets and no longer a trace
-//! need not be explored again.
+//! one already fully explored with at least the same budgets need not be explored
+//! again, when what lies below cannot shorten any failure found.
 //!
 //! The key of an opponent configuration is a canonical text of everything its future
 //! depends on: the store, the evaluation stack (client-call markers, and the suspended
@@ -11,9 +11,13 @@
 //! The budgets — k, the current l, and the saved l of every pending client call (top
 //! first) — are kept beside the key and compared pointwise.
 //!
+//! Each entry carries a summary: every failure site reached below it, with the fewest
+//! moves taken from it (failures below a configuration it pruned count too, through
+//! that entry's summary).
+//!
 //! Why pruning is sound for the default report (every failure site, with its minimal
 //! trace length). Let C be fully explored at trace length m with budgets b, and C' have
-//! the same key at trace length m' ≥ m with budgets b' ≤ b.
+//! the same key at trace length m' with budgets b' ≤ b.
 //! * Same key means the same future up to renaming: the machine reads nothing else
 //!   (the trace and the witness only shape the printed trace and where the solver
 //!   starts), fresh names are numbered past everything live, and the conjuncts left
@@ -24,7 +28,14 @@
 //!   forbids client calls at 0, and a saved l becomes the current l on a P-return.
 //!   With larger budgets every move sequence stays possible.
 //! * Hence a failure reached from C' by a suffix s is reached from C by s, at the same
-//!   site, with m + |s| ≤ m' + |s| moves; it was reported while C was explored.
+//!   site, so the site is in C's summary with at most |s| moves. If m ≤ m', it was
+//!   reported with m + |s| ≤ m' + |s| moves while C was explored. Otherwise C' is
+//!   pruned only when, for every site in C's summary, the shortest failure found is no
+//!   longer than m' plus the summary's moves — which is at most m' + |s|.
+//!
+//! With a trace-length limit (`first`), an entry whose subtree the limit cut has an
+//! incomplete summary; it subsumes only in its own pass and only with m ≤ m' (measured
+//! from the limit).
 //!
 //! A configuration still on the search stack (not fully explored) never subsumes: its
 //! entry is made when the marker pushed beneath its successors comes off the worklist.
@@ -37,12 +48,41 @@ use super::value::{Env, Name, Value};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::rc::Rc;
 
 /// The canonical key of an opponent configuration and its budgets.
 pub struct Key {
     hash: u128,
     /// k, l, then the saved l of every pending client call, top first.
     budgets: Vec<u32>,
+    /// Its shape, when semantic subsumption is on and it has symbolic integers.
+    pub shape: Option<Shape>,
+}
+
+impl Key {
+    pub fn budgets(&self) -> &[u32] {
+        &self.budgets
+    }
+}
+
+/// The values a shape's terms can take in an explored configuration: a formula over
+/// the slots (see [`super::solver::Solver::project`]), made when first needed since
+/// most shapes never recur; `None` if it could not be made.
+enum Region {
+    Pending {
+        pc: Option<Rc<PcNode>>,
+        terms: Vec<Term>,
+    },
+    Known(Option<z3::ast::Bool>),
+}
+
+/// An opponent configuration up to the values of its symbolic integers: what
+/// semantic subsumption compares.
+pub struct Shape {
+    hash: u128,
+    /// The symbolic integers, in the order of the holes.
+    pub terms: Vec<Term>,
+    pub pc: Option<Rc<PcNode>>,
 }
 
 struct Entry {
@@ -55,6 +95,20 @@ struct Entry {
     /// the cut already.
     cut: bool,
     pass: u32,
+    /// Every failure site reached below it, with the fewest moves it took from here.
+    summary: Summary,
+}
+
+/// Failure sites (numbered by the search) and the fewest moves taken to each from an
+/// opponent configuration, sorted by site.
+pub type Summary = Vec<(u32, u32)>;
+
+/// Lowers the moves to `site` in `summary` to `suffix` if that is fewer.
+pub fn record(summary: &mut Summary, site: u32, suffix: u32) {
+    match summary.binary_search_by_key(&site, |&(s, _)| s) {
+        Ok(i) => summary[i].1 = summary[i].1.min(suffix),
+        Err(i) => summary.insert(i, (site, suffix)),
+    }
 }
 
 impl Entry {
@@ -63,16 +117,61 @@ impl Entry {
         self.moves <= other.moves
             && dominates(&self.budgets, &other.budgets)
             && (!self.cut || (other.cut && self.pass == other.pass))
+            && self.summary.iter().all(|&(site, suffix)| {
+                other
+                    .summary
+                    .binary_search_by_key(&site, |&(s, _)| s)
+                    .is_ok_and(|i| other.summary[i].1 <= suffix)
+            })
+    }
+
+    /// Whether it subsumes a configuration with its key and `budgets`, met at `visit`.
+    fn subsumes(&self, budgets: &[u32], visit: &Visit) -> bool {
+        if !dominates(&self.budgets, budgets) {
+            return false;
+        }
+        if self.cut {
+            return self.pass == visit.pass && self.moves <= visit.relative;
+        }
+        // Explored no later in the trace: everything below was reported no longer.
+        // Explored later: what lies below is known, and it is pruned when nothing
+        // there, reached sooner from here, would beat what was found.
+        self.moves <= visit.relative
+            || self.summary.iter().all(|&(site, suffix)| {
+                visit
+                    .best
+                    .get(site as usize)
+                    .is_some_and(|&b| b <= visit.moves + suffix)
+            })
     }
 }
+
+/// Where the search meets an opponent configuration.
+pub struct Visit<'a> {
+    /// Its trace length, and that less the trace-length limit of the search (if any).
+    pub moves: u32,
+    pub relative: i64,
+    /// The pass of the deepening search.
+    pub pass: u32,
+    /// The shortest failure found so far, by site.
+    pub best: &'a [u32],
+}
+
+/// Makes the region of a shape's terms under a path condition (see [`Region`]).
+pub type Projector<'a> = dyn FnMut(&Option<Rc<PcNode>>, &[Term]) -> Option<z3::ast::Bool> + 'a;
 
 /// Keys kept at most, about 150 bytes each: a few hundred MB.
 const MAX_KEYS: usize = 1 << 22;
 
-/// Fully explored opponent configurations, by key.
+/// Regions kept per shape at most: each costs a disjunct in every check of the shape.
+const MAX_REGIONS: usize = 64;
+
+/// Fully explored opponent configurations, by key; and by shape, with the region of
+/// values their symbolic integers could take.
 #[derive(Default)]
 pub struct Memo {
     table: HashMap<u128, Vec<Entry>, BuildHasherDefault<KeyHasher>>,
+    regions: HashMap<u128, Vec<(Entry, Region)>, BuildHasherDefault<KeyHasher>>,
     buffers: Buffers,
 }
 
@@ -97,33 +196,77 @@ impl Hasher for KeyHasher {
 }
 
 impl Memo {
-    /// Whether a fully explored configuration with `key` had budgets at least `key`'s
-    /// and at most `moves` moves (both less the trace-length limit, if any), and was
-    /// not cut off by that limit unless in this same `pass`.
-    pub fn subsumes(&self, key: &Key, moves: i64, pass: u32) -> bool {
-        self.table.get(&key.hash).is_some_and(|entries| {
-            entries.iter().any(|e| {
-                e.moves <= moves
-                    && dominates(&e.budgets, &key.budgets)
-                    && (!e.cut || e.pass == pass)
-            })
+    /// A fully explored configuration that subsumes one with `key` met at `visit`:
+    /// its summary, which holds for the subsumed configuration too.
+    pub fn subsumes(&self, key: &Key, visit: &Visit) -> Option<&Summary> {
+        self.table.get(&key.hash).and_then(|entries| {
+            entries
+                .iter()
+                .find(|e| e.subsumes(&key.budgets, visit))
+                .map(|e| &e.summary)
         })
     }
 
+    /// The regions of fully explored configurations with `shape` that would subsume
+    /// one with `budgets` met at `visit` if it had their key (as [`Memo::subsumes`]),
+    /// with their summaries; `project` makes a region the first time it is needed.
+    pub fn regions(
+        &mut self,
+        shape: &Shape,
+        budgets: &[u32],
+        visit: &Visit,
+        project: &mut Projector,
+    ) -> Vec<(z3::ast::Bool, Summary)> {
+        let Some(entries) = self.regions.get_mut(&shape.hash) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (e, region) in entries {
+            if !e.subsumes(budgets, visit) {
+                continue;
+            }
+            if let Region::Pending { pc, terms } = region {
+                *region = Region::Known(project(pc, terms));
+            }
+            if let Region::Known(Some(formula)) = region {
+                out.push((formula.clone(), e.summary.clone()));
+            }
+        }
+        out
+    }
+
     /// Records that the configuration with `key` at `moves` moves is fully explored
-    /// (cut off by the limit of `pass` somewhere below, if `cut`), forgetting the
-    /// entries it makes redundant.
-    pub fn insert(&mut self, key: Key, moves: i64, cut: bool, pass: u32) {
+    /// (cut off by the limit of `pass` somewhere below, if `cut`), with the failures
+    /// below it in `summary`; forgets the entries it makes redundant.
+    pub fn insert(&mut self, key: Key, moves: i64, cut: bool, pass: u32, summary: Summary) {
         let new = Entry {
             budgets: key.budgets,
             moves,
             cut,
             pass,
+            summary,
         };
-        if self.table.len() >= MAX_KEYS {
+        if self.table.len() + self.regions.len() >= MAX_KEYS {
             // Any subset of the entries is sound (they only ever prune), so the memo
             // forgets everything rather than outgrow memory.
             self.table.clear();
+            self.regions.clear();
+        }
+        if let Some(shape) = key.shape {
+            let regions = self.regions.entry(shape.hash).or_default();
+            if regions.len() >= MAX_REGIONS {
+                regions.remove(0);
+            }
+            let entry = Entry {
+                budgets: new.budgets.clone(),
+                summary: new.summary.clone(),
+                ..new
+            };
+            let region = Region::Pending {
+                pc: shape.pc,
+                terms: shape.terms,
+            };
+            regions.push((entry, region));
         }
         let entries = self.table.entry(key.hash).or_default();
         if entries.iter().any(|e| e.covers(&new)) {
@@ -141,16 +284,40 @@ fn dominates(a: &[u32], b: &[u32]) -> bool {
 
 /// The key of the opponent configuration `cfg`.
 pub fn key(memo: &mut Memo, cfg: &Config) -> Key {
+    let (hash, budgets) = canonical(memo, cfg, None);
+    Key {
+        hash,
+        budgets,
+        shape: None,
+    }
+}
+
+/// The shape of `cfg` (its key with every symbolic integer left as a hole, and no
+/// path condition) and the terms in the holes, in order; `None` if it has no holes.
+pub fn shape(memo: &mut Memo, cfg: &Config) -> Option<Shape> {
+    let mut terms = Vec::new();
+    let (hash, _) = canonical(memo, cfg, Some(&mut terms));
+    (!terms.is_empty()).then(|| Shape {
+        hash,
+        terms,
+        pc: cfg.pc.clone(),
+    })
+}
+
+/// The hash of the canonical text of `cfg` and its budgets; with `holes`, of its shape.
+fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u128, Vec<u32>) {
     let b = &mut memo.buffers;
     b.out.clear();
     b.syms.clear();
     b.clients.clear();
     b.closures.clear();
     b.nodes.clear();
+    let shape = holes.is_some();
     let mut c = Canon {
         cfg,
         b,
         frozen: false,
+        holes,
     };
     let mut budgets = vec![cfg.k, cfg.l];
     c.b.out.push_str("S[");
@@ -187,13 +354,12 @@ pub fn key(memo: &mut Memo, cfg: &Config) -> Key {
         c.name(*name);
         let _ = write!(c.b.out, ":{ty},");
     }
-    c.b.out.push_str("]C[");
-    c.path_condition();
-    c.b.out.push(']');
-    Key {
-        hash: hash128(&c.b.out),
-        budgets,
+    if !shape {
+        c.b.out.push_str("]C[");
+        c.path_condition();
     }
+    c.b.out.push(']');
+    (hash128(&c.b.out), budgets)
 }
 
 /// A 128-bit hash of `text` (two SipHash runs with different salts).
@@ -225,12 +391,20 @@ struct Canon<'a, 'p> {
     /// No more numbering of compound terms: the path condition's conjuncts are sorted,
     /// so they may refer to terms of the state but not to each other.
     frozen: bool,
+    /// Writing a shape: the symbolic integers, each written as a hole.
+    holes: Option<&'a mut Vec<Term>>,
 }
 
 impl Canon<'_, '_> {
     fn value(&mut self, v: &Value) {
         match v {
             Value::Unit => self.b.out.push('u'),
+            Value::Int(t @ Term::Node(_)) if self.holes.is_some() => {
+                self.b.out.push('?');
+                if let Some(holes) = &mut self.holes {
+                    holes.push(t.clone());
+                }
+            }
             Value::Int(t) => self.term(t),
             Value::Pair(p) => {
                 self.b.out.push('<');
@@ -447,5 +621,75 @@ impl Canon<'_, '_> {
                 self.b.out.truncate(start);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(moves: i64, summary: Summary) -> Entry {
+        Entry {
+            budgets: vec![2, 1],
+            moves,
+            cut: false,
+            pass: 0,
+            summary,
+        }
+    }
+
+    fn visit(moves: u32, best: &[u32]) -> Visit<'_> {
+        Visit {
+            moves,
+            relative: i64::from(moves),
+            pass: 0,
+            best,
+        }
+    }
+
+    #[test]
+    fn a_summary_lets_a_later_explored_turn_subsume_an_earlier_one_that_cannot_do_better() {
+        // Explored 10 moves in; site 0 fails 3 moves below it.
+        let e = entry(10, vec![(0, 3)]);
+        assert!(e.subsumes(&[2, 1], &visit(12, &[13])), "no earlier than it");
+        // Met 5 moves in: site 0 would fail at 8; pruned only if 8 was found already.
+        assert!(e.subsumes(&[2, 1], &visit(5, &[8])));
+        assert!(!e.subsumes(&[2, 1], &visit(5, &[9])));
+        // Larger budgets than the entry's are never subsumed.
+        assert!(!e.subsumes(&[3, 1], &visit(12, &[13])));
+        // Nothing fails below: nothing to shorten.
+        assert!(entry(10, Vec::new()).subsumes(&[1, 1], &visit(1, &[])));
+    }
+
+    #[test]
+    fn an_entry_cut_by_the_trace_length_limit_subsumes_only_in_its_pass_and_no_earlier() {
+        let cut = Entry {
+            cut: true,
+            pass: 4,
+            ..entry(-2, Vec::new())
+        };
+        let mut v = visit(3, &[]);
+        v.relative = -1;
+        v.pass = 4;
+        assert!(cut.subsumes(&[2, 1], &v));
+        v.relative = -3;
+        assert!(!cut.subsumes(&[2, 1], &v), "more room left than it had");
+        v.relative = -1;
+        v.pass = 5;
+        assert!(!cut.subsumes(&[2, 1], &v));
+    }
+
+    #[test]
+    fn summaries_record_the_fewest_moves_per_site() {
+        let mut s = Summary::new();
+        record(&mut s, 3, 7);
+        record(&mut s, 1, 4);
+        record(&mut s, 3, 5);
+        record(&mut s, 3, 9);
+        assert_eq!(s, vec![(1, 4), (3, 5)]);
+        // An entry covers another when it subsumes whatever the other does.
+        assert!(entry(4, vec![(1, 4)]).covers(&entry(6, vec![(1, 2)])));
+        assert!(!entry(4, vec![(1, 2)]).covers(&entry(6, vec![(1, 4)])));
+        assert!(!entry(4, vec![(2, 9)]).covers(&entry(6, vec![(1, 4)])));
     }
 }

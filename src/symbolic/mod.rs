@@ -41,6 +41,10 @@ pub struct CheckOptions {
     /// Prune opponent configurations subsumed by one already explored ([`memo`]).
     /// Ignored with `all`.
     pub memo: bool,
+    /// With `memo`, also prune an opponent configuration whose symbolic integers can
+    /// only take values that configurations of its shape already explored covered
+    /// ([`memo`], semantic subsumption).
+    pub semantic: bool,
     /// Stop at the first failing trace; the search deepens on trace length, so it is
     /// a shortest one.
     pub first: bool,
@@ -61,6 +65,7 @@ impl Default for CheckOptions {
             l: DEFAULT_L,
             all: false,
             memo: true,
+            semantic: true,
             first: false,
             timeout: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
@@ -98,6 +103,12 @@ pub struct Stats {
     pub frame_limit_paths: u64,
     /// Opponent configurations not explored because one already explored subsumes them.
     pub subsumed: u64,
+    /// Of those, the ones pruned by semantic subsumption.
+    pub covered: u64,
+    /// Semantic subsumption: solver checks whether explored regions cover a
+    /// configuration, and projections of explored configurations onto their shape.
+    pub coverage_checks: u64,
+    pub projections: u64,
     /// Passes of the search with `first`: one per trace-length limit tried.
     pub deepening_passes: u32,
     /// The longest trace explored, in moves.

@@ -37,6 +37,10 @@ pub struct Solver {
     symbols: Vec<Int>,
     watchdog: Watchdog,
     pub queries: u64,
+    /// Quantifier elimination, for [`Solver::project`], and its results by the text of
+    /// the question up to renaming of symbols.
+    qe: z3::Tactic,
+    projections: HashMap<String, Option<Bool>>,
 }
 
 impl Default for Solver {
@@ -57,6 +61,8 @@ impl Solver {
             bools: HashMap::new(),
             symbols: Vec::new(),
             queries: 0,
+            qe: z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify")),
+            projections: HashMap::new(),
         }
     }
 
@@ -113,6 +119,127 @@ impl Solver {
         };
         self.z3.pop(1);
         answer
+    }
+
+    /// The values `terms` take together under the path condition: a quantifier-free
+    /// formula over the slots `y0, y1, …` (one per term) that holds exactly for the
+    /// tuples `(t0, t1, …)` of some model of the conjuncts connected to the terms'
+    /// symbols (the others are satisfiable on their own and independent). `None` when
+    /// a term or conjunct is nonlinear or there are more than [`MAX_PROJECTED`]
+    /// conjuncts, or Z3 cannot eliminate the symbols.
+    ///
+    /// Never interrupted: Z3 4.8.12 can answer later queries of the same context
+    /// wrongly after its `qe` tactic is interrupted (a model missing a constrained
+    /// symbol), so the size and linearity limits keep it short instead.
+    pub fn project(&mut self, pc: &Option<Rc<PcNode>>, terms: &[Term]) -> Option<Bool> {
+        if !terms.iter().all(linear) {
+            return None;
+        }
+        let mut symbols = Vec::new();
+        for t in terms {
+            t.symbols(&mut symbols);
+        }
+        let mut conjuncts: Vec<&PcNode> = Vec::new();
+        let mut node = pc.as_deref();
+        while let Some(p) = node {
+            conjuncts.push(p);
+            node = p.parent.as_deref();
+        }
+        let mut included = vec![false; conjuncts.len()];
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (i, p) in conjuncts.iter().enumerate() {
+                if !included[i] && p.own_symbols.iter().any(|n| symbols.contains(n)) {
+                    included[i] = true;
+                    grew = true;
+                    for &n in &p.own_symbols {
+                        if !symbols.contains(&n) {
+                            symbols.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        let projected: Vec<&PcNode> = conjuncts
+            .iter()
+            .zip(&included)
+            .filter_map(|(p, inc)| inc.then_some(*p))
+            .collect();
+        if projected.len() > MAX_PROJECTED || !projected.iter().all(|p| linear(&p.term)) {
+            return None;
+        }
+        // Distinct unconstrained symbols take every tuple of values.
+        let question = projection_text(terms, &projected);
+        if let Some(known) = self.projections.get(&question) {
+            return known.clone();
+        }
+        let region = self.eliminate(terms, &projected, &symbols);
+        self.projections.insert(question, region.clone());
+        region
+    }
+
+    /// [`Solver::project`] for the conjuncts `projected` over `symbols`.
+    fn eliminate(
+        &mut self,
+        terms: &[Term],
+        projected: &[&PcNode],
+        symbols: &[u32],
+    ) -> Option<Bool> {
+        let bare: Option<Vec<u32>> = terms.iter().map(Term::as_sym).collect();
+        let distinct_symbols =
+            bare.is_some_and(|b| b.iter().enumerate().all(|(i, n)| !b[..i].contains(n)));
+        if projected.is_empty() && distinct_symbols {
+            return Some(Bool::from_bool(true));
+        }
+        let mut body: Vec<Bool> = projected
+            .iter()
+            .map(|p| self.condition(&p.term, p.holds))
+            .collect();
+        for (i, t) in terms.iter().enumerate() {
+            body.push(slot(i).eq(self.int_of(t)));
+        }
+        let bound: Vec<Int> = symbols.iter().map(|&n| self.symbol(n)).collect();
+        let bound: Vec<&dyn z3::ast::Ast> = bound.iter().map(|b| b as &dyn z3::ast::Ast).collect();
+        let formula = z3::ast::exists_const(&bound, &[], &Bool::and(&body));
+        let goal = z3::Goal::new(false, false, false);
+        goal.assert(&formula);
+        let result = self.qe.apply(&goal, None);
+        let cases: Vec<Bool> = result
+            .ok()?
+            .list_subgoals()
+            .map(|g| Bool::and(&g.get_formulas()))
+            .collect();
+        let region = Bool::or(&cases);
+        (!has_quantifier(&region)).then_some(region)
+    }
+
+    /// Whether every tuple of values `terms` take under the path condition lies in one
+    /// of `regions` (formulas over the slots, as [`Solver::project`] makes them).
+    /// `false` when Z3 cannot tell within `limit`.
+    pub fn covered(
+        &mut self,
+        pc: &Option<Rc<PcNode>>,
+        terms: &[Term],
+        regions: &[&Bool],
+        limit: Option<Duration>,
+    ) -> bool {
+        if regions.iter().any(|r| r.as_bool() == Some(true)) {
+            return true;
+        }
+        self.sync(pc);
+        self.z3.push();
+        for (i, t) in terms.iter().enumerate() {
+            let value = self.int_of(t);
+            self.z3.assert(slot(i).eq(value));
+        }
+        let inside: Vec<Bool> = regions.iter().map(|r| (*r).clone()).collect();
+        self.z3.assert(Bool::or(&inside).not());
+        self.watchdog.arm(limit);
+        let result = self.z3.check();
+        self.watchdog.disarm();
+        self.z3.pop(1);
+        result == SatResult::Unsat
     }
 
     /// Lets Ctrl-C (or any other setter of `flag`) cut a running query short.
@@ -231,6 +358,55 @@ fn symbol(n: u32) -> Int {
     Int::new_const(format!("s{n}"))
 }
 
+/// The question of a projection as text, symbols numbered in order of appearance.
+fn projection_text(terms: &[Term], projected: &[&PcNode]) -> String {
+    let names = std::cell::RefCell::new(HashMap::new());
+    let name = |n: u32| {
+        let mut names = names.borrow_mut();
+        let next = names.len();
+        format!("s{}", names.entry(n).or_insert(next))
+    };
+    let mut out = String::new();
+    for t in terms {
+        out.push_str(&t.render(&name));
+        out.push(',');
+    }
+    for p in projected {
+        out.push(if p.holds { '+' } else { '-' });
+        out.push_str(&p.term.render(&name));
+        out.push(';');
+    }
+    out
+}
+
+/// Conjuncts a projection takes at most.
+const MAX_PROJECTED: usize = 64;
+
+/// Whether `term` is linear: no product or quotient of two symbolic terms.
+fn linear(term: &Term) -> bool {
+    match term {
+        Term::Const(_) => true,
+        Term::Node(node) => match &**node {
+            Node::Sym(_) => true,
+            Node::Not(a) => linear(a),
+            Node::Bin(BinOp::Mul | BinOp::Div, a, b) => {
+                linear(a) && linear(b) && (a.as_const().is_some() || b.as_const().is_some())
+            }
+            Node::Bin(_, a, b) => linear(a) && linear(b),
+        },
+    }
+}
+
+/// The i-th value of a tuple in a projection.
+fn slot(i: usize) -> Int {
+    Int::new_const(format!("y{i}"))
+}
+
+fn has_quantifier(formula: &impl z3::ast::Ast) -> bool {
+    formula.kind() == z3::ast::AstKind::Quantifier
+        || (formula.is_app() && formula.children().iter().any(has_quantifier))
+}
+
 fn int_const(c: &BigInt) -> Int {
     match i64::try_from(c) {
         Ok(small) => Int::from_i64(small),
@@ -302,6 +478,74 @@ mod tests {
         assert_eq!(z.check(), SatResult::Sat);
         let value = z.get_model().unwrap().eval(&x, true).unwrap();
         assert_eq!(to_bigint(&value), Some(big));
+    }
+
+    fn conjunct(term: Term, parent: Option<Rc<PcNode>>) -> Option<Rc<PcNode>> {
+        let mut own_symbols = Vec::new();
+        term.symbols(&mut own_symbols);
+        Some(Rc::new(PcNode {
+            term,
+            holds: true,
+            depth: parent.as_ref().map_or(1, |p| p.depth + 1),
+            symbols: Default::default(),
+            own_symbols,
+            parent,
+        }))
+    }
+
+    fn bin(op: BinOp, a: &Term, b: &Term) -> Term {
+        Term::binary(op, a, b).unwrap()
+    }
+
+    fn int(n: i64) -> Term {
+        Term::Const(BigInt::from(n))
+    }
+
+    #[test]
+    fn projection_is_the_set_of_values_the_terms_take() {
+        let mut solver = Solver::new();
+        let (x1, x2) = (Term::sym(1), Term::sym(2));
+        // balance = 100 - x1 after `if not (100 < x1)`: every non-negative number.
+        let one = conjunct(bin(BinOp::Le, &x1, &int(100)), None);
+        let balance = bin(BinOp::Sub, &int(100), &x1);
+        let region = solver
+            .project(&one, std::slice::from_ref(&balance))
+            .unwrap();
+        let z = z3::Solver::new();
+        z.assert(region.iff(slot(0).ge(Int::from_i64(0))).not());
+        assert_eq!(z.check(), SatResult::Unsat, "region {region}");
+        // A second withdrawal within the balance stays inside it…
+        let two = conjunct(bin(BinOp::Le, &x2, &balance), one.clone());
+        let again = bin(BinOp::Sub, &balance, &x2);
+        assert!(solver.covered(&two, std::slice::from_ref(&again), &[&region], None));
+        // …but not an unchecked one, nor a pair of values the region does not relate.
+        assert!(!solver.covered(&one, &[bin(BinOp::Sub, &balance, &x2)], &[&region], None));
+        let pair = solver
+            .project(&one, &[balance.clone(), x1.clone()])
+            .unwrap();
+        assert!(!solver.covered(&two, &[again, x2.clone()], &[&pair], None));
+        // The same question up to renaming is answered once.
+        assert_eq!(solver.projections.len(), 2);
+        let renamed = conjunct(bin(BinOp::Le, &x2, &int(100)), None);
+        solver.project(&renamed, &[bin(BinOp::Sub, &int(100), &x2)]);
+        assert_eq!(solver.projections.len(), 2);
+    }
+
+    #[test]
+    fn unconstrained_symbols_cover_everything_and_nonlinear_terms_are_not_projected() {
+        let mut solver = Solver::new();
+        let (x1, x2) = (Term::sym(1), Term::sym(2));
+        let all = solver.project(&None, &[x1.clone(), x2.clone()]).unwrap();
+        assert_eq!(all.as_bool(), Some(true));
+        // The same symbol twice: the values are equal, not every pair.
+        let diagonal = solver.project(&None, &[x1.clone(), x1.clone()]).unwrap();
+        assert_ne!(diagonal.as_bool(), Some(true));
+        assert!(solver
+            .project(&None, &[bin(BinOp::Mul, &x1, &x2)])
+            .is_none());
+        assert!(solver
+            .project(&None, &[bin(BinOp::Mul, &x1, &int(3))])
+            .is_some());
     }
 
     #[test]

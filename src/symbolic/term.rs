@@ -42,6 +42,17 @@ impl Term {
         }
     }
 
+    /// The symbol's number, if the term is a bare symbol.
+    pub fn as_sym(&self) -> Option<u32> {
+        match self {
+            Term::Node(node) => match **node {
+                Node::Sym(n) => Some(n),
+                _ => None,
+            },
+            Term::Const(_) => None,
+        }
+    }
+
     /// `a op b`. A concrete divisor of 0 is a division by zero; a symbolic divisor must
     /// have been proved non-zero by the caller.
     pub fn binary(op: BinOp, a: &Term, b: &Term) -> Result<Term, DivisionByZero> {
