@@ -39,7 +39,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub all: bool,
     /// Explore every configuration, without pruning those subsumed by one already
-    /// explored (for comparison; `--all` always does).
+    /// explored nor calls to interchangeable revealed functions (for comparison;
+    /// `--all` always does).
     #[arg(long)]
     pub no_memo: bool,
     /// Prune only client turns equal to one already explored up to renaming, not those

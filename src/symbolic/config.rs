@@ -7,7 +7,7 @@
 //! configuration in time independent of its size, and siblings share all their history.
 
 use super::ir::{CodeId, Expr, FunCode, GlobalName, RefId, TypeId};
-use super::term::{Term, Witness};
+use super::term::{Node, Term, Witness};
 use super::value::{Env, Name, Value};
 use crate::build::{Initial, Library};
 use crate::trace::{Dir, Player};
@@ -299,5 +299,212 @@ impl<'p> Config<'p> {
     pub fn fresh_sym(&mut self) -> Term {
         self.next_sym += 1;
         Term::sym(self.next_sym)
+    }
+}
+
+/// Symmetry of revealed names.
+///
+/// Calling a library function `b` has the same future as calling `a` when both are the
+/// same name, or closures of the same code over equivalent captured environments:
+/// values equal structurally, terms equal structurally (so by symbol), names inside
+/// equivalent in turn. (A closure captures only closures created before it — `letrec`
+/// sees itself through the call, not its environment — so the recursion ends.) The
+/// relation is an equivalence, and it never changes along a path: environments and
+/// codes are immutable, and closures capture values, never references.
+///
+/// Why the search may call only the first of a class of equivalent revealed names
+/// (and the memo may forget the others). HOLi has no equality on functions, so the
+/// library cannot tell `a` from `b` except by running them, and running them performs
+/// the same steps on the same store with the same results, up to replacing names by
+/// equivalent ones (new closures made along the way are equivalent in turn). So a
+/// trace that calls `b` has a twin that calls `a` at the same position: the same moves
+/// but for the names printed, the same path condition, the same failure site and the
+/// same length. Verdicts and the minimal trace length per failure site are unchanged;
+/// only the count of distinct failing traces shrinks, which is why `all` enumerates
+/// every call.
+impl Config<'_> {
+    /// Whether `revealed[i]` is equivalent to an earlier revealed name revealed at the
+    /// same type.
+    pub fn duplicates_earlier_revealed(&self, i: usize) -> bool {
+        let Some(&(name, ty)) = self.revealed.get(i) else {
+            return false;
+        };
+        self.revealed
+            .iter()
+            .take(i)
+            .any(|&(other, other_ty)| other_ty == ty && self.equivalent_names(other, name))
+    }
+
+    /// Whether the names `a` and `b` behave alike for every caller (see above).
+    pub fn equivalent_names(&self, a: Name, b: Name) -> bool {
+        if a == b {
+            return true;
+        }
+        let (Name::Closure(m), Name::Closure(n)) = (a, b) else {
+            return false;
+        };
+        match (self.closures.get(m as usize), self.closures.get(n as usize)) {
+            (Some(x), Some(y)) => x.code_id == y.code_id && self.equivalent_envs(&x.env, &y.env),
+            _ => false,
+        }
+    }
+
+    fn equivalent_envs(&self, a: &Env, b: &Env) -> bool {
+        let (mut xs, mut ys) = (a.iter(), b.iter());
+        loop {
+            match (xs.next(), ys.next()) {
+                (None, None) => return true,
+                (Some(x), Some(y)) if self.equivalent_values(x, y) => {}
+                _ => return false,
+            }
+        }
+    }
+
+    fn equivalent_values(&self, a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Unit, Value::Unit) => true,
+            (Value::Int(x), Value::Int(y)) => same_term(x, y),
+            (Value::Pair(p), Value::Pair(q)) => {
+                Rc::ptr_eq(p, q)
+                    || (self.equivalent_values(&p.0, &q.0) && self.equivalent_values(&p.1, &q.1))
+            }
+            (Value::Fun(x), Value::Fun(y)) => self.equivalent_names(*x, *y),
+            _ => false,
+        }
+    }
+}
+
+/// Structural equality of terms; a subterm shared by both is recognised by address.
+fn same_term(a: &Term, b: &Term) -> bool {
+    match (a, b) {
+        (Term::Const(x), Term::Const(y)) => x == y,
+        (Term::Node(x), Term::Node(y)) => {
+            Rc::ptr_eq(x, y)
+                || match (&**x, &**y) {
+                    (Node::Sym(m), Node::Sym(n)) => m == n,
+                    (Node::Bin(o, a1, b1), Node::Bin(p, a2, b2)) => {
+                        o == p && same_term(a1, a2) && same_term(b1, b2)
+                    }
+                    (Node::Not(a1), Node::Not(a2)) => same_term(a1, a2),
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::{build, Library};
+    use crate::syntax::ast::BinOp;
+
+    /// Two lambdas: `unit -> unit` and `int -> int`.
+    const SOURCE: &str = "
+public m (u:unit) :(unit) = {
+  let f = fun (x:unit) :(unit) -> () in
+  let g = fun (x:int) :(int) -> x in
+  ()
+};
+";
+
+    fn library() -> Library {
+        let loaded = crate::frontend::load_str("test.holi", SOURCE, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        build(&loaded.program)
+    }
+
+    fn lambdas(lib: &Library) -> (CodeId, CodeId) {
+        let ids: Vec<CodeId> = (0..lib.codes.len() as CodeId)
+            .filter(|&id| lib.code(id).name.is_none())
+            .collect();
+        assert_eq!(ids.len(), 2, "the two lambdas of SOURCE");
+        (ids[0], ids[1])
+    }
+
+    /// Adds a closure of `code` over `values` (innermost last) and returns its name.
+    fn closure<'p>(cfg: &mut Config<'p>, lib: &'p Library, code: CodeId, values: &[Value]) -> Name {
+        let env = values
+            .iter()
+            .fold(Env::default(), |env, v| env.push(v.clone()));
+        cfg.closures.push_back(Closure {
+            code_id: code,
+            code: lib.code(code),
+            env,
+        });
+        Name::Closure(cfg.closures.len() as u32 - 1)
+    }
+
+    fn plus_one(sym: u32) -> Value {
+        let one = Term::Const(1.into());
+        Value::Int(Term::binary(BinOp::Add, &Term::sym(sym), &one).unwrap_or(one))
+    }
+
+    #[test]
+    fn closures_of_the_same_code_over_equal_values_are_equivalent() {
+        let lib = library();
+        let (f, g) = lambdas(&lib);
+        let mut cfg = Config::initial(&lib, 2, 2);
+        // Equal terms built separately (not the same node), inside a pair.
+        let pair = |s| Value::pair(plus_one(s), Value::Unit);
+        let a = closure(&mut cfg, &lib, f, &[Value::Unit, pair(1)]);
+        let b = closure(&mut cfg, &lib, f, &[Value::Unit, pair(1)]);
+        let other_symbol = closure(&mut cfg, &lib, f, &[Value::Unit, pair(2)]);
+        let other_code = closure(&mut cfg, &lib, g, &[Value::Unit, pair(1)]);
+        let shorter = closure(&mut cfg, &lib, f, &[pair(1)]);
+        assert!(cfg.equivalent_names(a, b));
+        assert!(cfg.equivalent_names(b, a));
+        assert!(!cfg.equivalent_names(a, other_symbol));
+        assert!(!cfg.equivalent_names(a, other_code));
+        assert!(!cfg.equivalent_names(a, shorter));
+        // Names inside compare by equivalence in turn.
+        let over_a = closure(&mut cfg, &lib, g, &[Value::Fun(a)]);
+        let over_b = closure(&mut cfg, &lib, g, &[Value::Fun(b)]);
+        let over_other = closure(&mut cfg, &lib, g, &[Value::Fun(other_symbol)]);
+        assert!(cfg.equivalent_names(over_a, over_b));
+        assert!(!cfg.equivalent_names(over_a, over_other));
+        // Client names and methods only by identity.
+        assert!(!cfg.equivalent_names(Name::Client(0), Name::Client(1)));
+        assert!(cfg.equivalent_names(Name::Method(0), Name::Method(0)));
+        assert!(!cfg.equivalent_names(Name::Method(0), a));
+    }
+
+    #[test]
+    fn only_a_later_equivalent_name_at_the_same_type_duplicates() {
+        let lib = library();
+        let (f, g) = lambdas(&lib);
+        let ty = lib.code(f).ty;
+        let mut cfg = Config::initial(&lib, 2, 2);
+        let a = closure(&mut cfg, &lib, f, &[Value::Unit]);
+        let b = closure(&mut cfg, &lib, f, &[Value::Unit]);
+        let c = closure(&mut cfg, &lib, f, &[plus_one(1)]);
+        cfg.revealed = [(a, ty), (c, ty), (b, ty)].into_iter().collect();
+        let duplicates: Vec<bool> = (0..3).map(|i| cfg.duplicates_earlier_revealed(i)).collect();
+        assert_eq!(duplicates, [false, false, true]);
+        // Revealed at another type, it is a different offer to the client.
+        let other_ty = lib.code(g).ty;
+        cfg.revealed = [(a, ty), (b, other_ty)].into_iter().collect();
+        assert!(!cfg.duplicates_earlier_revealed(1));
+    }
+
+    #[test]
+    fn symmetric_opponent_moves_skip_only_duplicates() {
+        let lib = library();
+        let (f, _) = lambdas(&lib);
+        let ty = lib.code(f).ty;
+        let mut cfg = Config::initial(&lib, 2, 2);
+        let a = closure(&mut cfg, &lib, f, &[Value::Unit]);
+        let b = closure(&mut cfg, &lib, f, &[Value::Unit]);
+        let c = closure(&mut cfg, &lib, f, &[plus_one(1)]);
+        cfg.revealed = [(a, ty), (b, ty), (c, ty)].into_iter().collect();
+        let called = |symmetry| -> Vec<Name> {
+            super::super::moves::opponent_moves(&cfg, &lib, symmetry)
+                .iter()
+                .filter_map(|next| next.trace.top().map(|m| m.name))
+                .collect()
+        };
+        let m = Name::Method(lib.public[0]);
+        assert_eq!(called(false), [m, a, b, c]);
+        assert_eq!(called(true), [m, a, c]);
     }
 }

@@ -240,7 +240,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     self.worklist.push(Work::Explored(key, relative, self.cuts));
                     self.open.push((cfg.moves, memo::Summary::new()));
                 }
-                let mut next = moves::opponent_moves(&cfg, lib);
+                let mut next = moves::opponent_moves(&cfg, lib, self.memo.is_some());
                 next.reverse();
                 self.worklist.extend(next.into_iter().map(Work::Explore));
             }

@@ -350,7 +350,12 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
         c.b.out.push(';');
     }
     c.b.out.push_str("]R[");
-    for (name, ty) in cfg.revealed.iter() {
+    for (i, (name, ty)) in cfg.revealed.iter().enumerate() {
+        // The search never calls it (`moves::opponent_moves`), so its future is that
+        // of the configuration without it.
+        if cfg.duplicates_earlier_revealed(i) {
+            continue;
+        }
         c.name(*name);
         let _ = write!(c.b.out, ":{ty},");
     }

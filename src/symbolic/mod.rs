@@ -38,8 +38,9 @@ pub struct CheckOptions {
     /// Keep every distinct failing trace, not only the shortest per failure site. The
     /// search is then the plain exploration (no subsumption), so the set is exhaustive.
     pub all: bool,
-    /// Prune opponent configurations subsumed by one already explored ([`memo`]).
-    /// Ignored with `all`.
+    /// Prune opponent configurations subsumed by one already explored ([`memo`]), and
+    /// client calls to a revealed function interchangeable with an earlier one
+    /// ([`config::Config::duplicates_earlier_revealed`]). Ignored with `all`.
     pub memo: bool,
     /// With `memo`, also prune an opponent configuration whose symbolic integers can
     /// only take values that configurations of its shape already explored covered

@@ -109,7 +109,12 @@ pub fn p_return(cfg: &mut Config, lib: &Library, value: Value) -> bool {
 /// Every move the client can make from an opponent configuration, in search order:
 /// answering the pending P-call (always allowed), then — while its budget lasts —
 /// calling each public name, public methods in declaration order first.
-pub fn opponent_moves<'p>(cfg: &Config<'p>, lib: &'p Library) -> Vec<Config<'p>> {
+///
+/// With `symmetry`, a revealed name equivalent to an earlier one is not called: the
+/// call to the earlier one has the same future, up to the name printed in the trace
+/// (see [`Config::duplicates_earlier_revealed`]). Without it every call is made, so
+/// that every distinct failing trace is found.
+pub fn opponent_moves<'p>(cfg: &Config<'p>, lib: &'p Library, symmetry: bool) -> Vec<Config<'p>> {
     let mut next = Vec::new();
     if let Some(GameFrame::PCall { name, ty, kont }) = cfg.stack.top() {
         // An import declared with a non-function type has no result to generate.
@@ -130,7 +135,13 @@ pub fn opponent_moves<'p>(cfg: &Config<'p>, lib: &'p Library) -> Vec<Config<'p>>
         .public
         .iter()
         .map(|&m| (Name::Method(m), lib.method_code(m).ty))
-        .chain(cfg.revealed.iter().copied());
+        .chain(
+            cfg.revealed
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| !(symmetry && cfg.duplicates_earlier_revealed(i)))
+                .map(|(_, &entry)| entry),
+        );
     for (name, ty) in publics {
         let Some((param, _)) = lib.types.arrow(ty) else {
             continue;
