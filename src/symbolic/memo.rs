@@ -160,8 +160,10 @@ pub struct Visit<'a> {
 /// Makes the region of a shape's terms under a path condition (see [`Region`]).
 pub type Projector<'a> = dyn FnMut(&Option<Rc<PcNode>>, &[Term]) -> Option<z3::ast::Bool> + 'a;
 
-/// Keys kept at most, about 150 bytes each: a few hundred MB.
+/// Keys kept at most, about 150 bytes each: a few hundred MB. A region counts as
+/// [`REGION_WEIGHT`] keys: it keeps its path condition and terms alive until projected.
 const MAX_KEYS: usize = 1 << 22;
+const REGION_WEIGHT: usize = 4;
 
 /// Regions kept per shape at most: each costs a disjunct in every check of the shape.
 const MAX_REGIONS: usize = 64;
@@ -172,6 +174,8 @@ const MAX_REGIONS: usize = 64;
 pub struct Memo {
     table: HashMap<u128, Vec<Entry>, BuildHasherDefault<KeyHasher>>,
     regions: HashMap<u128, Vec<(Entry, Region)>, BuildHasherDefault<KeyHasher>>,
+    /// Regions kept, over all shapes.
+    region_count: usize,
     buffers: Buffers,
 }
 
@@ -246,17 +250,20 @@ impl Memo {
             pass,
             summary,
         };
-        if self.table.len() + self.regions.len() >= MAX_KEYS {
+        if self.table.len() + REGION_WEIGHT * self.region_count >= MAX_KEYS {
             // Any subset of the entries is sound (they only ever prune), so the memo
             // forgets everything rather than outgrow memory.
             self.table.clear();
             self.regions.clear();
+            self.region_count = 0;
         }
         if let Some(shape) = key.shape {
             let regions = self.regions.entry(shape.hash).or_default();
             if regions.len() >= MAX_REGIONS {
                 regions.remove(0);
+                self.region_count -= 1;
             }
+            self.region_count += 1;
             let entry = Entry {
                 budgets: new.budgets.clone(),
                 summary: new.summary.clone(),

@@ -227,6 +227,12 @@ impl Solver {
         if regions.iter().any(|r| r.as_bool() == Some(true)) {
             return true;
         }
+        if self.ints.len() + self.bools.len() > MAX_TRANSLATED {
+            // Coverage checks translate the terms of every client turn they compare,
+            // and the caches keep them alive; translating again is cheap.
+            self.ints.clear();
+            self.bools.clear();
+        }
         self.sync(pc);
         self.z3.push();
         for (i, t) in terms.iter().enumerate() {
@@ -378,6 +384,9 @@ fn projection_text(terms: &[Term], projected: &[&PcNode]) -> String {
     }
     out
 }
+
+/// Terms kept translated at most (each keeps its term and its Z3 expression alive).
+const MAX_TRANSLATED: usize = 1 << 20;
 
 /// Conjuncts a projection takes at most.
 const MAX_PROJECTED: usize = 64;
