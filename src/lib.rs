@@ -46,7 +46,15 @@
 //!   nothing is deep-copied per step.
 //! * **The solver is incremental and honest.** One Z3 solver per search mirrors the path
 //!   condition of the configuration being explored; a query Z3 cannot decide makes the
-//!   verdict inconclusive, never safe or unsafe.
+//!   verdict inconclusive, never safe or unsafe. Quantifier elimination is never
+//!   interrupted (Z3 4.8.12 answers later queries wrongly after that; it is kept to
+//!   small linear problems instead).
+//! * **Pruning keeps every failure site and its minimal length.** The default search
+//!   skips client turns subsumed by explored ones ([`symbolic::memo`]: equal up to
+//!   renaming, or with values inside explored regions of the same shape, with budgets
+//!   no larger and no failure below them to shorten) and calls one of several
+//!   interchangeable revealed closures. Each rule is argued where it is implemented and
+//!   checked against the plain search (`tests/differential.rs`); `--all` never prunes.
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
 //!   users and JSON consumers see; the engine can change without changing them. Output is
 //!   deterministic: counterexamples are sorted by length, then text.

@@ -56,6 +56,10 @@ pub struct Explorer<'p, 'o> {
     /// found at each.
     sites: HashMap<(FailureKind, Span), u32>,
     best: Vec<u32>,
+    /// With `first`: this attempt's limit on configurations (counted over the whole
+    /// race), and whether it was reached.
+    attempt_cap: Option<u64>,
+    capped: bool,
     /// With `first`: the longest trace the current pass explores, and how many
     /// configurations were cut off for being longer.
     depth_limit: Option<u32>,
@@ -92,6 +96,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             open: Vec::new(),
             sites: HashMap::new(),
             best: Vec::new(),
+            attempt_cap: None,
+            capped: false,
             depth_limit: None,
             cuts: 0,
             failing: HashSet::new(),
@@ -124,12 +130,22 @@ impl<'p, 'o> Explorer<'p, 'o> {
         None
     }
 
-    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
+    pub fn run(self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
+        if self.options.first {
+            race(self.lib, self.options, progress)
+        } else {
+            self.run_plan(Plan::Exhaustive, progress).0
+        }
+    }
+
+    /// Searches by `plan`; also says whether the search stopped at `attempt_cap`.
+    fn run_plan(mut self, plan: Plan, progress: &mut dyn FnMut(&Progress)) -> (CheckResult, bool) {
         let use_memo = self.options.memo && !self.options.all;
-        if !self.options.first {
+        if plan == Plan::Exhaustive {
             self.memo = use_memo.then(memo::Memo::default);
             self.search(progress);
-            return self.finish();
+            let capped = self.capped;
+            return (self.finish(), capped);
         }
         // Iterative deepening: pass d explores traces of at most d moves. A pass that
         // finds a failure found one of exactly d moves (the previous pass found none),
@@ -148,7 +164,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 break;
             }
         }
-        self.finish()
+        let capped = self.capped;
+        (self.finish(), capped)
     }
 
     /// Explores the worklist; false when stopped by a budget (or by `first`).
@@ -169,7 +186,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 self.inconclusive.push(format!("search stopped: {reason}"));
                 return false;
             }
-            if self.options.first && !self.shortest.is_empty() {
+            if self
+                .attempt_cap
+                .is_some_and(|cap| self.stats.configurations >= cap)
+            {
+                self.capped = true;
+                return false;
+            }
+            if self.depth_limit.is_some() && !self.shortest.is_empty() {
                 return false;
             }
             if self.depth_limit.is_some_and(|d| cfg.moves > d) {
@@ -461,7 +485,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             .collect();
         keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         let counterexamples: Vec<Counterexample> = keyed.into_iter().map(|(_, _, c)| c).collect();
-        self.stats.solver_queries = self.solver.queries;
+        self.stats.solver_queries += self.solver.queries;
         self.stats.seconds = self.start.elapsed().as_secs_f64();
         let verdict = if !counterexamples.is_empty() {
             Verdict::Unsafe
@@ -477,6 +501,45 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: self.stats,
             inconclusive: self.inconclusive,
         }
+    }
+}
+
+/// How a search goes: the whole tree, or passes of growing trace-length limit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    Exhaustive,
+    Deepening,
+}
+
+/// Configurations the first round of [`race`] allows each plan.
+const FIRST_BUDGET: u64 = 20_000;
+
+/// `first`: races the two ways to a shortest failing trace, in rounds that give each a
+/// budget of configurations four times the last. Deepening on trace length finds a
+/// short failure soon but repeats the shorter traces on every pass, which on a safe
+/// library can cost far more than the exhaustive search; the exhaustive search gives
+/// the shortest failure per site but must finish first. Either answer is a shortest
+/// failing trace (or a complete search without one), and the work done is within a
+/// constant factor of the faster plan's. Each attempt starts afresh; statistics, the
+/// user's limits and the clock run over the whole race.
+fn race(lib: &Library, options: &CheckOptions, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
+    let start = Instant::now();
+    let mut spent = Stats::default();
+    let mut budget = FIRST_BUDGET;
+    loop {
+        for plan in [Plan::Deepening, Plan::Exhaustive] {
+            let mut explorer = Explorer::new(lib, options);
+            explorer.start = start;
+            explorer.stats = spent.clone();
+            explorer.attempt_cap = Some(spent.configurations.saturating_add(budget));
+            let (mut result, capped) = explorer.run_plan(plan, progress);
+            if !capped {
+                result.counterexamples.truncate(1);
+                return result;
+            }
+            spent = result.stats;
+        }
+        budget = budget.saturating_mul(4);
     }
 }
 
