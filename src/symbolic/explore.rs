@@ -219,50 +219,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let lib = self.lib;
         match machine::run(&mut cfg, lib) {
             Stop::Opponent => {
-                let limit = self.query_limit();
-                if let Some(memo) = &mut self.memo {
-                    let mut key = memo::key(memo, &cfg);
-                    let relative = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
-                    let visit = memo::Visit {
-                        moves: cfg.moves,
-                        relative,
-                        pass: self.stats.deepening_passes,
-                        best: &self.best,
-                    };
-                    if let Some(summary) = memo.subsumes(&key, &visit) {
-                        self.stats.subsumed += 1;
-                        for &(site, suffix) in summary {
-                            reached(&mut self.open, site, cfg.moves + suffix);
-                        }
-                        return;
-                    }
-                    if self.options.semantic {
-                        key.shape = memo::shape(memo, &cfg);
-                    }
-                    if let Some(shape) = &key.shape {
-                        let (solver, stats) = (&mut self.solver, &mut self.stats);
-                        let regions =
-                            memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
-                                stats.projections += 1;
-                                solver.project(pc, terms)
-                            });
-                        if !regions.is_empty() {
-                            self.stats.coverage_checks += 1;
-                            let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
-                            if self.solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
-                                self.stats.subsumed += 1;
-                                self.stats.covered += 1;
-                                for (_, summary) in regions {
-                                    for (site, suffix) in summary {
-                                        reached(&mut self.open, site, cfg.moves + suffix);
-                                    }
-                                }
-                                return;
-                            }
-                        }
-                    }
-                    self.worklist.push(Work::Explored(key, relative, self.cuts));
-                    self.open.push((cfg.moves, memo::Summary::new()));
+                if self.subsumed(&cfg) {
+                    return;
                 }
                 let mut next = moves::opponent_moves(&cfg, lib, self.memo.is_some());
                 next.reverse();
@@ -412,6 +370,59 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 None
             }
         }
+    }
+
+    /// Whether the opponent configuration `cfg` is subsumed by one fully explored
+    /// ([`memo`]): same key, or same shape with values inside explored regions. If so,
+    /// the failures below it are credited to the open configurations; if not, it is
+    /// recorded as open, with a marker beneath its successors.
+    fn subsumed(&mut self, cfg: &Config<'p>) -> bool {
+        let limit = self.query_limit();
+        let Some(memo) = &mut self.memo else {
+            return false;
+        };
+        let mut key = memo::key(memo, cfg);
+        let relative = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
+        let visit = memo::Visit {
+            moves: cfg.moves,
+            relative,
+            pass: self.stats.deepening_passes,
+            best: &self.best,
+        };
+        if let Some(summary) = memo.subsumes(&key, &visit) {
+            self.stats.subsumed += 1;
+            for &(site, suffix) in summary {
+                reached(&mut self.open, site, cfg.moves + suffix);
+            }
+            return true;
+        }
+        if self.options.semantic {
+            key.shape = memo::shape(memo, cfg);
+        }
+        if let Some(shape) = &key.shape {
+            let (solver, stats) = (&mut self.solver, &mut self.stats);
+            let regions = memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
+                stats.projections += 1;
+                solver.project(pc, terms)
+            });
+            if !regions.is_empty() {
+                self.stats.coverage_checks += 1;
+                let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
+                if self.solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
+                    self.stats.subsumed += 1;
+                    self.stats.covered += 1;
+                    for (_, summary) in regions {
+                        for (site, suffix) in summary {
+                            reached(&mut self.open, site, cfg.moves + suffix);
+                        }
+                    }
+                    return true;
+                }
+            }
+        }
+        self.worklist.push(Work::Explored(key, relative, self.cuts));
+        self.open.push((cfg.moves, memo::Summary::new()));
+        false
     }
 
     /// How long the next solver query may run: no longer than the search's own
