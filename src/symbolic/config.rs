@@ -11,6 +11,7 @@ use super::term::{Node, Term, Witness};
 use super::value::{Env, Name, Value};
 use crate::build::{Initial, Library};
 use crate::trace::{Dir, Player};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// A persistent stack.
@@ -154,6 +155,39 @@ pub struct PcNode {
     /// The symbols `term` mentions, in order of appearance.
     pub own_symbols: Vec<u32>,
     pub parent: Option<Rc<PcNode>>,
+}
+
+/// The conjuncts of `pc`, oldest first, connected to `symbols` through chains of shared
+/// symbols; their symbols are added to `symbols`. The other conjuncts mention none of
+/// these symbols, so they are independent of anything asked about them.
+pub fn connected_conjuncts<'a>(
+    pc: &'a Option<Rc<PcNode>>,
+    symbols: &mut HashSet<u32>,
+) -> Vec<&'a PcNode> {
+    let mut conjuncts: Vec<&PcNode> = Vec::new();
+    let mut node = pc.as_deref();
+    while let Some(p) = node {
+        conjuncts.push(p);
+        node = p.parent.as_deref();
+    }
+    conjuncts.reverse();
+    let mut included = vec![false; conjuncts.len()];
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (i, p) in conjuncts.iter().enumerate() {
+            if !included[i] && p.own_symbols.iter().any(|n| symbols.contains(n)) {
+                included[i] = true;
+                grew = true;
+                symbols.extend(p.own_symbols.iter().copied());
+            }
+        }
+    }
+    conjuncts
+        .into_iter()
+        .zip(included)
+        .filter_map(|(p, inc)| inc.then_some(p))
+        .collect()
 }
 
 /// A set of symbols, exact for symbols below 128; larger ones count as "maybe present".

@@ -42,7 +42,7 @@
 //! Keys are stored as 128-bit hashes of the canonical text; two different texts with
 //! the same hash would be a 2⁻¹²⁸-scale accident.
 
-use super::config::{Closure, Config, Frame, GameFrame, PcNode};
+use super::config::{connected_conjuncts, Closure, Config, Frame, GameFrame, PcNode};
 use super::term::{Node, Term};
 use super::value::{Env, Name, Value};
 use std::collections::{HashMap, HashSet};
@@ -580,41 +580,19 @@ impl Canon<'_, '_> {
     /// which a path learnt them does not matter.
     fn path_condition(&mut self) {
         self.frozen = true;
-        let cfg = self.cfg;
-        let mut conjuncts: Vec<&PcNode> = Vec::new();
-        let mut node = cfg.pc.as_deref();
-        while let Some(p) = node {
-            conjuncts.push(p);
-            node = p.parent.as_deref();
-        }
-        conjuncts.reverse();
         let live: HashSet<u32> = self.b.syms.keys().copied().collect();
         let mut relevant = live.clone();
-        let mut included = vec![false; conjuncts.len()];
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (i, p) in conjuncts.iter().enumerate() {
-                if !included[i] && p.own_symbols.iter().any(|n| relevant.contains(n)) {
-                    included[i] = true;
-                    grew = true;
-                    relevant.extend(p.own_symbols.iter().copied());
-                }
-            }
-        }
+        let conjuncts = connected_conjuncts(&self.cfg.pc, &mut relevant);
         let mut live_only = Vec::new();
         let mut mixed = Vec::new();
-        for (p, inc) in conjuncts.iter().zip(&included) {
-            if !inc {
-                continue;
-            }
+        for p in conjuncts {
             if p.own_symbols.iter().all(|n| live.contains(n)) {
                 let start = self.b.out.len();
                 self.b.out.push(if p.holds { '+' } else { '-' });
                 self.term(&p.term);
                 live_only.push(self.b.out.split_off(start));
             } else {
-                mixed.push(*p);
+                mixed.push(p);
             }
         }
         live_only.sort();

@@ -6,11 +6,11 @@
 //! common prefix and pushes the rest, so siblings in the search reuse their shared
 //! prefix. Terms are translated once (cache keyed by node identity).
 
-use super::config::PcNode;
+use super::config::{connected_conjuncts, PcNode};
 use super::term::{Node, Term, Witness};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -135,37 +135,14 @@ impl Solver {
         if !terms.iter().all(linear) {
             return None;
         }
-        let mut symbols = Vec::new();
+        let mut in_terms = Vec::new();
         for t in terms {
-            t.symbols(&mut symbols);
+            t.symbols(&mut in_terms);
         }
-        let mut conjuncts: Vec<&PcNode> = Vec::new();
-        let mut node = pc.as_deref();
-        while let Some(p) = node {
-            conjuncts.push(p);
-            node = p.parent.as_deref();
-        }
-        let mut included = vec![false; conjuncts.len()];
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (i, p) in conjuncts.iter().enumerate() {
-                if !included[i] && p.own_symbols.iter().any(|n| symbols.contains(n)) {
-                    included[i] = true;
-                    grew = true;
-                    for &n in &p.own_symbols {
-                        if !symbols.contains(&n) {
-                            symbols.push(n);
-                        }
-                    }
-                }
-            }
-        }
-        let projected: Vec<&PcNode> = conjuncts
-            .iter()
-            .zip(&included)
-            .filter_map(|(p, inc)| inc.then_some(*p))
-            .collect();
+        let mut symbols: HashSet<u32> = in_terms.into_iter().collect();
+        let projected = connected_conjuncts(pc, &mut symbols);
+        let mut symbols: Vec<u32> = symbols.into_iter().collect();
+        symbols.sort_unstable();
         if projected.len() > MAX_PROJECTED || !projected.iter().all(|p| linear(&p.term)) {
             return None;
         }
