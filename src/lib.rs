@@ -52,7 +52,8 @@
 //! * **Pruning keeps every failure site and its minimal length.** The default search
 //!   skips client turns subsumed by explored ones ([`symbolic::memo`]: equal up to
 //!   renaming, or with values inside explored regions of the same shape, with budgets
-//!   no larger and no failure below them to shorten) and calls one of several
+//!   no larger and no failure below them to shorten; references whose contents nothing
+//!   observes, [`symbolic::inert`], left out of the comparison) and calls one of several
 //!   interchangeable revealed closures. Each rule is argued where it is implemented and
 //!   checked against the plain search (`tests/differential.rs`); `--all` never prunes.
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what

@@ -181,6 +181,46 @@ fn semantic_subsumption_merges_turns_with_the_same_reachable_values() {
     }
 }
 
+/// The call-order library with a counter nothing reads (`calls`), as in HOLiK's
+/// `call_order_param`: every client turn after n calls holds a different count, but the
+/// count cannot change what the library does, so the memo may ignore it.
+const COUNTED: &str = "
+import syscall :(int -> unit)
+int a := 0; int b := 0; int calls := 0; int total := 0;
+public first (u:unit) :(unit) = { calls := !calls + 1; a := 1 };
+public second (u:unit) :(unit) = { calls := !calls + 1; if !a then b := 1 else () };
+public third (u:unit) :(unit) = { total := !total + !calls; assert(not(!b)) };
+public add (i:int) :(unit) = { calls := !calls + i; syscall(i) };
+";
+
+#[test]
+fn inert_references_are_left_out_of_keys_and_every_site_keeps_its_minimal_trace() {
+    for (k, l) in [(2, 2), (3, 2), (2, 3)] {
+        let run = |memo: bool, inert: bool| {
+            run_options(
+                COUNTED,
+                CheckOptions {
+                    k,
+                    l,
+                    memo,
+                    inert,
+                    ..CheckOptions::default()
+                },
+            )
+        };
+        let (plain, kept, inert) = (run(false, false), run(true, false), run(true, true));
+        assert_eq!(plain.verdict, Verdict::Unsafe, "k={k} l={l}");
+        assert_eq!(sites(&plain), sites(&kept), "k={k} l={l}");
+        assert_eq!(sites(&plain), sites(&inert), "k={k} l={l}");
+        assert!(
+            inert.stats.configurations * 2 < kept.stats.configurations,
+            "k={k} l={l}: {} vs {} configurations",
+            inert.stats.configurations,
+            kept.stats.configurations
+        );
+    }
+}
+
 /// `noop` leaves the state as it was, so every order of `noop`/`bump` calls with the
 /// same number of bumps reaches one client turn; the assert fails after three bumps
 /// (the third call need not return).

@@ -47,6 +47,10 @@ pub struct CheckArgs {
     /// whose symbolic values lie within ones already explored (for comparison).
     #[arg(long)]
     pub no_semantic: bool,
+    /// Keep references whose contents cannot change what the library does (such as a
+    /// counter nothing reads) in the comparison of client turns (for comparison).
+    #[arg(long)]
+    pub no_inert: bool,
     /// Stop at the first failing trace, searching shorter traces first: a shortest
     /// counterexample, sooner.
     #[arg(long, conflicts_with = "all")]
@@ -158,6 +162,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         all: args.all,
         memo: !args.no_memo,
         semantic: !args.no_semantic,
+        inert: !args.no_inert,
         first: args.first,
         timeout,
         solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),

@@ -138,11 +138,21 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
     }
 
+    /// An empty memo, leaving inert references out of its keys unless told not to.
+    fn new_memo(&self) -> memo::Memo {
+        let inert = if self.options.inert {
+            super::inert::inert_refs(self.lib)
+        } else {
+            Vec::new()
+        };
+        memo::Memo::new(inert)
+    }
+
     /// Searches by `plan`; also says whether the search stopped at `attempt_cap`.
     fn run_plan(mut self, plan: Plan, progress: &mut dyn FnMut(&Progress)) -> (CheckResult, bool) {
         let use_memo = self.options.memo && !self.options.all;
         if plan == Plan::Exhaustive {
-            self.memo = use_memo.then(memo::Memo::default);
+            self.memo = use_memo.then(|| self.new_memo());
             self.search(progress);
             let capped = self.capped;
             return (self.finish(), capped);
@@ -152,7 +162,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         // and a pass that cut nothing off was the whole search. The memo carries over:
         // the earlier passes found no failure, so a configuration with no more room
         // left than one explored in an earlier pass has none either within the limit.
-        self.memo = use_memo.then(memo::Memo::default);
+        self.memo = use_memo.then(|| self.new_memo());
         for depth in 0.. {
             self.stats.deepening_passes += 1;
             self.depth_limit = Some(depth);

@@ -39,6 +39,10 @@
 //!
 //! A configuration still on the search stack (not fully explored) never subsumes: its
 //! entry is made when the marker pushed beneath its successors comes off the worklist.
+//! Inert references ([`super::inert`]) are left out of keys and shapes: no step of the
+//! machine depends on their contents, so configurations that differ only there have the
+//! same future.
+//!
 //! Keys are stored as 128-bit hashes of the canonical text; two different texts with
 //! the same hash would be a 2⁻¹²⁸-scale accident.
 
@@ -177,6 +181,8 @@ pub struct Memo {
     /// Regions kept, over all shapes.
     region_count: usize,
     buffers: Buffers,
+    /// References left out of keys and shapes, by id ([`super::inert`]).
+    inert: Vec<bool>,
 }
 
 /// Keys are hashes already: the table uses their low bits as they are.
@@ -200,6 +206,14 @@ impl Hasher for KeyHasher {
 }
 
 impl Memo {
+    /// An empty memo whose keys leave out the references flagged in `inert`.
+    pub fn new(inert: Vec<bool>) -> Memo {
+        Memo {
+            inert,
+            ..Memo::default()
+        }
+    }
+
     /// A fully explored configuration that subsumes one with `key` met at `visit`:
     /// its summary, which holds for the subsumed configuration too.
     pub fn subsumes(&self, key: &Key, visit: &Visit) -> Option<&Summary> {
@@ -328,8 +342,9 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
     };
     let mut budgets = vec![cfg.k, cfg.l];
     c.b.out.push_str("S[");
-    for slot in cfg.store.iter() {
+    for (i, slot) in cfg.store.iter().enumerate() {
         match slot {
+            _ if memo.inert.get(i).copied().unwrap_or(false) => c.b.out.push('*'),
             Some(v) => c.value(v),
             None => c.b.out.push('_'),
         }

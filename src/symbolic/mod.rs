@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod explore;
+pub mod inert;
 pub mod ir;
 pub mod machine;
 pub mod memo;
@@ -46,6 +47,9 @@ pub struct CheckOptions {
     /// only take values that configurations of its shape already explored covered
     /// ([`memo`], semantic subsumption).
     pub semantic: bool,
+    /// With `memo`, leave references whose contents cannot change what the library
+    /// does ([`inert`]) out of the keys.
+    pub inert: bool,
     /// Stop at the first failing trace; the search deepens on trace length, so it is
     /// a shortest one.
     pub first: bool,
@@ -67,6 +71,7 @@ impl Default for CheckOptions {
             all: false,
             memo: true,
             semantic: true,
+            inert: true,
             first: false,
             timeout: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
