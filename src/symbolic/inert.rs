@@ -4,20 +4,21 @@
 //! A counter such as `a3 := !a3 + 1`, never read anywhere else, makes every client
 //! turn after n calls a new configuration (a3 = 1, 2, 3, …) although the futures of all
 //! of them are the same. A set `I` of references is *inert* when
-//! 1. each starts out holding an integer;
-//! 2. each assignment to a reference of `I` stores an integer or gets stuck: its right
-//!    side is a literal, an arithmetic, comparison or logical operation, a `not`, or a
-//!    read of a reference of `I`;
+//! 1. each one that is read anywhere starts out holding an integer, and
+//! 2. each assignment to it stores an integer or gets stuck: its right side is a
+//!    literal, an arithmetic, comparison or logical operation, a `not`, or a read of a
+//!    reference of `I`;
 //! 3. each read of a reference of `I` is an operand, through operators other than
 //!    division, of the right side of an assignment to a reference of `I`.
 //!
-//! By 1 and 2 the references of `I` always hold integers, and by 3 their values flow
-//! only into one another, through total operators that neither branch nor fail: no
-//! condition, assertion, call, returned or passed value, nor whether a step is stuck or
-//! divides by zero, depends on them. So two configurations that differ only in what `I`
-//! holds take the same steps to the same failure sites, in the same number of moves.
-//! The analysis computes the largest such set (a greatest fixpoint: start from every
-//! reference that satisfies 1 and drop violators of 2 and 3 until none is left).
+//! By 1 and 2 the references of `I` that are read always hold integers, and by 3 their
+//! values flow only into one another, through total operators that neither branch nor
+//! fail: no condition, assertion, call, returned or passed value, nor whether a step is
+//! stuck or divides by zero, depends on them. (A reference never read, even one never
+//! declared, is inert whatever it holds.) So two configurations that differ only in
+//! what `I` holds take the same steps to the same failure sites, in the same number of
+//! moves. The analysis computes the largest such set (a greatest fixpoint: start from
+//! every reference that satisfies 1 and drop violators of 2 and 3 until none is left).
 
 use super::ir::{Expr, ExprKind, RefId};
 use crate::build::{Initial, Library};
@@ -25,15 +26,20 @@ use crate::syntax::ast::BinOp;
 
 /// The inert references of `lib`, by [`RefId`].
 pub fn inert_refs(lib: &Library) -> Vec<bool> {
+    let mut read = vec![false; lib.store.len()];
+    for code in &lib.codes {
+        mark_reads(&code.body, &mut read);
+    }
     let mut inert: Vec<bool> = lib
         .store
         .iter()
-        .map(|initial| matches!(initial, Initial::Int(_)))
+        .zip(&read)
+        .map(|(initial, &read)| !read || matches!(initial, Initial::Int(_)))
         .collect();
     loop {
         let mut changed = false;
         for code in &lib.codes {
-            changed |= drop_violators(&code.body, None, &mut inert);
+            changed |= drop_violators(&code.body, None, &read, &mut inert);
         }
         if !changed {
             return inert;
@@ -41,10 +47,45 @@ pub fn inert_refs(lib: &Library) -> Vec<bool> {
     }
 }
 
+/// Marks in `read` every reference `e` reads.
+fn mark_reads(e: &Expr, read: &mut [bool]) {
+    match &e.kind {
+        ExprKind::Deref(r) => {
+            if let Some(flag) = read.get_mut(*r as usize) {
+                *flag = true;
+            }
+        }
+        ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Int(_)
+        | ExprKind::Unit
+        | ExprKind::LetRec(..)
+        | ExprKind::Lambda(_) => {}
+        ExprKind::Assign(_, a)
+        | ExprKind::Not(a)
+        | ExprKind::Fst(a)
+        | ExprKind::Snd(a)
+        | ExprKind::Assert(a) => mark_reads(a, read),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::App(a, b)
+        | ExprKind::Pair(a, b)
+        | ExprKind::Seq(a, b)
+        | ExprKind::Let(a, b) => {
+            mark_reads(a, read);
+            mark_reads(b, read);
+        }
+        ExprKind::If(c, t, f) => {
+            mark_reads(c, read);
+            mark_reads(t, read);
+            mark_reads(f, read);
+        }
+    }
+}
+
 /// Clears the references of `inert` that `e` shows are not; `sink` is the reference
 /// whose assignment `e` is an operand of, through non-dividing operators only. Says
 /// whether it cleared any.
-fn drop_violators(e: &Expr, sink: Option<RefId>, inert: &mut [bool]) -> bool {
+fn drop_violators(e: &Expr, sink: Option<RefId>, read: &[bool], inert: &mut [bool]) -> bool {
     let is_inert = |inert: &[bool], r: RefId| inert.get(r as usize).copied().unwrap_or(false);
     let clear = |inert: &mut [bool], r: RefId| match inert.get_mut(r as usize) {
         Some(flag) if *flag => {
@@ -67,15 +108,16 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, inert: &mut [bool]) -> bool {
                 ExprKind::Deref(source) => is_inert(inert, *source),
                 _ => false,
             };
-            let mut changed = !stores_integer && clear(inert, *r);
-            changed |= drop_violators(rhs, Some(*r), inert);
+            let is_read = read.get(*r as usize).copied().unwrap_or(true);
+            let mut changed = !stores_integer && is_read && clear(inert, *r);
+            changed |= drop_violators(rhs, Some(*r), read, inert);
             changed
         }
         ExprKind::Binary(op, a, b) => {
             let sink = sink.filter(|_| *op != BinOp::Div);
-            drop_violators(a, sink, inert) | drop_violators(b, sink, inert)
+            drop_violators(a, sink, read, inert) | drop_violators(b, sink, read, inert)
         }
-        ExprKind::Not(a) => drop_violators(a, sink, inert),
+        ExprKind::Not(a) => drop_violators(a, sink, read, inert),
         ExprKind::Local(_)
         | ExprKind::Global(_)
         | ExprKind::Int(_)
@@ -83,13 +125,15 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, inert: &mut [bool]) -> bool {
         | ExprKind::LetRec(..)
         | ExprKind::Lambda(_) => false,
         ExprKind::App(a, b) | ExprKind::Pair(a, b) | ExprKind::Seq(a, b) | ExprKind::Let(a, b) => {
-            drop_violators(a, None, inert) | drop_violators(b, None, inert)
+            drop_violators(a, None, read, inert) | drop_violators(b, None, read, inert)
         }
-        ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::Assert(a) => drop_violators(a, None, inert),
+        ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::Assert(a) => {
+            drop_violators(a, None, read, inert)
+        }
         ExprKind::If(c, t, f) => {
-            drop_violators(c, None, inert)
-                | drop_violators(t, None, inert)
-                | drop_violators(f, None, inert)
+            drop_violators(c, None, read, inert)
+                | drop_violators(t, None, read, inert)
+                | drop_violators(f, None, read, inert)
         }
     }
 }
@@ -144,10 +188,17 @@ mod tests {
     }
 
     #[test]
-    fn a_reference_that_may_hold_a_non_integer_or_start_unset_is_not() {
+    fn a_reference_read_that_may_hold_a_non_integer_or_start_unset_is_not() {
         let src = "int a := 0; int b := 0;
-            public m (i:int) :(unit) = { a := i; b := !b + 1; never := !never + 1 };";
+            public m (i:int) :(unit) = { a := i; b := !b + !a; never := !never + 1 };";
         assert_eq!(inert_names(src), ["b"]);
+    }
+
+    #[test]
+    fn a_reference_never_read_is_inert_whatever_it_holds() {
+        let src = "int a := 0;
+            public m (f:unit -> unit) :(unit) = { a := f; balance := !a - 1 };";
+        assert_eq!(inert_names(src), ["balance"]);
     }
 
     #[test]
