@@ -51,6 +51,10 @@ pub struct CheckArgs {
     /// counter nothing reads) in the comparison of client turns (for comparison).
     #[arg(long)]
     pub no_inert: bool,
+    /// Search the whole library at once, even when it splits into independent parts
+    /// that can be checked one at a time (for comparison).
+    #[arg(long)]
+    pub no_split: bool,
     /// Stop at the first failing trace, searching shorter traces first: a shortest
     /// counterexample, sooner.
     #[arg(long, conflicts_with = "all")]
@@ -163,6 +167,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         memo: !args.no_memo,
         semantic: !args.no_semantic,
         inert: !args.no_inert,
+        split: !args.no_split,
         first: args.first,
         timeout,
         solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),

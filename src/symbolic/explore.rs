@@ -525,6 +525,23 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 }
 
+/// The exhaustive search of `lib`, if it finishes within `budget` configurations.
+pub fn exhaustive_within(
+    lib: &Library,
+    options: &CheckOptions,
+    budget: u64,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<CheckResult, Stats> {
+    let mut explorer = Explorer::new(lib, options);
+    explorer.attempt_cap = Some(budget);
+    let (result, capped) = explorer.run_plan(Plan::Exhaustive, progress);
+    if capped {
+        Err(result.stats)
+    } else {
+        Ok(result)
+    }
+}
+
 /// How a search goes: the whole tree, or passes of growing trace-length limit.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Plan {

@@ -15,6 +15,7 @@ pub mod machine;
 pub mod memo;
 pub mod moves;
 pub mod solver;
+pub mod split;
 pub mod term;
 pub mod value;
 
@@ -27,6 +28,9 @@ use std::time::Duration;
 /// HOLiK's bounds when neither the file nor the command line gives any.
 pub const DEFAULT_K: u32 = 4;
 pub const DEFAULT_L: u32 = 4;
+/// Configurations the whole search may take before a library of independent parts is
+/// checked part by part instead ([`split`]).
+pub const SPLIT_AFTER: u64 = 1_000_000;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -50,6 +54,9 @@ pub struct CheckOptions {
     /// With `memo`, leave references whose contents cannot change what the library
     /// does ([`inert`]) out of the keys.
     pub inert: bool,
+    /// With `memo` (and without `all` or `first`), check a library made of independent
+    /// components one component at a time when that gives the same report ([`split`]).
+    pub split: bool,
     /// Stop at the first failing trace; the search deepens on trace length, so it is
     /// a shortest one.
     pub first: bool,
@@ -72,6 +79,7 @@ impl Default for CheckOptions {
             memo: true,
             semantic: true,
             inert: true,
+            split: true,
             first: false,
             timeout: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
@@ -159,5 +167,28 @@ pub fn check_with_progress(
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let library = crate::build::build(program);
+    if options.split && options.memo && !options.all && !options.first {
+        // Most libraries are checked whole faster than any split could be; only one
+        // that the whole search does not finish soon is split.
+        let start = std::time::Instant::now();
+        let spent = match explore::exhaustive_within(&library, options, SPLIT_AFTER, progress) {
+            Ok(result) => return result,
+            Err(spent) => spent,
+        };
+        let rest = |options: &CheckOptions| {
+            let mut rest = options.clone();
+            rest.timeout = options
+                .timeout
+                .map(|limit| limit.saturating_sub(start.elapsed()));
+            rest
+        };
+        if let Some(mut result) = split::check(program, &library, &rest(options), progress) {
+            split::add_stats(&mut result.stats, &spent);
+            result.stats.seconds = start.elapsed().as_secs_f64();
+            return result;
+        }
+        // Not conclusive in parts: the whole search gets the time left.
+        return explore::Explorer::new(&library, &rest(options)).run(progress);
+    }
     explore::Explorer::new(&library, options).run(progress)
 }

@@ -1,0 +1,591 @@
+//! Splitting a library into independent components, checked one at a time.
+//!
+//! HOLiK's benchmark concatenates small libraries into one file; the search then
+//! explores the product of their states, although no component can see another's.
+//! Methods and references form *components*: a method is joined to every reference it
+//! reads or writes and every method it mentions (through nested lambdas too), and a
+//! reference to the method it starts out holding. Code of different components shares
+//! nothing but the client, so a failure site of component C depends on the others only
+//! as *trampolines*: a call into another component can call back into the client, who
+//! gets a fresh budget of l calls there (one frame deeper), and so reaches C's methods
+//! where the bounds would not let it otherwise.
+//!
+//! For each component C that holds a failure site (an `assert` or a division):
+//! * **Lower bound.** C with a stand-in, `holi_split_trampoline(n)`, that calls the
+//!   client back n times (n up to the most callbacks any frame of another component can
+//!   make) and returns. Map each frame of another component in a failing trace of the
+//!   whole library to one call of the stand-in with as many callbacks: the moves are as
+//!   many, the frames no more, and C's own moves are untouched. So a site this search
+//!   does not reach is unreachable in the whole library, and one it reaches takes at
+//!   least as many moves there.
+//! * **Upper bound.** C alone, then C with one other component that can call back: a
+//!   trace of part of the library is a trace of the whole (the client just never calls
+//!   the rest), so these give real failing traces.
+//!
+//! Where every site's upper bound meets its lower bound, those traces are the shortest
+//! per site; otherwise (or when a part's search is incomplete, or the number of
+//! callbacks per frame has no small bound) the whole library is searched as usual.
+
+use super::explore::Explorer;
+use super::ir::{CodeId, Expr, ExprKind, MethodId};
+use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
+use crate::build::{GlobalName, Initial, Library};
+use crate::syntax::ast::{Program, Visibility};
+use crate::trace::{Counterexample, FailureKind};
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+/// The most callbacks per frame the stand-in is made for; a library whose frames can
+/// make more is searched whole.
+const MAX_CALLBACKS: u32 = 16;
+
+const TRAMPOLINE: &str = "holi_split_trampoline";
+const CALLBACK: &str = "holi_split_callback";
+
+/// The result of checking `program` (built as `lib`) component by component, or `None`
+/// when that is not possible or not conclusive and the whole library must be searched.
+pub fn check(
+    program: &Program,
+    lib: &Library,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Option<CheckResult> {
+    let start = Instant::now();
+    let parts = Components::of(lib);
+    if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
+        return None;
+    }
+    let callbacks = callbacks_per_component(lib, &parts, options.k)?;
+    let sites = sites_per_component(lib, &parts);
+    let mut total = Stats::default();
+    let mut found: Vec<Counterexample> = Vec::new();
+    let mut failing_traces = 0;
+    let mut run = |members: &[usize], trampoline: u32| -> Option<CheckResult> {
+        let sub = sub_program(program, lib, &parts, members, trampoline)?;
+        let sub_lib = crate::build::build(&sub);
+        let mut sub_options = options.clone();
+        sub_options.split = false;
+        if let Some(limit) = options.timeout {
+            sub_options.timeout = Some(limit.saturating_sub(start.elapsed()));
+        }
+        let result = Explorer::new(&sub_lib, &sub_options).run(progress);
+        add_stats(&mut total, &result.stats);
+        result.inconclusive.is_empty().then_some(result)
+    };
+    for (c, has_sites) in sites.iter().enumerate() {
+        if !*has_sites {
+            continue;
+        }
+        let others = (0..parts.count)
+            .filter(|&j| j != c)
+            .map(|j| callbacks[j])
+            .max()
+            .unwrap_or(0);
+        let lower_result = run(&[c], others)?;
+        let lower = shortest_per_site(&lower_result);
+        // A shortest trace that never calls the stand-in is one of the component alone.
+        let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+        for cex in lower_result.counterexamples {
+            if !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE) {
+                best.insert(site_key(&cex), cex);
+            }
+        }
+        failing_traces += best.len();
+        let met = |best: &BTreeMap<SiteKey, Counterexample>| {
+            lower
+                .iter()
+                .all(|(key, &len)| best.get(key).is_some_and(|b| b.trace.0.len() == len))
+        };
+        let helpers = (0..parts.count).filter(|&j| j != c && callbacks[j] > 0);
+        let candidates = std::iter::once(vec![c]).chain(helpers.map(|j| vec![c, j]));
+        for members in candidates {
+            if met(&best) {
+                break;
+            }
+            let upper = run(&members, 0)?;
+            failing_traces += upper.failing_traces;
+            for cex in upper.counterexamples {
+                let key = site_key(&cex);
+                if !lower.contains_key(&key) {
+                    continue;
+                }
+                let better = best
+                    .get(&key)
+                    .is_none_or(|b| order_key(&cex) < order_key(b));
+                if better {
+                    best.insert(key, cex);
+                }
+            }
+        }
+        if !met(&best) {
+            return None;
+        }
+        found.extend(best.into_values());
+    }
+    found.sort_by_cached_key(order_key);
+    total.seconds = start.elapsed().as_secs_f64();
+    Some(CheckResult {
+        verdict: if found.is_empty() {
+            Verdict::Safe
+        } else {
+            Verdict::Unsafe
+        },
+        counterexamples: found,
+        failing_traces,
+        stats: total,
+        inconclusive: Vec::new(),
+    })
+}
+
+/// A failure site: what fails, where.
+type SiteKey = (FailureKind, usize, usize);
+
+fn site_key(cex: &Counterexample) -> SiteKey {
+    (cex.kind, cex.span.start, cex.span.end)
+}
+
+/// The engine's order of counterexamples: by length, then text.
+fn order_key(cex: &Counterexample) -> (usize, String) {
+    (cex.trace.0.len(), cex.trace.to_string())
+}
+
+fn shortest_per_site(result: &CheckResult) -> BTreeMap<SiteKey, usize> {
+    let mut out = BTreeMap::new();
+    for cex in &result.counterexamples {
+        let len = out.entry(site_key(cex)).or_insert(cex.trace.0.len());
+        *len = (*len).min(cex.trace.0.len());
+    }
+    out
+}
+
+/// Adds the counters of `part` to `total` (not the time).
+pub fn add_stats(total: &mut Stats, part: &Stats) {
+    total.configurations += part.configurations;
+    total.solver_queries += part.solver_queries;
+    total.cached_answers += part.cached_answers;
+    total.undeclared_calls += part.undeclared_calls;
+    total.stuck_paths += part.stuck_paths;
+    total.frame_limit_paths += part.frame_limit_paths;
+    total.subsumed += part.subsumed;
+    total.covered += part.covered;
+    total.coverage_checks += part.coverage_checks;
+    total.projections += part.projections;
+    total.max_moves = total.max_moves.max(part.max_moves);
+}
+
+/// The components of a library: a number for every method and reference.
+struct Components {
+    method: Vec<usize>,
+    reference: Vec<usize>,
+    count: usize,
+}
+
+impl Components {
+    fn of(lib: &Library) -> Components {
+        let methods = lib.methods.len();
+        let mut parent: Vec<usize> = (0..methods + lib.refs.len()).collect();
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        let union = |parent: &mut Vec<usize>, a: usize, b: usize| {
+            let (ra, rb) = (find(parent, a), find(parent, b));
+            parent[ra] = rb;
+        };
+        for (m, method) in lib.methods.iter().enumerate() {
+            let mut mentions = Mentions::default();
+            mentions.code(lib, method.code);
+            for r in mentions.refs {
+                union(&mut parent, m, methods + r as usize);
+            }
+            for other in mentions.methods {
+                union(&mut parent, m, other as usize);
+            }
+        }
+        for (r, initial) in lib.store.iter().enumerate() {
+            if let Initial::Name(GlobalName::Method(m)) = initial {
+                union(&mut parent, methods + r, *m as usize);
+            }
+        }
+        let mut number = BTreeMap::new();
+        let mut component = |parent: &mut Vec<usize>, x: usize| {
+            let root = find(parent, x);
+            let next = number.len();
+            *number.entry(root).or_insert(next)
+        };
+        let method = (0..methods).map(|m| component(&mut parent, m)).collect();
+        let reference = (0..lib.refs.len())
+            .map(|r| component(&mut parent, methods + r))
+            .collect();
+        Components {
+            method,
+            reference,
+            count: number.len(),
+        }
+    }
+}
+
+/// The references and methods a piece of code mentions, with the codes nested in it.
+#[derive(Default)]
+struct Mentions {
+    refs: HashSet<u32>,
+    methods: HashSet<MethodId>,
+    codes: HashSet<CodeId>,
+}
+
+impl Mentions {
+    fn code(&mut self, lib: &Library, id: CodeId) {
+        if self.codes.insert(id) {
+            self.expr(lib, &lib.code(id).body);
+        }
+    }
+
+    fn expr(&mut self, lib: &Library, e: &Expr) {
+        match &e.kind {
+            ExprKind::Deref(r) => {
+                self.refs.insert(*r);
+            }
+            ExprKind::Assign(r, a) => {
+                self.refs.insert(*r);
+                self.expr(lib, a);
+            }
+            ExprKind::Global(GlobalName::Method(m)) => {
+                self.methods.insert(*m);
+            }
+            ExprKind::Lambda(code) => self.code(lib, *code),
+            ExprKind::LetRec(code, body) => {
+                self.code(lib, *code);
+                self.expr(lib, body);
+            }
+            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Int(_) | ExprKind::Unit => {}
+            ExprKind::Not(a) | ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::Assert(a) => {
+                self.expr(lib, a)
+            }
+            ExprKind::App(a, b)
+            | ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(a, b) => {
+                self.expr(lib, a);
+                self.expr(lib, b);
+            }
+            ExprKind::If(c, t, f) => {
+                self.expr(lib, c);
+                self.expr(lib, t);
+                self.expr(lib, f);
+            }
+        }
+    }
+}
+
+/// Whether each component holds an `assert` or a division.
+fn sites_per_component(lib: &Library, parts: &Components) -> Vec<bool> {
+    let mut out = vec![false; parts.count];
+    for (m, method) in lib.methods.iter().enumerate() {
+        let mut mentions = Mentions::default();
+        mentions.code(lib, method.code);
+        if mentions
+            .codes
+            .iter()
+            .any(|&code| has_site(&lib.code(code).body))
+        {
+            out[parts.method[m]] = true;
+        }
+    }
+    out
+}
+
+fn has_site(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Assert(_) | ExprKind::Binary(crate::syntax::ast::BinOp::Div, ..) => true,
+        ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Int(_)
+        | ExprKind::Unit
+        | ExprKind::Deref(_)
+        | ExprKind::Lambda(_) => false,
+        ExprKind::Assign(_, a)
+        | ExprKind::Not(a)
+        | ExprKind::Fst(a)
+        | ExprKind::Snd(a)
+        | ExprKind::LetRec(_, a) => has_site(a),
+        ExprKind::App(a, b)
+        | ExprKind::Pair(a, b)
+        | ExprKind::Binary(_, a, b)
+        | ExprKind::Seq(a, b)
+        | ExprKind::Let(a, b) => has_site(a) || has_site(b),
+        ExprKind::If(c, t, f) => has_site(c) || has_site(t) || has_site(f),
+    }
+}
+
+/// For each component, the most calls to the client one frame of it can make within
+/// `k` open frames (counting the library functions it calls on the way, whose frames
+/// end inside it); `None` if some frame can make more than [`MAX_CALLBACKS`].
+fn callbacks_per_component(lib: &Library, parts: &Components, k: u32) -> Option<Vec<u32>> {
+    let mut bound = Bound {
+        lib,
+        values: value_codes(lib),
+        done: std::collections::HashMap::new(),
+    };
+    // The client's call takes one frame; the library functions it calls, the rest.
+    let depth = k.saturating_sub(1);
+    let mut out = vec![0; parts.count];
+    for (m, method) in lib.methods.iter().enumerate() {
+        let mut mentions = Mentions::default();
+        mentions.code(lib, method.code);
+        for code in mentions.codes {
+            let entry = code == method.code && method.visibility == Visibility::Public;
+            if entry || bound.values.contains(&code) {
+                let part = &mut out[parts.method[m]];
+                *part = (*part).max(bound.code(code, depth)?);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Codes that can become function values: lambdas, `letrec` functions, and methods
+/// mentioned other than as the function of an application.
+fn value_codes(lib: &Library) -> HashSet<CodeId> {
+    let method_codes: HashSet<CodeId> = lib.methods.iter().map(|m| m.code).collect();
+    let mut out: HashSet<CodeId> = (0..lib.codes.len() as CodeId)
+        .filter(|c| !method_codes.contains(c))
+        .collect();
+    fn walk(lib: &Library, e: &Expr, out: &mut HashSet<CodeId>) {
+        match &e.kind {
+            ExprKind::Global(GlobalName::Method(m)) => {
+                out.insert(lib.methods[*m as usize].code);
+            }
+            ExprKind::App(f, a) => {
+                if !matches!(f.kind, ExprKind::Global(GlobalName::Method(_))) {
+                    walk(lib, f, out);
+                }
+                walk(lib, a, out);
+            }
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Deref(_)
+            | ExprKind::Lambda(_) => {}
+            ExprKind::Assign(_, a)
+            | ExprKind::Not(a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Assert(a)
+            | ExprKind::LetRec(_, a) => walk(lib, a, out),
+            ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(a, b) => {
+                walk(lib, a, out);
+                walk(lib, b, out);
+            }
+            ExprKind::If(c, t, f) => {
+                walk(lib, c, out);
+                walk(lib, t, out);
+                walk(lib, f, out);
+            }
+        }
+    }
+    for code in &lib.codes {
+        walk(lib, &code.body, &mut out);
+    }
+    for initial in &lib.store {
+        if let Initial::Name(GlobalName::Method(m)) = initial {
+            out.insert(lib.methods[*m as usize].code);
+        }
+    }
+    out
+}
+
+/// The most callbacks of one frame of a code with `depth` more frames to open. Each
+/// library function called opens one, so the measure is finite even for recursion and
+/// chains of closures.
+struct Bound<'a> {
+    lib: &'a Library,
+    /// Codes that can be function values ([`value_codes`]).
+    values: HashSet<CodeId>,
+    done: std::collections::HashMap<(CodeId, u32), Option<u32>>,
+}
+
+impl Bound<'_> {
+    fn code(&mut self, id: CodeId, depth: u32) -> Option<u32> {
+        if let Some(&n) = self.done.get(&(id, depth)) {
+            return n;
+        }
+        let n = self.expr(&self.lib.code(id).body, depth);
+        self.done.insert((id, depth), n);
+        n
+    }
+
+    /// A call of a function value: a client function (one callback) or any library
+    /// function that can be a value.
+    fn unknown(&mut self, depth: u32) -> Option<u32> {
+        let mut most = 1;
+        if depth > 0 {
+            let values: Vec<CodeId> = self.values.iter().copied().collect();
+            for code in values {
+                most = most.max(self.code(code, depth - 1)?);
+            }
+        }
+        Some(most)
+    }
+
+    fn expr(&mut self, e: &Expr, depth: u32) -> Option<u32> {
+        let n = match &e.kind {
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Deref(_)
+            | ExprKind::Lambda(_) => 0,
+            ExprKind::Assign(_, a)
+            | ExprKind::Not(a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Assert(a)
+            | ExprKind::LetRec(_, a) => self.expr(a, depth)?,
+            ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(a, b) => self.expr(a, depth)? + self.expr(b, depth)?,
+            ExprKind::If(c, t, f) => {
+                self.expr(c, depth)? + self.expr(t, depth)?.max(self.expr(f, depth)?)
+            }
+            ExprKind::App(f, a) => {
+                let callee = match &f.kind {
+                    ExprKind::Global(GlobalName::Import(_)) => 1,
+                    ExprKind::Global(GlobalName::Undeclared(_)) => 0,
+                    // Without a frame left the path ends there.
+                    ExprKind::Global(GlobalName::Method(_)) if depth == 0 => 0,
+                    ExprKind::Global(GlobalName::Method(m)) => {
+                        self.code(self.lib.methods[*m as usize].code, depth - 1)?
+                    }
+                    _ => self.unknown(depth)?,
+                };
+                self.expr(f, depth)? + self.expr(a, depth)? + callee
+            }
+        };
+        (n <= MAX_CALLBACKS).then_some(n)
+    }
+}
+
+/// The library restricted to the components `members`, plus the stand-in trampoline
+/// when `trampoline` (its most callbacks) is not zero.
+fn sub_program(
+    program: &Program,
+    lib: &Library,
+    parts: &Components,
+    members: &[usize],
+    trampoline: u32,
+) -> Option<Program> {
+    let mut names: HashSet<&str> = HashSet::new();
+    for (m, method) in lib.methods.iter().enumerate() {
+        if members.contains(&parts.method[m]) {
+            names.insert(&method.name);
+        }
+    }
+    for (r, name) in lib.refs.iter().enumerate() {
+        if members.contains(&parts.reference[r]) {
+            names.insert(name);
+        }
+    }
+    let mut sub = Program {
+        bounds: program.bounds.clone(),
+        imports: program.imports.clone(),
+        decls: program
+            .decls
+            .iter()
+            .filter(|d| names.contains(d.name().name.as_str()))
+            .cloned()
+            .collect(),
+        main: None,
+    };
+    if trampoline > 0 {
+        let stand_in = crate::frontend::load_str("split", &stand_in_source(trampoline), false)
+            .ok()?
+            .program;
+        sub.imports.extend(stand_in.imports);
+        sub.decls.extend(stand_in.decls);
+    }
+    Some(sub)
+}
+
+/// `holi_split_trampoline(n)`: calls the client back n times (at most `most`), returns.
+fn stand_in_source(most: u32) -> String {
+    let mut body = String::from("()");
+    for i in (0..most).rev() {
+        body = format!("(if {i} < n then ({CALLBACK}(); {body}) else ())");
+    }
+    format!(
+        "import {CALLBACK} :(unit -> unit)\npublic {TRAMPOLINE} (n:int) :(unit) = {{ {body} }};\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library(src: &str) -> (Program, Library) {
+        let loaded = crate::frontend::load_str("t.holi", src, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        let lib = crate::build::build(&loaded.program);
+        (loaded.program, lib)
+    }
+
+    const TWO_PARTS: &str = "
+        import syscall :(int -> unit)
+        int a := 0; int b := 0; int c := 0;
+        public setA (u:unit) :(unit) = { a := 1 };
+        public check (u:unit) :(unit) = { helper(); assert(not(!a)) };
+        private helper (u:unit) :(unit) = { b := !b + 1 };
+        public run (f:unit -> unit) :(unit) = { c := 0; f(); f(); syscall(!c) };
+    ";
+
+    #[test]
+    fn methods_sharing_references_or_calls_form_one_component() {
+        let (_, lib) = library(TWO_PARTS);
+        let parts = Components::of(&lib);
+        let part = |name: &str| {
+            let m = lib.methods.iter().position(|m| m.name == name).unwrap();
+            parts.method[m]
+        };
+        assert_eq!(parts.count, 2);
+        assert_eq!(part("setA"), part("check"));
+        assert_eq!(part("check"), part("helper"));
+        assert_ne!(part("check"), part("run"));
+    }
+
+    #[test]
+    fn callbacks_per_frame_are_counted_within_the_frame_bound() {
+        let (_, lib) = library(TWO_PARTS);
+        let parts = Components::of(&lib);
+        let run = lib.methods.iter().position(|m| m.name == "run").unwrap();
+        let counts = callbacks_per_component(&lib, &parts, 3).unwrap();
+        assert_eq!(counts[parts.method[run]], 3);
+        assert_eq!(counts[parts.method[0]], 0);
+        let (_, looping) = library(
+            "public spin (f:unit -> unit) :(unit) = {
+               letrec go (n:int) :(unit) = if 0 < n then (f(); go(n - 1)) else () in go(3)
+             };",
+        );
+        let parts = Components::of(&looping);
+        // At k 2 a frame of `go` (were it revealed, the client could call it) has one
+        // more frame to open. Each of its two calls of function values may be a client
+        // function or `go` with no frame left, which calls two client functions at most.
+        assert_eq!(callbacks_per_component(&looping, &parts, 2), Some(vec![4]));
+        assert!(callbacks_per_component(&looping, &parts, 40).is_none());
+    }
+
+    #[test]
+    fn the_stand_in_is_valid_holi() {
+        let src = stand_in_source(3);
+        let loaded = crate::frontend::load_str("split", &src, true)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        assert_eq!(loaded.program.decls.len(), 1);
+    }
+}
