@@ -54,7 +54,9 @@
 //!   renaming, or with values inside explored regions of the same shape, with budgets
 //!   no larger and no failure below them to shorten; references whose contents nothing
 //!   observes, [`symbolic::inert`], left out of the comparison) and calls one of several
-//!   interchangeable revealed closures. Each rule is argued where it is implemented and
+//!   interchangeable revealed closures. A library of independent parts may be checked
+//!   part by part ([`symbolic::split`]) only where a lower and an upper bound per site
+//!   meet; otherwise it is searched whole. Each rule is argued where it is implemented and
 //!   checked against the plain search (`tests/differential.rs`); `--all` never prunes.
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
 //!   users and JSON consumers see; the engine can change without changing them. Output is

@@ -9,7 +9,7 @@
 //! `cargo test --release --test differential -- --ignored --nocapture`
 //! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10).
 
-use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{check, split, CheckOptions, CheckResult, Verdict};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -40,6 +40,7 @@ struct Tally {
     memo_incomplete: usize,
     memo_only: usize,
     first_compared: usize,
+    split_compared: usize,
     plain_seconds: f64,
     memo_seconds: f64,
 }
@@ -98,6 +99,23 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
             sites(&plain),
             sites(&exact),
             "{cell}: without semantic subsumption, failure sites or minimal lengths differ"
+        );
+    }
+    // The split is tried only past a million configurations; here it is forced.
+    let lib = holi::build::build(&loaded.program);
+    let split_options = CheckOptions {
+        k,
+        l,
+        timeout: Some(limit),
+        ..CheckOptions::default()
+    };
+    if let Some(split) = split::check(&loaded.program, &lib, &split_options, &mut |_| {}) {
+        tally.split_compared += 1;
+        assert_eq!(plain.verdict, split.verdict, "{cell}: split verdict");
+        assert_eq!(
+            sites(&plain),
+            sites(&split),
+            "{cell}: checked part by part, failure sites or minimal lengths differ"
         );
     }
     let first = run(true, true);
@@ -221,6 +239,48 @@ fn inert_references_are_left_out_of_keys_and_every_site_keeps_its_minimal_trace(
     }
 }
 
+/// Two independent parts. `isAB` fails after `isNone` and `isA` in any order, three
+/// calls in a row: with l = 2 the client needs a callback for the third, and only the
+/// other part (`relay`) calls back.
+const TRAMPOLINED: &str = "
+import syscall :(int -> unit)
+int a := 0; int b := 0; int calls := 0;
+public isNone (i:int) :(unit) = { a := 1 };
+public isA (i:int) :(unit) = { b := 1 };
+public isAB (i:int) :(unit) = { assert(not(!a && !b)) };
+public relay (i:int) :(unit) = { calls := !calls + 1; syscall(i) };
+";
+
+#[test]
+fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
+    let loaded = holi::frontend::load_str("test.holi", TRAMPOLINED, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let lib = holi::build::build(&loaded.program);
+    for (k, l) in [(1, 3), (2, 2), (3, 2), (2, 1)] {
+        let options = CheckOptions {
+            k,
+            l,
+            ..CheckOptions::default()
+        };
+        let plain = run_source(TRAMPOLINED, k, l, false, false);
+        let parts = split::check(&loaded.program, &lib, &options, &mut |_| {})
+            .unwrap_or_else(|| panic!("k={k} l={l}: not split"));
+        assert_eq!(sites(&plain), sites(&parts), "k={k} l={l}");
+        assert_eq!(plain.verdict, parts.verdict, "k={k} l={l}");
+    }
+    let options = CheckOptions {
+        k: 2,
+        l: 2,
+        ..CheckOptions::default()
+    };
+    let parts = split::check(&loaded.program, &lib, &options, &mut |_| {}).unwrap();
+    let trace = parts.counterexamples[0].trace.to_string();
+    assert!(
+        trace.contains("relay"),
+        "the trace uses the other part: {trace}"
+    );
+}
+
 /// `noop` leaves the state as it was, so every order of `noop`/`bump` calls with the
 /// same number of bumps reaches one client turn; the assert fails after three bumps
 /// (the third call need not return).
@@ -279,11 +339,16 @@ fn accelerations_agree_with_plain_search_on_small_bounds() {
         }
     }
     eprintln!(
-        "differential: {} cells compared ({} with --first), {} not finished by the plain \
-         search, {} only by it",
-        tally.compared, tally.first_compared, tally.plain_incomplete, tally.memo_incomplete
+        "differential: {} cells compared ({} with --first, {} split into parts), {} not \
+         finished by the plain search, {} only by it",
+        tally.compared,
+        tally.first_compared,
+        tally.split_compared,
+        tally.plain_incomplete,
+        tally.memo_incomplete
     );
     assert!(tally.compared > 100, "too few cells compared");
+    assert!(tally.split_compared > 20, "too few cells split");
 }
 
 #[test]
@@ -305,11 +370,13 @@ fn accelerations_agree_with_plain_search_on_the_grid() {
         }
     }
     eprintln!(
-        "differential grid ({seconds} s per run): {} cells compared ({} with --first); \
+        "differential grid ({seconds} s per run): {} cells compared ({} with --first, {} \
+         split into parts); \
          {} not finished by the plain search, {} of them finished with subsumption; \
          {} finished only by the plain search; plain {:.1} s, subsumption {:.1} s in total",
         tally.compared,
         tally.first_compared,
+        tally.split_compared,
         tally.plain_incomplete,
         tally.memo_only,
         tally.memo_incomplete,

@@ -180,6 +180,9 @@ pub fn check_with_progress(
             rest.timeout = options
                 .timeout
                 .map(|limit| limit.saturating_sub(start.elapsed()));
+            rest.max_configurations = options
+                .max_configurations
+                .map(|most| most.saturating_sub(spent.configurations));
             rest
         };
         if let Some(mut result) = split::check(program, &library, &rest(options), progress) {

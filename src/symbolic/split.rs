@@ -22,9 +22,14 @@
 //!   trace of part of the library is a trace of the whole (the client just never calls
 //!   the rest), so these give real failing traces.
 //!
+//!   A shortest trace of the lower-bound search that never calls the stand-in is one of
+//!   C alone already.
+//!
 //! Where every site's upper bound meets its lower bound, those traces are the shortest
-//! per site; otherwise (or when a part's search is incomplete, or the number of
-//! callbacks per frame has no small bound) the whole library is searched as usual.
+//! per site; otherwise (or when a part's search is incomplete, or a frame can call back
+//! more than `MAX_CALLBACKS` (16) times within k frames) the whole library is searched as
+//! usual. The stand-in is a far more willing trampoline than most real parts, so a
+//! library the whole search finishes soon is not split at all ([`super::SPLIT_AFTER`]).
 
 use super::explore::Explorer;
 use super::ir::{CodeId, Expr, ExprKind, MethodId};
@@ -65,8 +70,12 @@ pub fn check(
         let sub_lib = crate::build::build(&sub);
         let mut sub_options = options.clone();
         sub_options.split = false;
+        // The limits hold for all the parts' searches together.
         if let Some(limit) = options.timeout {
             sub_options.timeout = Some(limit.saturating_sub(start.elapsed()));
+        }
+        if let Some(most) = options.max_configurations {
+            sub_options.max_configurations = Some(most.saturating_sub(total.configurations));
         }
         let result = Explorer::new(&sub_lib, &sub_options).run(progress);
         add_stats(&mut total, &result.stats);
