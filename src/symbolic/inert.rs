@@ -49,36 +49,13 @@ pub fn inert_refs(lib: &Library) -> Vec<bool> {
 
 /// Marks in `read` every reference `e` reads.
 fn mark_reads(e: &Expr, read: &mut [bool]) {
-    match &e.kind {
-        ExprKind::Deref(r) => {
-            if let Some(flag) = read.get_mut(*r as usize) {
-                *flag = true;
-            }
+    if let ExprKind::Deref(r) = &e.kind {
+        if let Some(flag) = read.get_mut(*r as usize) {
+            *flag = true;
         }
-        ExprKind::Local(_)
-        | ExprKind::Global(_)
-        | ExprKind::Int(_)
-        | ExprKind::Unit
-        | ExprKind::LetRec(..)
-        | ExprKind::Lambda(_) => {}
-        ExprKind::Assign(_, a)
-        | ExprKind::Not(a)
-        | ExprKind::Fst(a)
-        | ExprKind::Snd(a)
-        | ExprKind::Assert(a) => mark_reads(a, read),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::App(a, b)
-        | ExprKind::Pair(a, b)
-        | ExprKind::Seq(a, b)
-        | ExprKind::Let(a, b) => {
-            mark_reads(a, read);
-            mark_reads(b, read);
-        }
-        ExprKind::If(c, t, f) => {
-            mark_reads(c, read);
-            mark_reads(t, read);
-            mark_reads(f, read);
-        }
+    }
+    for child in e.children() {
+        mark_reads(child, read);
     }
 }
 

@@ -120,6 +120,34 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// The direct subexpressions, in evaluation order; not the bodies of the codes a
+    /// lambda or `letrec` makes (those are codes of their own).
+    pub fn children(&self) -> impl Iterator<Item = &Expr> {
+        let (a, b, c): (Option<&Expr>, Option<&Expr>, Option<&Expr>) = match &self.kind {
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Deref(_)
+            | ExprKind::Lambda(_) => (None, None, None),
+            ExprKind::Assign(_, a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Not(a)
+            | ExprKind::LetRec(_, a)
+            | ExprKind::Assert(a) => (Some(a), None, None),
+            ExprKind::App(a, b)
+            | ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(a, b) => (Some(a), Some(b), None),
+            ExprKind::If(a, b, c) => (Some(a), Some(b), Some(c)),
+        };
+        [a, b, c].into_iter().flatten()
+    }
+}
+
 #[derive(Debug)]
 pub enum ExprKind {
     /// A variable: the de Bruijn index into the environment (0 = innermost binder).

@@ -254,38 +254,17 @@ impl Mentions {
 
     fn expr(&mut self, lib: &Library, e: &Expr) {
         match &e.kind {
-            ExprKind::Deref(r) => {
+            ExprKind::Deref(r) | ExprKind::Assign(r, _) => {
                 self.refs.insert(*r);
-            }
-            ExprKind::Assign(r, a) => {
-                self.refs.insert(*r);
-                self.expr(lib, a);
             }
             ExprKind::Global(GlobalName::Method(m)) => {
                 self.methods.insert(*m);
             }
-            ExprKind::Lambda(code) => self.code(lib, *code),
-            ExprKind::LetRec(code, body) => {
-                self.code(lib, *code);
-                self.expr(lib, body);
-            }
-            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Int(_) | ExprKind::Unit => {}
-            ExprKind::Not(a) | ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::Assert(a) => {
-                self.expr(lib, a)
-            }
-            ExprKind::App(a, b)
-            | ExprKind::Pair(a, b)
-            | ExprKind::Binary(_, a, b)
-            | ExprKind::Seq(a, b)
-            | ExprKind::Let(a, b) => {
-                self.expr(lib, a);
-                self.expr(lib, b);
-            }
-            ExprKind::If(c, t, f) => {
-                self.expr(lib, c);
-                self.expr(lib, t);
-                self.expr(lib, f);
-            }
+            ExprKind::Lambda(code) | ExprKind::LetRec(code, _) => self.code(lib, *code),
+            _ => {}
+        }
+        for child in e.children() {
+            self.expr(lib, child);
         }
     }
 }
@@ -308,26 +287,10 @@ fn sites_per_component(lib: &Library, parts: &Components) -> Vec<bool> {
 }
 
 fn has_site(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Assert(_) | ExprKind::Binary(crate::syntax::ast::BinOp::Div, ..) => true,
-        ExprKind::Local(_)
-        | ExprKind::Global(_)
-        | ExprKind::Int(_)
-        | ExprKind::Unit
-        | ExprKind::Deref(_)
-        | ExprKind::Lambda(_) => false,
-        ExprKind::Assign(_, a)
-        | ExprKind::Not(a)
-        | ExprKind::Fst(a)
-        | ExprKind::Snd(a)
-        | ExprKind::LetRec(_, a) => has_site(a),
-        ExprKind::App(a, b)
-        | ExprKind::Pair(a, b)
-        | ExprKind::Binary(_, a, b)
-        | ExprKind::Seq(a, b)
-        | ExprKind::Let(a, b) => has_site(a) || has_site(b),
-        ExprKind::If(c, t, f) => has_site(c) || has_site(t) || has_site(f),
-    }
+    matches!(
+        e.kind,
+        ExprKind::Assert(_) | ExprKind::Binary(crate::syntax::ast::BinOp::Div, ..)
+    ) || e.children().any(has_site)
 }
 
 /// For each component, the most calls to the client one frame of it can make within
@@ -368,35 +331,14 @@ fn value_codes(lib: &Library) -> HashSet<CodeId> {
             ExprKind::Global(GlobalName::Method(m)) => {
                 out.insert(lib.methods[*m as usize].code);
             }
-            ExprKind::App(f, a) => {
-                if !matches!(f.kind, ExprKind::Global(GlobalName::Method(_))) {
-                    walk(lib, f, out);
+            // A method applied directly is called, not passed around.
+            ExprKind::App(f, a) if matches!(f.kind, ExprKind::Global(GlobalName::Method(_))) => {
+                walk(lib, a, out)
+            }
+            _ => {
+                for child in e.children() {
+                    walk(lib, child, out);
                 }
-                walk(lib, a, out);
-            }
-            ExprKind::Local(_)
-            | ExprKind::Global(_)
-            | ExprKind::Int(_)
-            | ExprKind::Unit
-            | ExprKind::Deref(_)
-            | ExprKind::Lambda(_) => {}
-            ExprKind::Assign(_, a)
-            | ExprKind::Not(a)
-            | ExprKind::Fst(a)
-            | ExprKind::Snd(a)
-            | ExprKind::Assert(a)
-            | ExprKind::LetRec(_, a) => walk(lib, a, out),
-            ExprKind::Pair(a, b)
-            | ExprKind::Binary(_, a, b)
-            | ExprKind::Seq(a, b)
-            | ExprKind::Let(a, b) => {
-                walk(lib, a, out);
-                walk(lib, b, out);
-            }
-            ExprKind::If(c, t, f) => {
-                walk(lib, c, out);
-                walk(lib, t, out);
-                walk(lib, f, out);
             }
         }
     }
