@@ -64,7 +64,6 @@ pub fn check(
     let sites = sites_per_component(lib, &parts);
     let mut total = Stats::default();
     let mut found: Vec<Counterexample> = Vec::new();
-    let mut failing_traces = 0;
     let mut run = |members: &[usize], trampoline: u32| -> Option<CheckResult> {
         let sub = sub_program(program, lib, &parts, members, trampoline)?;
         let sub_lib = crate::build::build(&sub);
@@ -99,7 +98,6 @@ pub fn check(
                 best.insert(site_key(&cex), cex);
             }
         }
-        failing_traces += best.len();
         let met = |best: &BTreeMap<SiteKey, Counterexample>| {
             lower
                 .iter()
@@ -112,7 +110,6 @@ pub fn check(
                 break;
             }
             let upper = run(&members, 0)?;
-            failing_traces += upper.failing_traces;
             for cex in upper.counterexamples {
                 let key = site_key(&cex);
                 if !lower.contains_key(&key) {
@@ -132,6 +129,9 @@ pub fn check(
         found.extend(best.into_values());
     }
     found.sort_by_cached_key(order_key);
+    // The parts' own counts would count a helper part's failures twice (in its own
+    // check and as a helper), so only the reported traces are counted.
+    let failing_traces = found.len();
     total.seconds = start.elapsed().as_secs_f64();
     Some(CheckResult {
         verdict: if found.is_empty() {
