@@ -169,7 +169,7 @@ fn a_counterexample_found_before_a_limit_still_exits_1() {
         "check",
         example("dao.holi").to_str().unwrap(),
         "--max-configurations",
-        "100",
+        "40",
         "--format",
         "json",
     ]);

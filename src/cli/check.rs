@@ -51,6 +51,10 @@ pub struct CheckArgs {
     /// counter nothing reads) in the comparison of client turns (for comparison).
     #[arg(long)]
     pub no_inert: bool,
+    /// Keep exploring traces at least as long as the longest shortest trace once every
+    /// failure site has one (for comparison).
+    #[arg(long)]
+    pub no_bound: bool,
     /// Search the whole library at once, even when it splits into independent parts
     /// that can be checked one at a time (for comparison).
     #[arg(long)]
@@ -167,6 +171,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         memo: !args.no_memo,
         semantic: !args.no_semantic,
         inert: !args.no_inert,
+        bound: !args.no_bound,
         split: !args.no_split,
         first: args.first,
         timeout,

@@ -60,10 +60,15 @@ pub struct Explorer<'p, 'o> {
     /// race), and whether it was reached.
     attempt_cap: Option<u64>,
     capped: bool,
-    /// With `first`: the longest trace the current pass explores, and how many
-    /// configurations were cut off for being longer.
+    /// The longest trace the current pass explores (with `first`, or in
+    /// [`exhaustive_up_to`]), and how many configurations were cut off for being longer.
     depth_limit: Option<u32>,
     cuts: u64,
+    /// With `bound`: the failure sites of the library's code not reached yet; once
+    /// none is left, `bound` is the longest of the shortest traces found, and traces
+    /// that long or longer are cut.
+    unreached: HashSet<(FailureKind, Span)>,
+    bound: Option<u32>,
     /// Every distinct failing trace, as a 128-bit hash of its text: large searches
     /// find millions, and their texts would dominate memory.
     failing: HashSet<u128>,
@@ -82,6 +87,14 @@ pub struct Explorer<'p, 'o> {
 impl<'p, 'o> Explorer<'p, 'o> {
     pub fn new(lib: &'p Library, options: &'o CheckOptions) -> Explorer<'p, 'o> {
         let initial = Config::initial(lib, options.k, options.l);
+        let mut unreached = HashSet::new();
+        if options.bound && options.memo && !options.all {
+            let mut sites = Vec::new();
+            for code in &lib.codes {
+                code.body.failure_sites(&mut sites);
+            }
+            unreached.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
+        }
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
             solver.interrupt_on(Arc::clone(flag));
@@ -100,6 +113,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             capped: false,
             depth_limit: None,
             cuts: 0,
+            unreached,
+            bound: None,
             failing: HashSet::new(),
             all: Vec::new(),
             shortest: HashMap::new(),
@@ -203,10 +218,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 self.capped = true;
                 return false;
             }
-            if self.depth_limit.is_some() && !self.shortest.is_empty() {
+            if self.options.first && self.depth_limit.is_some() && !self.shortest.is_empty() {
                 return false;
             }
-            if self.depth_limit.is_some_and(|d| cfg.moves > d) {
+            let too_long = self.depth_limit.is_some_and(|d| cfg.moves > d)
+                || self.bound.is_some_and(|b| cfg.moves >= b);
+            if too_long {
                 self.cuts += 1;
                 continue;
             }
@@ -471,6 +488,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.best.push(cfg.moves);
         }
         self.best[site as usize] = self.best[site as usize].min(cfg.moves);
+        // A trace of at least `bound` moves can only fail at a site already reached
+        // no later. A subtree the bound cut is marked as cut in the memo, which then
+        // prunes with it only configurations met with no fewer moves (and so with no
+        // more room under the bound, which only falls).
+        if (self.unreached.remove(&key) || self.bound.is_some()) && self.unreached.is_empty() {
+            self.bound = self.best.iter().copied().max();
+        }
         reached(&mut self.open, site, cfg.moves);
         // Shortest first, ties by text: the old trace is rendered only on a tie.
         let better = match self.shortest.get(&key) {
@@ -540,6 +564,22 @@ pub fn exhaustive_within(
     } else {
         Ok(result)
     }
+}
+
+/// The exhaustive search of `lib` restricted to traces of at most `max_moves` moves:
+/// the shortest failure per site among those, each site with its minimal length if
+/// that is within the limit. Subsumption stays exact under the limit, because an
+/// entry whose subtree the limit cut subsumes only configurations met with no more
+/// room left ([`memo`]).
+pub fn exhaustive_up_to(
+    lib: &Library,
+    options: &CheckOptions,
+    max_moves: u32,
+    progress: &mut dyn FnMut(&Progress),
+) -> CheckResult {
+    let mut explorer = Explorer::new(lib, options);
+    explorer.depth_limit = Some(max_moves);
+    explorer.run_plan(Plan::Exhaustive, progress).0
 }
 
 /// How a search goes: the whole tree, or passes of growing trace-length limit.

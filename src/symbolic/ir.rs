@@ -6,7 +6,8 @@
 //! captured environment) is exactly the paper's substituted term `M{v/x}`.
 
 use crate::syntax::ast::{self, BinOp, Span};
-use num_bigint::BigInt;
+use crate::trace::FailureKind;
+use num_bigint::{BigInt, Sign};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -145,6 +146,21 @@ impl Expr {
             ExprKind::If(a, b, c) => (Some(a), Some(b), Some(c)),
         };
         [a, b, c].into_iter().flatten()
+    }
+
+    /// Where this expression can fail, not counting the codes it makes: every
+    /// `assert`, and every division whose divisor is not a nonzero constant.
+    pub fn failure_sites<'e>(&'e self, out: &mut Vec<(FailureKind, &'e Span)>) {
+        match &self.kind {
+            ExprKind::Assert(_) => out.push((FailureKind::Assert, &self.span)),
+            ExprKind::Binary(BinOp::Div, _, divisor) if !matches!(&divisor.kind, ExprKind::Int(d) if d.sign() != Sign::NoSign) => {
+                out.push((FailureKind::Division, &self.span))
+            }
+            _ => {}
+        }
+        for child in self.children() {
+            child.failure_sites(out);
+        }
     }
 }
 

@@ -35,7 +35,10 @@
 //!
 //! With a trace-length limit (`first`), an entry whose subtree the limit cut has an
 //! incomplete summary; it subsumes only in its own pass and only with m ≤ m' (measured
-//! from the limit).
+//! from the limit). The same rule makes branch and bound exact: its limit (the longest
+//! shortest trace, once every site has one) only falls, so a configuration met with
+//! m' ≥ m has no room under the limit that the cut entry did not have; a failure it
+//! could still improve would have been found below the entry at m + |s| ≤ m' + |s|.
 //!
 //! A configuration still on the search stack (not fully explored) never subsumes: its
 //! entry is made when the marker pushed beneath its successors comes off the worklist.

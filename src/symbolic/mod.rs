@@ -54,6 +54,10 @@ pub struct CheckOptions {
     /// With `memo`, leave references whose contents cannot change what the library
     /// does ([`inert`]) out of the keys.
     pub inert: bool,
+    /// With `memo` (and without `all`), branch and bound: once every failure site in
+    /// the library's code has a failing trace, cut every trace at least as long as the
+    /// longest of them, since nothing there can shorten what is reported.
+    pub bound: bool,
     /// With `memo` (and without `all` or `first`), check a library made of independent
     /// components one component at a time when that gives the same report ([`split`]).
     pub split: bool,
@@ -79,6 +83,7 @@ impl Default for CheckOptions {
             memo: true,
             semantic: true,
             inert: true,
+            bound: true,
             split: true,
             first: false,
             timeout: None,

@@ -11,16 +11,19 @@
 //! where the bounds would not let it otherwise.
 //!
 //! For each component C that holds a failure site (an `assert` or a division):
+//! * **Upper bound.** C alone, then C with one other component that can call back: a
+//!   trace of part of the library is a trace of the whole (the client just never calls
+//!   the rest), so these give real failing traces. C alone comes first: it is cheap.
 //! * **Lower bound.** C with a stand-in, `holi_split_trampoline(n)`, that calls the
 //!   client back n times (n up to the most callbacks any frame of another component can
 //!   make) and returns. Map each frame of another component in a failing trace of the
 //!   whole library to one call of the stand-in with as many callbacks: the moves are as
 //!   many, the frames no more, and C's own moves are untouched. So a site this search
 //!   does not reach is unreachable in the whole library, and one it reaches takes at
-//!   least as many moves there.
-//! * **Upper bound.** C alone, then C with one other component that can call back: a
-//!   trace of part of the library is a trace of the whole (the client just never calls
-//!   the rest), so these give real failing traces.
+//!   least as many moves there. When C alone reaches every site of its code, this
+//!   search only has to show that no trace is shorter, so it is cut below the longest
+//!   of C's traces; and like every search it stops extending traces once each site has
+//!   one no longer than them (branch and bound, [`super::CheckOptions::bound`]).
 //!
 //!   A shortest trace of the lower-bound search that never calls the stand-in is one of
 //!   C alone already.
@@ -31,13 +34,13 @@
 //! usual. The stand-in is a far more willing trampoline than most real parts, so a
 //! library the whole search finishes soon is not split at all ([`super::SPLIT_AFTER`]).
 
-use super::explore::Explorer;
+use super::explore::{exhaustive_up_to, Explorer};
 use super::ir::{CodeId, Expr, ExprKind, MethodId};
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{Program, Visibility};
 use crate::trace::{Counterexample, FailureKind};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Instant;
 
 /// The most callbacks per frame the stand-in is made for; a library whose frames can
@@ -64,7 +67,7 @@ pub fn check(
     let sites = sites_per_component(lib, &parts);
     let mut total = Stats::default();
     let mut found: Vec<Counterexample> = Vec::new();
-    let mut run = |members: &[usize], trampoline: u32| -> Option<CheckResult> {
+    let mut run = |members: &[usize], trampoline: u32, max_moves: Option<u32>| {
         let sub = sub_program(program, lib, &parts, members, trampoline)?;
         let sub_lib = crate::build::build(&sub);
         let mut sub_options = options.clone();
@@ -76,12 +79,15 @@ pub fn check(
         if let Some(most) = options.max_configurations {
             sub_options.max_configurations = Some(most.saturating_sub(total.configurations));
         }
-        let result = Explorer::new(&sub_lib, &sub_options).run(progress);
+        let result = match max_moves {
+            Some(most) => exhaustive_up_to(&sub_lib, &sub_options, most, progress),
+            None => Explorer::new(&sub_lib, &sub_options).run(progress),
+        };
         add_stats(&mut total, &result.stats);
         result.inconclusive.is_empty().then_some(result)
     };
-    for (c, has_sites) in sites.iter().enumerate() {
-        if !*has_sites {
+    for (c, own) in sites.iter().enumerate() {
+        if own.is_empty() {
             continue;
         }
         let others = (0..parts.count)
@@ -89,39 +95,47 @@ pub fn check(
             .map(|j| callbacks[j])
             .max()
             .unwrap_or(0);
-        let lower_result = run(&[c], others)?;
-        let lower = shortest_per_site(&lower_result);
-        // A shortest trace that never calls the stand-in is one of the component alone.
+        // The component alone first: its traces are real, and it is cheap.
         let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
-        for cex in lower_result.counterexamples {
-            if !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE) {
-                best.insert(site_key(&cex), cex);
+        improve(&mut best, run(&[c], 0, None)?.counterexamples, None);
+        let alone: BTreeMap<SiteKey, usize> = best
+            .iter()
+            .map(|(key, cex)| (*key, cex.trace.0.len()))
+            .collect();
+        let lower = if others == 0 {
+            // No other part calls back: the rest of the library cannot help.
+            alone.clone()
+        } else if own.iter().all(|site| alone.contains_key(site)) {
+            // Every site is reached alone: the lower bound only has to rule out
+            // shorter traces, so its search stops below the longest of them.
+            let longest = alone.values().copied().max().unwrap_or(0);
+            let shorter = run(&[c], others, Some(longest.saturating_sub(1) as u32))?;
+            let beaten = shortest_per_site(&shorter)
+                .iter()
+                .any(|(key, &len)| alone.get(key).is_none_or(|&a| len < a));
+            if beaten {
+                full_lower(&mut run, &mut best, c, others)?
+            } else {
+                alone.clone()
             }
-        }
+        } else {
+            full_lower(&mut run, &mut best, c, others)?
+        };
         let met = |best: &BTreeMap<SiteKey, Counterexample>| {
             lower
                 .iter()
                 .all(|(key, &len)| best.get(key).is_some_and(|b| b.trace.0.len() == len))
         };
         let helpers = (0..parts.count).filter(|&j| j != c && callbacks[j] > 0);
-        let candidates = std::iter::once(vec![c]).chain(helpers.map(|j| vec![c, j]));
-        for members in candidates {
+        for j in helpers {
             if met(&best) {
                 break;
             }
-            let upper = run(&members, 0)?;
-            for cex in upper.counterexamples {
-                let key = site_key(&cex);
-                if !lower.contains_key(&key) {
-                    continue;
-                }
-                let better = best
-                    .get(&key)
-                    .is_none_or(|b| order_key(&cex) < order_key(b));
-                if better {
-                    best.insert(key, cex);
-                }
-            }
+            improve(
+                &mut best,
+                run(&[c, j], 0, None)?.counterexamples,
+                Some(&lower),
+            );
         }
         if !met(&best) {
             return None;
@@ -144,6 +158,50 @@ pub fn check(
         stats: total,
         inconclusive: Vec::new(),
     })
+}
+
+/// Searches the components given with a stand-in making up to the number given of
+/// callbacks (none if 0), within a trace length if one is given; `None` if incomplete.
+type PartSearch<'a> = dyn FnMut(&[usize], u32, Option<u32>) -> Option<CheckResult> + 'a;
+
+/// The lower bound of component `c` (with the stand-in calling back up to `others`
+/// times): the shortest length per site. Its shortest traces that never call the
+/// stand-in are traces of the component alone, so they improve `best`.
+fn full_lower(
+    run: &mut PartSearch,
+    best: &mut BTreeMap<SiteKey, Counterexample>,
+    c: usize,
+    others: u32,
+) -> Option<BTreeMap<SiteKey, usize>> {
+    let result = run(&[c], others, None)?;
+    let lower = shortest_per_site(&result);
+    let real = result
+        .counterexamples
+        .into_iter()
+        .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE));
+    improve(best, real, None);
+    Some(lower)
+}
+
+/// Keeps in `best` the first of each site's traces in the engine's order, among those
+/// at sites in `wanted` (all sites if `None`).
+fn improve(
+    best: &mut BTreeMap<SiteKey, Counterexample>,
+    traces: impl IntoIterator<Item = Counterexample>,
+    wanted: Option<&BTreeMap<SiteKey, usize>>,
+) {
+    for cex in traces {
+        let key = site_key(&cex);
+        if wanted.is_some_and(|w| !w.contains_key(&key)) {
+            continue;
+        }
+        if best
+            .get(&key)
+            .is_none_or(|b| order_key(&cex) < order_key(b))
+        {
+            best.insert(key, cex);
+        }
+    }
 }
 
 /// A failure site: what fails, where.
@@ -269,28 +327,23 @@ impl Mentions {
     }
 }
 
-/// Whether each component holds an `assert` or a division.
-fn sites_per_component(lib: &Library, parts: &Components) -> Vec<bool> {
-    let mut out = vec![false; parts.count];
+/// The failure sites in each component's code ([`Expr::failure_sites`]).
+fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<SiteKey>> {
+    let mut out = vec![BTreeSet::new(); parts.count];
     for (m, method) in lib.methods.iter().enumerate() {
         let mut mentions = Mentions::default();
         mentions.code(lib, method.code);
-        if mentions
-            .codes
-            .iter()
-            .any(|&code| has_site(&lib.code(code).body))
-        {
-            out[parts.method[m]] = true;
+        let mut sites = Vec::new();
+        for code in mentions.codes {
+            lib.code(code).body.failure_sites(&mut sites);
         }
+        out[parts.method[m]].extend(
+            sites
+                .into_iter()
+                .map(|(kind, span)| (kind, span.start, span.end)),
+        );
     }
     out
-}
-
-fn has_site(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Assert(_) | ExprKind::Binary(crate::syntax::ast::BinOp::Div, ..)
-    ) || e.children().any(has_site)
 }
 
 /// For each component, the most calls to the client one frame of it can make within
