@@ -30,7 +30,7 @@ pub const DEFAULT_K: u32 = 4;
 pub const DEFAULT_L: u32 = 4;
 /// Configurations the whole search may take before a library of independent parts is
 /// checked part by part instead ([`split`]).
-pub const SPLIT_AFTER: u64 = 1_000_000;
+pub const SPLIT_AFTER: u64 = 100_000;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -176,11 +176,11 @@ pub fn check_with_progress(
         // Most libraries are checked whole faster than any split could be; only one
         // that the whole search does not finish soon is split.
         let start = std::time::Instant::now();
-        let spent = match explore::exhaustive_within(&library, options, SPLIT_AFTER, progress) {
+        let mut spent = match explore::exhaustive_within(&library, options, SPLIT_AFTER, progress) {
             Ok(result) => return result,
             Err(spent) => spent,
         };
-        let rest = |options: &CheckOptions| {
+        let rest = |options: &CheckOptions, spent: &Stats| {
             let mut rest = options.clone();
             rest.timeout = options
                 .timeout
@@ -190,13 +190,17 @@ pub fn check_with_progress(
                 .map(|most| most.saturating_sub(spent.configurations));
             rest
         };
-        if let Some(mut result) = split::check(program, &library, &rest(options), progress) {
-            split::add_stats(&mut result.stats, &spent);
-            result.stats.seconds = start.elapsed().as_secs_f64();
-            return result;
-        }
-        // Not conclusive in parts: the whole search gets the time left.
-        return explore::Explorer::new(&library, &rest(options)).run(progress);
+        let mut result = match split::check(program, &library, &rest(options, &spent), progress) {
+            Ok(result) => result,
+            Err(parts) => {
+                // Not conclusive in parts: the whole search gets the time left.
+                split::add_stats(&mut spent, &parts);
+                explore::Explorer::new(&library, &rest(options, &spent)).run(progress)
+            }
+        };
+        split::add_stats(&mut result.stats, &spent);
+        result.stats.seconds = start.elapsed().as_secs_f64();
+        return result;
     }
     explore::Explorer::new(&library, options).run(progress)
 }

@@ -50,13 +50,28 @@ const MAX_CALLBACKS: u32 = 16;
 const TRAMPOLINE: &str = "holi_split_trampoline";
 const CALLBACK: &str = "holi_split_callback";
 
-/// The result of checking `program` (built as `lib`) component by component, or `None`
-/// when that is not possible or not conclusive and the whole library must be searched.
+/// The result of checking `program` (built as `lib`) component by component; or, when
+/// that is not possible or not conclusive and the whole library must be searched, the
+/// counters of the work done.
 pub fn check(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
+) -> Result<CheckResult, Stats> {
+    let start = Instant::now();
+    let mut total = Stats::default();
+    let result = check_parts(program, lib, options, progress, &mut total);
+    total.seconds = start.elapsed().as_secs_f64();
+    result.ok_or(total)
+}
+
+fn check_parts(
+    program: &Program,
+    lib: &Library,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(&Progress),
+    total: &mut Stats,
 ) -> Option<CheckResult> {
     let start = Instant::now();
     let parts = Components::of(lib);
@@ -65,7 +80,6 @@ pub fn check(
     }
     let callbacks = callbacks_per_component(lib, &parts, options.k)?;
     let sites = sites_per_component(lib, &parts);
-    let mut total = Stats::default();
     let mut found: Vec<Counterexample> = Vec::new();
     let mut run = |members: &[usize], trampoline: u32, max_moves: Option<u32>| {
         let sub = sub_program(program, lib, &parts, members, trampoline)?;
@@ -83,7 +97,7 @@ pub fn check(
             Some(most) => exhaustive_up_to(&sub_lib, &sub_options, most, progress),
             None => Explorer::new(&sub_lib, &sub_options).run(progress),
         };
-        add_stats(&mut total, &result.stats);
+        add_stats(total, &result.stats);
         result.inconclusive.is_empty().then_some(result)
     };
     for (c, own) in sites.iter().enumerate() {
@@ -146,7 +160,8 @@ pub fn check(
     // The parts' own counts would count a helper part's failures twice (in its own
     // check and as a helper), so only the reported traces are counted.
     let failing_traces = found.len();
-    total.seconds = start.elapsed().as_secs_f64();
+    let mut stats = total.clone();
+    stats.seconds = start.elapsed().as_secs_f64();
     Some(CheckResult {
         verdict: if found.is_empty() {
             Verdict::Safe
@@ -155,7 +170,7 @@ pub fn check(
         },
         counterexamples: found,
         failing_traces,
-        stats: total,
+        stats,
         inconclusive: Vec::new(),
     })
 }
