@@ -53,8 +53,9 @@
 //!   skips client turns subsumed by explored ones ([`symbolic::memo`]: equal up to
 //!   renaming, or with values inside explored regions of the same shape, with budgets
 //!   no larger and no failure below them to shorten; references whose contents nothing
-//!   observes, [`symbolic::inert`], left out of the comparison) and calls one of several
-//!   interchangeable revealed closures. A library of independent parts may be checked
+//!   observes, [`symbolic::inert`], left out of the comparison), calls one of several
+//!   interchangeable revealed closures, and, once every failure site in the code has a
+//!   trace, cuts traces as long as the longest of them (branch and bound). A library of independent parts may be checked
 //!   part by part ([`symbolic::split`]) only where a lower and an upper bound per site
 //!   meet; otherwise it is searched whole. Each rule is argued where it is implemented and
 //!   checked against the plain search (`tests/differential.rs`); `--all` never prunes.
