@@ -64,9 +64,11 @@ pub struct Explorer<'p, 'o> {
     /// [`exhaustive_up_to`]), and how many configurations were cut off for being longer.
     depth_limit: Option<u32>,
     cuts: u64,
-    /// With `bound`: the failure sites of the library's code not reached yet; once
-    /// none is left, `bound` is the longest of the shortest traces found, and traces
-    /// that long or longer are cut.
+    /// With `bound`: the failure sites whose shortest traces the search is for (every
+    /// site in the library's code unless told otherwise), and those not reached yet;
+    /// once none is left, `bound` is the longest of the targets' shortest traces, and
+    /// traces that long or longer are cut (other sites may then lose theirs).
+    targets: Vec<(FailureKind, Span)>,
     unreached: HashSet<(FailureKind, Span)>,
     bound: Option<u32>,
     /// Every distinct failing trace, as a 128-bit hash of its text: large searches
@@ -87,13 +89,13 @@ pub struct Explorer<'p, 'o> {
 impl<'p, 'o> Explorer<'p, 'o> {
     pub fn new(lib: &'p Library, options: &'o CheckOptions) -> Explorer<'p, 'o> {
         let initial = Config::initial(lib, options.k, options.l);
-        let mut unreached = HashSet::new();
+        let mut targets = Vec::new();
         if options.bound && options.memo && !options.all {
             let mut sites = Vec::new();
             for code in &lib.codes {
                 code.body.failure_sites(&mut sites);
             }
-            unreached.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
+            targets.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
         }
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
@@ -113,7 +115,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             capped: false,
             depth_limit: None,
             cuts: 0,
-            unreached,
+            unreached: targets.iter().cloned().collect(),
+            targets,
             bound: None,
             failing: HashSet::new(),
             all: Vec::new(),
@@ -493,7 +496,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
         // prunes with it only configurations met with no fewer moves (and so with no
         // more room under the bound, which only falls).
         if (self.unreached.remove(&key) || self.bound.is_some()) && self.unreached.is_empty() {
-            self.bound = self.best.iter().copied().max();
+            let sites = &self.sites;
+            let best = &self.best;
+            self.bound = self
+                .targets
+                .iter()
+                .filter_map(|target| sites.get(target))
+                .map(|&site| best[site as usize])
+                .max();
         }
         reached(&mut self.open, site, cfg.moves);
         // Shortest first, ties by text: the old trace is rendered only on a tie.
@@ -570,15 +580,21 @@ pub fn exhaustive_within(
 /// the shortest failure per site among those, each site with its minimal length if
 /// that is within the limit. Subsumption stays exact under the limit, because an
 /// entry whose subtree the limit cut subsumes only configurations met with no more
-/// room left ([`memo`]).
+/// room left ([`memo`]). With `targets`, only those sites are sure to keep their
+/// minimal lengths: branch and bound looks at them alone.
 pub fn exhaustive_up_to(
     lib: &Library,
     options: &CheckOptions,
     max_moves: u32,
+    targets: Option<&[(FailureKind, Span)]>,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let mut explorer = Explorer::new(lib, options);
     explorer.depth_limit = Some(max_moves);
+    if let (Some(targets), false) = (targets, explorer.targets.is_empty()) {
+        explorer.targets = targets.to_vec();
+        explorer.unreached = targets.iter().cloned().collect();
+    }
     explorer.run_plan(Plan::Exhaustive, progress).0
 }
 

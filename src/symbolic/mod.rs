@@ -192,10 +192,15 @@ pub fn check_with_progress(
         };
         let mut result = match split::check(program, &library, &rest(options, &spent), progress) {
             Ok(result) => result,
-            Err(parts) => {
-                // Not conclusive in parts: the whole search gets the time left.
-                split::add_stats(&mut spent, &parts);
-                explore::Explorer::new(&library, &rest(options, &spent)).run(progress)
+            Err(unsettled) => {
+                // Not conclusive in parts: the whole search gets the time left, cut
+                // below the real traces found if every site left has one.
+                split::add_stats(&mut spent, &unsettled.stats);
+                let rest = rest(options, &spent);
+                match unsettled.partial {
+                    Some(partial) => split::finish(&library, partial, &rest, progress),
+                    None => explore::Explorer::new(&library, &rest).run(progress),
+                }
             }
         };
         split::add_stats(&mut result.stats, &spent);

@@ -29,10 +29,13 @@
 //!   C alone already.
 //!
 //! Where every site's upper bound meets its lower bound, those traces are the shortest
-//! per site; otherwise (or when a part's search is incomplete, or a frame can call back
-//! more than `MAX_CALLBACKS` (16) times within k frames) the whole library is searched as
-//! usual. The stand-in is a far more willing trampoline than most real parts, so a
-//! library the whole search finishes soon is not split at all ([`super::SPLIT_AFTER`]).
+//! per site. Where some do not, and each of those has a real trace, the whole library
+//! is searched for traces shorter than the longest of them ([`finish`]): the others are
+//! settled already. Otherwise (a part's search is incomplete, a site is reached only
+//! with the stand-in, or a frame can call back more than `MAX_CALLBACKS` (16) times
+//! within k frames) the whole library is searched as usual. The stand-in is a far more
+//! willing trampoline than most real parts, so a library the whole search finishes
+//! soon is not split at all ([`super::SPLIT_AFTER`]).
 
 use super::explore::{exhaustive_up_to, Explorer};
 use super::ir::{CodeId, Expr, ExprKind, MethodId};
@@ -50,20 +53,95 @@ const MAX_CALLBACKS: u32 = 16;
 const TRAMPOLINE: &str = "holi_split_trampoline";
 const CALLBACK: &str = "holi_split_callback";
 
-/// The result of checking `program` (built as `lib`) component by component; or, when
-/// that is not possible or not conclusive and the whole library must be searched, the
-/// counters of the work done.
+/// The result of checking `program` (built as `lib`) component by component; or,
+/// when that is not conclusive, what it found, for [`finish`] or the whole search.
 pub fn check(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<CheckResult, Stats> {
+) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
-    let mut total = Stats::default();
-    let result = check_parts(program, lib, options, progress, &mut total);
-    total.seconds = start.elapsed().as_secs_f64();
-    result.ok_or(total)
+    let mut stats = Stats::default();
+    let parts = check_parts(program, lib, options, progress, &mut stats);
+    stats.seconds = start.elapsed().as_secs_f64();
+    match parts {
+        Some(partial) if partial.open.is_empty() => {
+            let mut found = partial.settled;
+            found.sort_by_cached_key(order_key);
+            // The parts' own counts would count a helper part's failures twice (in its
+            // own check and as a helper), so only the reported traces are counted.
+            Ok(CheckResult {
+                verdict: if found.is_empty() {
+                    Verdict::Safe
+                } else {
+                    Verdict::Unsafe
+                },
+                failing_traces: found.len(),
+                counterexamples: found,
+                stats,
+                inconclusive: Vec::new(),
+            })
+        }
+        partial => Err(Box::new(Unsettled { stats, partial })),
+    }
+}
+
+/// A part-by-part check that did not settle every site.
+pub struct Unsettled {
+    /// The counters of the work done.
+    pub stats: Stats,
+    /// What it found, if every part's searches were complete and every site that the
+    /// lower bounds reach has a real trace.
+    pub partial: Option<Partial>,
+}
+
+pub struct Partial {
+    /// The shortest trace of every site whose bounds met.
+    settled: Vec<Counterexample>,
+    /// For every other site the lower bounds reach, the shortest real trace found: an
+    /// upper bound on its minimal length.
+    open: Vec<Counterexample>,
+}
+
+/// Completes a part-by-part check whose bounds did not meet at some sites: the whole
+/// library searched for traces shorter than the longest upper bound of those sites,
+/// with branch and bound on them alone. Below that limit the search finds each one's
+/// minimal length if it is shorter than its upper bound; otherwise the upper bound's
+/// trace is a shortest one. The settled sites keep the split's traces.
+pub fn finish(
+    lib: &Library,
+    partial: Partial,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> CheckResult {
+    let longest = partial
+        .open
+        .iter()
+        .map(|cex| cex.trace.0.len())
+        .max()
+        .unwrap_or(0);
+    let targets: Vec<(FailureKind, crate::syntax::ast::Span)> = partial
+        .open
+        .iter()
+        .map(|cex| (cex.kind, cex.span.clone()))
+        .collect();
+    let limit = longest.saturating_sub(1) as u32;
+    let whole = exhaustive_up_to(lib, options, limit, Some(&targets), progress);
+    let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+    improve(&mut best, partial.open, None);
+    let wanted: BTreeMap<SiteKey, usize> = best.keys().map(|key| (*key, 0)).collect();
+    improve(&mut best, whole.counterexamples, Some(&wanted));
+    let mut found = partial.settled;
+    found.extend(best.into_values());
+    found.sort_by_cached_key(order_key);
+    CheckResult {
+        verdict: Verdict::Unsafe,
+        failing_traces: found.len(),
+        counterexamples: found,
+        stats: whole.stats,
+        inconclusive: whole.inconclusive,
+    }
 }
 
 fn check_parts(
@@ -72,7 +150,7 @@ fn check_parts(
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
-) -> Option<CheckResult> {
+) -> Option<Partial> {
     let start = Instant::now();
     let parts = Components::of(lib);
     if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
@@ -80,7 +158,8 @@ fn check_parts(
     }
     let callbacks = callbacks_per_component(lib, &parts, options.k)?;
     let sites = sites_per_component(lib, &parts);
-    let mut found: Vec<Counterexample> = Vec::new();
+    let mut settled: Vec<Counterexample> = Vec::new();
+    let mut open: Vec<Counterexample> = Vec::new();
     let mut run = |members: &[usize], trampoline: u32, max_moves: Option<u32>| {
         let sub = sub_program(program, lib, &parts, members, trampoline)?;
         let sub_lib = crate::build::build(&sub);
@@ -94,7 +173,7 @@ fn check_parts(
             sub_options.max_configurations = Some(most.saturating_sub(total.configurations));
         }
         let result = match max_moves {
-            Some(most) => exhaustive_up_to(&sub_lib, &sub_options, most, progress),
+            Some(most) => exhaustive_up_to(&sub_lib, &sub_options, most, None, progress),
             None => Explorer::new(&sub_lib, &sub_options).run(progress),
         };
         add_stats(total, &result.stats);
@@ -151,28 +230,16 @@ fn check_parts(
                 Some(&lower),
             );
         }
-        if !met(&best) {
-            return None;
+        for (key, &len) in &lower {
+            match best.remove(key) {
+                Some(cex) if cex.trace.0.len() == len => settled.push(cex),
+                Some(cex) => open.push(cex),
+                // Reached only with the stand-in: no real trace to start from.
+                None => return None,
+            }
         }
-        found.extend(best.into_values());
     }
-    found.sort_by_cached_key(order_key);
-    // The parts' own counts would count a helper part's failures twice (in its own
-    // check and as a helper), so only the reported traces are counted.
-    let failing_traces = found.len();
-    let mut stats = total.clone();
-    stats.seconds = start.elapsed().as_secs_f64();
-    Some(CheckResult {
-        verdict: if found.is_empty() {
-            Verdict::Safe
-        } else {
-            Verdict::Unsafe
-        },
-        counterexamples: found,
-        failing_traces,
-        stats,
-        inconclusive: Vec::new(),
-    })
+    Some(Partial { settled, open })
 }
 
 /// Searches the components given with a stand-in making up to the number given of
