@@ -591,6 +591,7 @@ pub fn exhaustive_up_to(
 ) -> CheckResult {
     let mut explorer = Explorer::new(lib, options);
     explorer.depth_limit = Some(max_moves);
+    // No targets of its own means branch and bound is off.
     if let (Some(targets), false) = (targets, explorer.targets.is_empty()) {
         explorer.targets = targets.to_vec();
         explorer.unreached = targets.iter().cloned().collect();

@@ -196,10 +196,10 @@ pub fn check_with_progress(
                 // Not conclusive in parts: the whole search gets the time left, cut
                 // below the real traces found if every site left has one.
                 split::add_stats(&mut spent, &unsettled.stats);
-                let rest = rest(options, &spent);
+                let left = rest(options, &spent);
                 match unsettled.partial {
-                    Some(partial) => split::finish(&library, partial, &rest, progress),
-                    None => explore::Explorer::new(&library, &rest).run(progress),
+                    Some(partial) => split::finish(&library, partial, &left, progress),
+                    None => explore::Explorer::new(&library, &left).run(progress),
                 }
             }
         };

@@ -129,9 +129,9 @@ pub fn finish(
     let limit = longest.saturating_sub(1) as u32;
     let whole = exhaustive_up_to(lib, options, limit, Some(&targets), progress);
     let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
-    improve(&mut best, partial.open, None);
-    let wanted: BTreeMap<SiteKey, usize> = best.keys().map(|key| (*key, 0)).collect();
-    improve(&mut best, whole.counterexamples, Some(&wanted));
+    improve(&mut best, partial.open, |_| true);
+    let open: BTreeSet<SiteKey> = best.keys().copied().collect();
+    improve(&mut best, whole.counterexamples, |key| open.contains(key));
     let mut found = partial.settled;
     found.extend(best.into_values());
     found.sort_by_cached_key(order_key);
@@ -190,7 +190,7 @@ fn check_parts(
             .unwrap_or(0);
         // The component alone first: its traces are real, and it is cheap.
         let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
-        improve(&mut best, run(&[c], 0, None)?.counterexamples, None);
+        improve(&mut best, run(&[c], 0, None)?.counterexamples, |_| true);
         let alone: BTreeMap<SiteKey, usize> = best
             .iter()
             .map(|(key, cex)| (*key, cex.trace.0.len()))
@@ -224,11 +224,9 @@ fn check_parts(
             if met(&best) {
                 break;
             }
-            improve(
-                &mut best,
-                run(&[c, j], 0, None)?.counterexamples,
-                Some(&lower),
-            );
+            improve(&mut best, run(&[c, j], 0, None)?.counterexamples, |key| {
+                lower.contains_key(key)
+            });
         }
         for (key, &len) in &lower {
             match best.remove(key) {
@@ -261,20 +259,20 @@ fn full_lower(
         .counterexamples
         .into_iter()
         .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE));
-    improve(best, real, None);
+    improve(best, real, |_| true);
     Some(lower)
 }
 
 /// Keeps in `best` the first of each site's traces in the engine's order, among those
-/// at sites in `wanted` (all sites if `None`).
+/// at sites `wanted`.
 fn improve(
     best: &mut BTreeMap<SiteKey, Counterexample>,
     traces: impl IntoIterator<Item = Counterexample>,
-    wanted: Option<&BTreeMap<SiteKey, usize>>,
+    wanted: impl Fn(&SiteKey) -> bool,
 ) {
     for cex in traces {
         let key = site_key(&cex);
-        if wanted.is_some_and(|w| !w.contains_key(&key)) {
+        if !wanted(&key) {
             continue;
         }
         if best
