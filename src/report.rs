@@ -96,6 +96,8 @@ pub struct JsonStats {
     /// regions already explored (semantic subsumption).
     pub covered: u64,
     pub solver_queries: u64,
+    /// Failure sites proved unreachable by the over-approximation (`--no-havoc`).
+    pub unreachable_sites: u64,
     pub seconds: f64,
 }
 
@@ -174,6 +176,7 @@ impl Report<'_> {
                 subsumed: stats.subsumed,
                 covered: stats.covered,
                 solver_queries: stats.solver_queries,
+                unreachable_sites: stats.unreachable_sites,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
             },
             inconclusive: self.result.inconclusive.clone(),
@@ -298,6 +301,14 @@ impl Report<'_> {
                 plural(s.projections as usize),
                 s.coverage_checks,
                 plural(s.coverage_checks as usize)
+            );
+        }
+        if s.unreachable_sites > 0 {
+            let _ = writeln!(
+                out,
+                "  {} failure site{} proved unreachable by an over-approximation",
+                s.unreachable_sites,
+                plural(s.unreachable_sites as usize)
             );
         }
         if s.undeclared_calls > 0 {

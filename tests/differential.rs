@@ -1,7 +1,8 @@
 //! Differential test of the search's accelerations against the plain exploration:
 //! subsumption of configurations (the default, with semantic subsumption; and without
-//! it) and `first` (iterative deepening) must give the same verdict and, per failure
-//! site, the same minimal trace length.
+//! it), the split into parts and `first` (iterative deepening) must give the same
+//! verdict and, per failure site, the same minimal trace length; and the
+//! over-approximation of `havoc` must reach every site the library reaches.
 //!
 //! Runs on HOLiK's benchmark libraries in `../shared/holik-bench/programs`, and skips
 //! with a note when that directory is absent. The default test covers the cells the
@@ -9,8 +10,11 @@
 //! `cargo test --release --test differential -- --ignored --nocapture`
 //! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10).
 
-use holi::symbolic::{check, split, CheckOptions, CheckResult, Verdict};
-use std::collections::BTreeMap;
+use holi::build::Library;
+use holi::symbolic::{check, havoc, split, CheckOptions, CheckResult, Verdict};
+use holi::syntax::ast::Span;
+use holi::trace::FailureKind;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -29,6 +33,35 @@ fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
     out
 }
 
+/// Every failure site of `lib`'s code.
+fn all_sites(lib: &Library) -> Vec<(FailureKind, Span)> {
+    let mut out = Vec::new();
+    for code in &lib.codes {
+        let mut sites = Vec::new();
+        code.body.failure_sites(&mut sites);
+        out.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
+    }
+    out
+}
+
+/// The sites the over-approximation of [`holi::symbolic::havoc`] reaches (in the keys
+/// of [`sites`]), when it applies and finishes.
+fn havoc_reached(lib: &Library, k: u32, l: u32, limit: Duration) -> Option<BTreeSet<String>> {
+    let options = CheckOptions {
+        k,
+        l,
+        timeout: Some(limit),
+        ..CheckOptions::default()
+    };
+    let (reached, _) = havoc::reachable(lib, &options, &all_sites(lib), &mut |_| {});
+    Some(
+        reached?
+            .into_iter()
+            .map(|(kind, span)| format!("{kind:?} {span:?}"))
+            .collect(),
+    )
+}
+
 fn complete(result: &CheckResult) -> bool {
     result.inconclusive.is_empty()
 }
@@ -41,6 +74,10 @@ struct Tally {
     memo_only: usize,
     first_compared: usize,
     split_compared: usize,
+    /// Cells where the over-approximation applied and finished, and the sites it
+    /// proved unreachable there.
+    havoc_compared: usize,
+    havoc_unreachable: usize,
     /// Of those, the cells whose parts' bounds did not all meet, finished by the whole
     /// search below the parts' traces.
     split_finished: usize,
@@ -104,8 +141,19 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
             "{cell}: without semantic subsumption, failure sites or minimal lengths differ"
         );
     }
-    // The split is tried only past a million configurations; here it is forced.
     let lib = holi::build::build(&loaded.program);
+    if let Some(reached) = havoc_reached(&lib, k, l, limit) {
+        tally.havoc_compared += 1;
+        let unreachable = all_sites(&lib).len() - reached.len();
+        tally.havoc_unreachable += unreachable;
+        for site in sites(&plain).keys() {
+            assert!(
+                reached.contains(site),
+                "{cell}: the over-approximation misses {site}, which the library reaches"
+            );
+        }
+    }
+    // The split is tried only past a million configurations; here it is forced.
     let split_options = CheckOptions {
         k,
         l,
@@ -443,16 +491,24 @@ fn accelerations_agree_with_plain_search_on_small_bounds() {
     }
     eprintln!(
         "differential: {} cells compared ({} with --first, {} split into parts, {} of them \
-         finished whole), {} not finished by the plain search, {} only by it",
+         finished whole, {} over-approximated, proving {} sites unreachable), {} not \
+         finished by the plain search, {} only by it",
         tally.compared,
         tally.first_compared,
         tally.split_compared,
         tally.split_finished,
+        tally.havoc_compared,
+        tally.havoc_unreachable,
         tally.plain_incomplete,
         tally.memo_incomplete
     );
     assert!(tally.compared > 100, "too few cells compared");
     assert!(tally.split_compared > 20, "too few cells split");
+    assert!(tally.havoc_compared > 20, "too few cells over-approximated");
+    assert!(
+        tally.havoc_unreachable > 20,
+        "too few sites proved unreachable"
+    );
 }
 
 #[test]
@@ -475,12 +531,14 @@ fn accelerations_agree_with_plain_search_on_the_grid() {
     }
     eprintln!(
         "differential grid ({seconds} s per run): {} cells compared ({} with --first, {} \
-         split into parts); \
+         split into parts, {} over-approximated, proving {} sites unreachable); \
          {} not finished by the plain search, {} of them finished with subsumption; \
          {} finished only by the plain search; plain {:.1} s, subsumption {:.1} s in total",
         tally.compared,
         tally.first_compared,
         tally.split_compared,
+        tally.havoc_compared,
+        tally.havoc_unreachable,
         tally.plain_incomplete,
         tally.memo_only,
         tally.memo_incomplete,

@@ -55,6 +55,10 @@ pub struct CheckArgs {
     /// failure site has one (for comparison).
     #[arg(long)]
     pub no_bound: bool,
+    /// Do not first prove failure sites unreachable in an over-approximation where the
+    /// client may reset every integer reference at each of its turns (for comparison).
+    #[arg(long)]
+    pub no_havoc: bool,
     /// Search the whole library at once, even when it splits into independent parts
     /// that can be checked one at a time (for comparison).
     #[arg(long)]
@@ -173,6 +177,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         inert: !args.no_inert,
         bound: !args.no_bound,
         split: !args.no_split,
+        havoc: !args.no_havoc,
         first: args.first,
         timeout,
         solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),

@@ -131,6 +131,10 @@ pub enum GameFrame<'p> {
         ty: Option<TypeId>,
         kont: List<Frame<'p>>,
     },
+    /// The split's stand-in ([`super::moves::StandIn`]), called by the client with its
+    /// context's budget to become `saved_l`, is calling the client back; it may do so
+    /// `remaining` more times.
+    StandIn { remaining: u32, saved_l: u32 },
 }
 
 /// What a configuration is doing.
@@ -532,7 +536,7 @@ public m (u:unit) :(unit) = {
         let c = closure(&mut cfg, &lib, f, &[plus_one(1)]);
         cfg.revealed = [(a, ty), (b, ty), (c, ty)].into_iter().collect();
         let called = |symmetry| -> Vec<Name> {
-            super::super::moves::opponent_moves(&cfg, &lib, symmetry)
+            super::super::moves::opponent_moves(&cfg, &lib, symmetry, None)
                 .iter()
                 .filter_map(|next| next.trace.top().map(|m| m.name))
                 .collect()

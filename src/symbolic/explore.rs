@@ -11,17 +11,20 @@
 //! growing trace-length limit and stops at the first failure.
 
 use super::config::{Config, Control};
+use super::havoc::{Havoc, Pure};
+use super::ir::RefId;
 use super::machine::{self, Stop, Stuck};
 use super::memo;
-use super::moves;
+use super::moves::{self, StandIn};
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
-use super::value::Value;
+use super::value::{Name, Value};
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
 use num_bigint::BigInt;
+use num_traits::Zero;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -61,7 +64,8 @@ pub struct Explorer<'p, 'o> {
     attempt_cap: Option<u64>,
     capped: bool,
     /// The longest trace the current pass explores (with `first`, or in
-    /// [`exhaustive_up_to`]), and how many configurations were cut off for being longer.
+    /// [`Explorer::with_depth_limit`]), and how many configurations were cut off for
+    /// being longer.
     depth_limit: Option<u32>,
     cuts: u64,
     /// With `bound`: the failure sites whose shortest traces the search is for (every
@@ -71,6 +75,12 @@ pub struct Explorer<'p, 'o> {
     targets: Vec<(FailureKind, Span)>,
     unreached: HashSet<(FailureKind, Span)>,
     bound: Option<u32>,
+    /// Explore the over-approximation of [`super::havoc`] instead of the library.
+    havoc: Option<Havoc>,
+    /// The candidate invariants of `havoc` found not to hold at some client turn.
+    violated: Vec<usize>,
+    /// The split's stand-in, played by the search.
+    stand_in: Option<StandIn>,
     /// Every distinct failing trace, as a 128-bit hash of its text: large searches
     /// find millions, and their texts would dominate memory.
     failing: HashSet<u128>,
@@ -118,6 +128,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
             unreached: targets.iter().cloned().collect(),
             targets,
             bound: None,
+            havoc: None,
+            violated: Vec::new(),
+            stand_in: None,
             failing: HashSet::new(),
             all: Vec::new(),
             shortest: HashMap::new(),
@@ -126,6 +139,32 @@ impl<'p, 'o> Explorer<'p, 'o> {
             start: Instant::now(),
             answers: HashMap::new(),
         }
+    }
+
+    /// Branch and bound on the sites `targets` alone: only they are sure to keep their
+    /// minimal lengths. No targets of its own means branch and bound is off.
+    pub fn with_targets(mut self, targets: &[(FailureKind, Span)]) -> Self {
+        if !self.targets.is_empty() {
+            self.targets = targets.to_vec();
+            self.unreached = targets.iter().cloned().collect();
+        }
+        self
+    }
+
+    /// Lets the search play `stand_in` itself ([`StandIn`]).
+    pub fn with_stand_in(mut self, stand_in: StandIn) -> Self {
+        self.stand_in = Some(stand_in);
+        self
+    }
+
+    /// Explores only traces of at most `max_moves` moves: the shortest failure per
+    /// site among those, each site with its minimal length if that is within the
+    /// limit. Subsumption stays exact under the limit, because an entry whose subtree
+    /// the limit cut subsumes only configurations met with no more room left
+    /// ([`memo`]).
+    pub fn with_depth_limit(mut self, max_moves: u32) -> Self {
+        self.depth_limit = Some(max_moves);
+        self
     }
 
     /// Why the search must stop now, if it must.
@@ -224,6 +263,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
             if self.options.first && self.depth_limit.is_some() && !self.shortest.is_empty() {
                 return false;
             }
+            // The over-approximation is searched only for which sites it reaches.
+            if self.havoc.is_some() && self.unreached.is_empty() {
+                return true;
+            }
+            // Its result assumed an invariant that does not hold: it will be redone.
+            if !self.violated.is_empty() {
+                return false;
+            }
             let too_long = self.depth_limit.is_some_and(|d| cfg.moves > d)
                 || self.bound.is_some_and(|b| cfg.moves >= b);
             if too_long {
@@ -249,10 +296,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let lib = self.lib;
         match machine::run(&mut cfg, lib) {
             Stop::Opponent => {
+                if self.havoc.is_some() {
+                    self.forget_store(&mut cfg);
+                }
                 if self.subsumed(&cfg) {
                     return;
                 }
-                let mut next = moves::opponent_moves(&cfg, lib, self.memo.is_some());
+                let mut next =
+                    moves::opponent_moves(&cfg, lib, self.memo.is_some(), self.stand_in.as_ref());
                 next.reverse();
                 self.worklist.extend(next.into_iter().map(Work::Explore));
             }
@@ -315,6 +366,199 @@ impl<'p, 'o> Explorer<'p, 'o> {
             Stop::Stuck(Stuck::Undeclared) => self.stats.undeclared_calls += 1,
             Stop::Stuck(_) => self.stats.stuck_paths += 1,
         }
+    }
+
+    /// The client's turn in the over-approximation. First the candidate invariants
+    /// are checked; then every reference holding an integer that the client's calls
+    /// could assign with the frames left gets a fresh symbol, within the invariants. A
+    /// reference holding anything else, or a closure or private method the client
+    /// holds, is outside what the over-approximation covers, and makes the search
+    /// inconclusive.
+    fn forget_store(&mut self, cfg: &mut Config<'p>) {
+        let Some(havoc) = self.havoc.take() else {
+            return;
+        };
+        for (i, invariant) in havoc.invariants.iter().enumerate() {
+            if let Some(Value::Int(t)) = cfg
+                .store
+                .get(invariant.reference as usize)
+                .cloned()
+                .flatten()
+            {
+                if let Ok(cond) = invariant.condition(&t) {
+                    if self.split(cfg, &cond)[1].is_some() {
+                        self.violated.push(i);
+                    }
+                }
+            }
+        }
+        // A revealed private method, like a closure, is one the client could call only
+        // after the call that revealed it: a second call in a context.
+        let mut covered = !cfg.revealed.iter().any(|(name, _)| match name {
+            Name::Closure(_) => true,
+            Name::Method(m) => !self.lib.public.contains(m),
+            _ => false,
+        });
+        // The search stops before it explores this turn, and is redone.
+        if !self.violated.is_empty() {
+            self.havoc = Some(havoc);
+            return;
+        }
+        let writes = self.feasible_writes(cfg, &havoc);
+        let mut assigned: Vec<Option<Vec<&Pure>>> = vec![Some(Vec::new()); cfg.store.len()];
+        let mut reset = vec![false; cfg.store.len()];
+        for (write, _) in havoc.writes.iter().zip(&writes).filter(|(_, &w)| w) {
+            let r = write.reference as usize;
+            reset[r] = true;
+            assigned[r] = match (assigned[r].take(), &write.value) {
+                (Some(mut values), Some(v)) => {
+                    values.push(v);
+                    Some(values)
+                }
+                _ => None,
+            };
+        }
+        for r in 0..cfg.store.len() {
+            match cfg.store[r].clone() {
+                Some(Value::Int(old)) if reset[r] => {
+                    let values = assigned[r].as_deref();
+                    self.reset(cfg, &havoc, r, old, values, &reset);
+                }
+                Some(Value::Int(_)) | None => {}
+                Some(_) => covered = false,
+            }
+        }
+        let reason = "the over-approximation does not cover this library";
+        if !covered && !self.inconclusive.iter().any(|r| r == reason) {
+            self.inconclusive.push(reason.to_string());
+        }
+        self.havoc = Some(havoc);
+    }
+
+    /// Which of the assignments of `havoc` the client's calls at this turn may make
+    /// (see [`super::havoc`]): within the frames left, under guards some values allow
+    /// (those of references others may assign being any).
+    fn feasible_writes(&mut self, cfg: &Config<'p>, havoc: &Havoc) -> Vec<bool> {
+        let mut feasible = vec![false; havoc.writes.len()];
+        let mut reset = vec![false; cfg.store.len()];
+        loop {
+            let mut changed = false;
+            for (i, write) in havoc.writes.iter().enumerate() {
+                let r = write.reference as usize;
+                let in_reach = havoc.depths.get(r).is_some_and(|&d| d <= cfg.k)
+                    && matches!(cfg.store.get(r), Some(Some(Value::Int(_))));
+                if feasible[i] || !in_reach {
+                    continue;
+                }
+                if write.guards.is_empty() || self.guards_allow(cfg, &write.guards, &reset) {
+                    feasible[i] = true;
+                    reset[r] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return feasible;
+            }
+        }
+    }
+
+    /// Gives reference `r` (holding `old`) a fresh value within the invariants: one of
+    /// `old` and `values` (evaluated with the references in `reset` and the unknowns
+    /// any), when the assignments it may take are all known.
+    fn reset(
+        &mut self,
+        cfg: &mut Config<'p>,
+        havoc: &Havoc,
+        r: usize,
+        old: Term,
+        values: Option<&[&Pure]>,
+        reset: &[bool],
+    ) {
+        let fresh = cfg.fresh_sym();
+        let Some(n) = fresh.as_sym() else {
+            return;
+        };
+        cfg.store.set(r, Some(Value::Int(fresh.clone())));
+        let on_r: Vec<&super::havoc::Invariant> = havoc
+            .invariants
+            .iter()
+            .filter(|i| i.reference as usize == r)
+            .collect();
+        // `old` meets the invariants (they were just checked), and is one of the values.
+        let mut witness = (*cfg.witness).clone();
+        let kept = old.eval(&cfg.witness).filter(|v| {
+            witness.insert(n, v.clone());
+            on_r.iter().all(|i| {
+                i.condition(&fresh)
+                    .ok()
+                    .and_then(|c| c.eval(&witness))
+                    .is_some_and(|c| !c.is_zero())
+            })
+        });
+        let mut conditions = Vec::new();
+        match (kept, values) {
+            (Some(_), Some(values)) => {
+                let mut one_of = Term::binary(BinOp::Eq, &fresh, &old).ok();
+                for v in values {
+                    let mut value = |reference: Option<RefId>| {
+                        let known =
+                            reference.filter(|&q| !reset[q as usize]).and_then(|q| {
+                                match cfg.store.get(q as usize) {
+                                    Some(Some(Value::Int(t))) => Some(t.clone()),
+                                    _ => None,
+                                }
+                            });
+                        known.unwrap_or_else(|| {
+                            let any = cfg.fresh_sym();
+                            if let Some(m) = any.as_sym() {
+                                witness.insert(m, BigInt::zero());
+                            }
+                            any
+                        })
+                    };
+                    let v = v.term(&mut value);
+                    one_of = one_of.and_then(|o| {
+                        let is_v = Term::binary(BinOp::Eq, &fresh, &v).ok()?;
+                        Term::binary(BinOp::Or, &o, &is_v).ok()
+                    });
+                }
+                conditions.extend(one_of);
+            }
+            (Some(_), None) => {}
+            (None, _) => {
+                witness.insert(
+                    n,
+                    on_r.first().map_or_else(BigInt::zero, |i| i.start.clone()),
+                );
+            }
+        }
+        conditions.extend(on_r.iter().filter_map(|i| i.condition(&fresh).ok()));
+        let witness = Rc::new(witness);
+        for condition in conditions {
+            cfg.assume(condition, true, Rc::clone(&witness));
+        }
+    }
+
+    /// Whether some values of the references in `reset` and of the unknowns meet all
+    /// of `guards` with the rest of the store.
+    fn guards_allow(&mut self, cfg: &Config<'p>, guards: &[(Pure, bool)], reset: &[bool]) -> bool {
+        let mut scratch = cfg.clone();
+        let mut value = |r: Option<RefId>| {
+            let kept = r.filter(|&r| !reset[r as usize]).and_then(|r| {
+                match scratch.store.get(r as usize) {
+                    Some(Some(Value::Int(t))) => Some(t.clone()),
+                    _ => None,
+                }
+            });
+            kept.unwrap_or_else(|| scratch.fresh_sym())
+        };
+        let mut all = Term::Const(1.into());
+        for (guard, holds) in guards {
+            let t = guard.term(&mut value);
+            let t = if *holds { t } else { Term::not(&t) };
+            all = Term::binary(BinOp::And, &all, &t).unwrap_or(all);
+        }
+        self.split(&scratch, &all)[0].is_some()
     }
 
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each
@@ -576,27 +820,31 @@ pub fn exhaustive_within(
     }
 }
 
-/// The exhaustive search of `lib` restricted to traces of at most `max_moves` moves:
-/// the shortest failure per site among those, each site with its minimal length if
-/// that is within the limit. Subsumption stays exact under the limit, because an
-/// entry whose subtree the limit cut subsumes only configurations met with no more
-/// room left ([`memo`]). With `targets`, only those sites are sure to keep their
-/// minimal lengths: branch and bound looks at them alone.
-pub fn exhaustive_up_to(
+/// The search of the over-approximation `havoc` of `lib` ([`super::havoc`]) for the
+/// sites `targets`, if it is complete within `budget` configurations or stopped on
+/// candidate invariants that do not hold (the second part: their numbers); otherwise
+/// the work done.
+pub fn havoc_within(
     lib: &Library,
     options: &CheckOptions,
-    max_moves: u32,
-    targets: Option<&[(FailureKind, Span)]>,
+    budget: u64,
+    targets: &[(FailureKind, Span)],
+    havoc: Havoc,
     progress: &mut dyn FnMut(&Progress),
-) -> CheckResult {
-    let mut explorer = Explorer::new(lib, options);
-    explorer.depth_limit = Some(max_moves);
-    // No targets of its own means branch and bound is off.
-    if let (Some(targets), false) = (targets, explorer.targets.is_empty()) {
-        explorer.targets = targets.to_vec();
-        explorer.unreached = targets.iter().cloned().collect();
+) -> Result<(CheckResult, Vec<usize>), Stats> {
+    let mut explorer = Explorer::new(lib, options).with_targets(targets);
+    explorer.havoc = Some(havoc);
+    explorer.attempt_cap = Some(budget);
+    explorer.memo = Some(explorer.new_memo());
+    explorer.search(progress);
+    let violated = std::mem::take(&mut explorer.violated);
+    let capped = explorer.capped;
+    let result = explorer.finish();
+    if violated.is_empty() && (capped || !result.inconclusive.is_empty()) {
+        Err(result.stats)
+    } else {
+        Ok((result, violated))
     }
-    explorer.run_plan(Plan::Exhaustive, progress).0
 }
 
 /// How a search goes: the whole tree, or passes of growing trace-length limit.

@@ -9,7 +9,8 @@
 //! function names and closures are renamed in order of first occurrence in a fixed
 //! traversal; a closure is written out (code and captured values) where it first occurs.
 //! The budgets — k, the current l, and the saved l of every pending client call (top
-//! first) — are kept beside the key and compared pointwise.
+//! first), with the callbacks the split's stand-in has left — are kept beside the key
+//! and compared pointwise.
 //!
 //! Each entry carries a summary: every failure site reached below it, with the fewest
 //! moves taken from it (failures below a configuration it pruned count too, through
@@ -25,8 +26,9 @@
 //!   together (the path condition is) and share no symbol with anything the future
 //!   asks — so every future condition is satisfiable from C' iff it is from C.
 //! * Bounded exploration is monotone in the budgets: k only ends a path at 0, l only
-//!   forbids client calls at 0, and a saved l becomes the current l on a P-return.
-//!   With larger budgets every move sequence stays possible.
+//!   forbids client calls at 0, a saved l becomes the current l on a P-return, and
+//!   the stand-in may always return instead of calling back. With larger budgets
+//!   every move sequence stays possible.
 //! * Hence a failure reached from C' by a suffix s is reached from C by s, at the same
 //!   site, so the site is in C's summary with at most |s| moves. If m ≤ m', it was
 //!   reported with m + |s| ≤ m' + |s| moves while C was explored. Otherwise C' is
@@ -60,7 +62,8 @@ use std::rc::Rc;
 /// The canonical key of an opponent configuration and its budgets.
 pub struct Key {
     hash: u128,
-    /// k, l, then the saved l of every pending client call, top first.
+    /// k, l, then the saved l of every pending client call (and the callbacks left and
+    /// saved l of every stand-in), top first.
     budgets: Vec<u32>,
     /// Its shape, when semantic subsumption is on and it has symbolic integers.
     pub shape: Option<Shape>,
@@ -361,6 +364,12 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
                 c.b.out.push_str("O:");
                 c.name(*name);
                 let _ = write!(c.b.out, ":{ty}");
+            }
+            // More callbacks left, like more budget, only allow more moves.
+            GameFrame::StandIn { remaining, saved_l } => {
+                budgets.push(*remaining);
+                budgets.push(*saved_l);
+                c.b.out.push('T');
             }
             GameFrame::PCall { name, ty, kont } => {
                 c.b.out.push_str("P:");

@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod explore;
+pub mod havoc;
 pub mod inert;
 pub mod ir;
 pub mod machine;
@@ -64,6 +65,11 @@ pub struct CheckOptions {
     /// Stop at the first failing trace; the search deepens on trace length, so it is
     /// a shortest one.
     pub first: bool,
+    /// With `bound`, first prove failure sites unreachable in an over-approximation of
+    /// the library ([`havoc`]), so that branch and bound need not wait for traces to
+    /// them (which never come) and a part of a split library whose sites are all
+    /// unreachable needs no search for a lower bound.
+    pub havoc: bool,
     pub timeout: Option<Duration>,
     /// The longest one solver query may run; a query that does not finish in time is
     /// undecided and makes the verdict inconclusive. Z3 can run forever on nonlinear
@@ -86,6 +92,7 @@ impl Default for CheckOptions {
             bound: true,
             split: true,
             first: false,
+            havoc: true,
             timeout: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
@@ -128,6 +135,8 @@ pub struct Stats {
     /// configuration, and projections of explored configurations onto their shape.
     pub coverage_checks: u64,
     pub projections: u64,
+    /// Failure sites proved unreachable by the over-approximation of [`havoc`].
+    pub unreachable_sites: u64,
     /// Passes of the search with `first`: one per trace-length limit tried.
     pub deepening_passes: u32,
     /// The longest trace explored, in moves.

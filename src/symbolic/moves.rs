@@ -11,7 +11,7 @@
 //! passes are fresh abstract names.
 
 use super::config::{Config, Control, GameFrame, List, MoveRecord};
-use super::ir::{TypeId, TypeNode};
+use super::ir::{ImportId, MethodId, TypeId, TypeNode};
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
@@ -106,16 +106,74 @@ pub fn p_return(cfg: &mut Config, lib: &Library, value: Value) -> bool {
     true
 }
 
+/// The split's stand-in for the rest of a library ([`super::split`]): a public method
+/// that, called by the client, calls the client back up to `callbacks` times through
+/// an import and returns. The search plays it itself, so that how many callbacks it
+/// has left is a budget the memo compares like l, rather than a place in its code.
+#[derive(Clone, Copy, Debug)]
+pub struct StandIn {
+    pub method: MethodId,
+    pub callback: ImportId,
+    pub callbacks: u32,
+    /// The client's budget in each callback: l.
+    pub lzero: u32,
+}
+
 /// Every move the client can make from an opponent configuration, in search order:
 /// answering the pending P-call (always allowed), then — while its budget lasts —
-/// calling each public name, public methods in declaration order first.
+/// calling each public name, public methods in declaration order first. With
+/// `stand_in`, the client's moves with it come with the stand-in's answers: a call
+/// with the first callback, and the answer to a callback with the next one or with
+/// the stand-in's return. (Its return right after the call is left out: that only
+/// spends moves and l.)
 ///
 /// With `symmetry`, a revealed name equivalent to an earlier one is not called: the
 /// call to the earlier one has the same future, up to the name printed in the trace
 /// (see [`Config::duplicates_earlier_revealed`]). Without it every call is made, so
 /// that every distinct failing trace is found.
-pub fn opponent_moves<'p>(cfg: &Config<'p>, lib: &'p Library, symmetry: bool) -> Vec<Config<'p>> {
+pub fn opponent_moves<'p>(
+    cfg: &Config<'p>,
+    lib: &'p Library,
+    symmetry: bool,
+    stand_in: Option<&StandIn>,
+) -> Vec<Config<'p>> {
     let mut next = Vec::new();
+    if let (Some(&GameFrame::StandIn { remaining, saved_l }), Some(s)) = (cfg.stack.top(), stand_in)
+    {
+        let mut answered = cfg.clone();
+        answered.push_move(
+            Dir::Ret,
+            Player::Client,
+            Name::Import(s.callback),
+            Value::Unit,
+        );
+        if remaining > 0 {
+            let mut again = answered.clone();
+            again.stack.pop();
+            again.stack.push(GameFrame::StandIn {
+                remaining: remaining - 1,
+                saved_l,
+            });
+            again.push_move(
+                Dir::Call,
+                Player::Library,
+                Name::Import(s.callback),
+                Value::Unit,
+            );
+            again.l = s.lzero;
+            next.push(again);
+        }
+        answered.stack.pop();
+        answered.push_move(
+            Dir::Ret,
+            Player::Library,
+            Name::Method(s.method),
+            Value::Unit,
+        );
+        answered.l = saved_l;
+        answered.k += 1;
+        next.push(answered);
+    }
     if let Some(GameFrame::PCall { name, ty, kont }) = cfg.stack.top() {
         // An import declared with a non-function type has no result to generate.
         if let Some((_, result)) = ty.and_then(|t| lib.types.arrow(t)) {
@@ -149,6 +207,25 @@ pub fn opponent_moves<'p>(cfg: &Config<'p>, lib: &'p Library, symmetry: bool) ->
         let mut c = cfg.clone();
         let arg = generate(&mut c, lib, param);
         c.push_move(Dir::Call, Player::Client, name, arg.clone());
+        if let Some(s) = stand_in.filter(|s| name == Name::Method(s.method)) {
+            // Without a frame left the call ends the path.
+            if s.callbacks > 0 && c.k > 0 {
+                c.k -= 1;
+                c.stack.push(GameFrame::StandIn {
+                    remaining: s.callbacks - 1,
+                    saved_l: cfg.l - 1,
+                });
+                c.push_move(
+                    Dir::Call,
+                    Player::Library,
+                    Name::Import(s.callback),
+                    Value::Unit,
+                );
+                c.l = s.lzero;
+                next.push(c);
+            }
+            continue;
+        }
         c.stack.push(GameFrame::OCall {
             name,
             ty,

@@ -14,16 +14,21 @@
 //! * **Upper bound.** C alone, then C with one other component that can call back: a
 //!   trace of part of the library is a trace of the whole (the client just never calls
 //!   the rest), so these give real failing traces. C alone comes first: it is cheap.
-//! * **Lower bound.** C with a stand-in, `holi_split_trampoline(n)`, that calls the
-//!   client back n times (n up to the most callbacks any frame of another component can
-//!   make) and returns. Map each frame of another component in a failing trace of the
-//!   whole library to one call of the stand-in with as many callbacks: the moves are as
-//!   many, the frames no more, and C's own moves are untouched. So a site this search
-//!   does not reach is unreachable in the whole library, and one it reaches takes at
-//!   least as many moves there. When C alone reaches every site of its code, this
-//!   search only has to show that no trace is shorter, so it is cut below the longest
-//!   of C's traces; and like every search it stops extending traces once each site has
-//!   one no longer than them (branch and bound, [`super::CheckOptions::bound`]).
+//! * **Lower bound.** C with a stand-in, `holi_split_trampoline`, that calls the client
+//!   back n times (n up to the most callbacks any frame of another component can make)
+//!   and returns; the search plays it itself ([`StandIn`]), so that the callbacks left
+//!   are a budget the memo compares like l. Map each frame of another component in a
+//!   failing trace of the whole library to one call of the stand-in with as many
+//!   callbacks: the moves are as many, the frames no more, and C's own moves are
+//!   untouched. So a site this search does not reach is unreachable in the whole
+//!   library, and one it reaches takes at least as many moves there. When C alone
+//!   reaches every site of its code, this search only has to show that no trace is
+//!   shorter, so it is cut below the longest of C's traces; and like every search it
+//!   stops extending traces once each site has one no longer than them (branch and
+//!   bound, [`super::CheckOptions::bound`]). Before any search of C, the sites that
+//!   the over-approximation of [`super::havoc`] proves unreachable (in C with any
+//!   trampolines, since it lets the client reset C's references at every turn) are
+//!   dropped; a part left with none is not searched.
 //!
 //!   A shortest trace of the lower-bound search that never calls the stand-in is one of
 //!   C alone already.
@@ -37,8 +42,10 @@
 //! willing trampoline than most real parts, so a library the whole search finishes
 //! soon is not split at all ([`super::SPLIT_AFTER`]).
 
-use super::explore::{exhaustive_up_to, Explorer};
-use super::ir::{CodeId, Expr, ExprKind, MethodId};
+use super::explore::Explorer;
+use super::havoc::Site;
+use super::ir::{CodeId, Expr, ExprKind, ImportId, MethodId};
+use super::moves::StandIn;
 use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{Program, Visibility};
@@ -121,13 +128,15 @@ pub fn finish(
         .map(|cex| cex.trace.0.len())
         .max()
         .unwrap_or(0);
-    let targets: Vec<(FailureKind, crate::syntax::ast::Span)> = partial
+    let targets: Vec<Site> = partial
         .open
         .iter()
         .map(|cex| (cex.kind, cex.span.clone()))
         .collect();
-    let limit = longest.saturating_sub(1) as u32;
-    let whole = exhaustive_up_to(lib, options, limit, Some(&targets), progress);
+    let whole = Explorer::new(lib, options)
+        .with_depth_limit(longest.saturating_sub(1) as u32)
+        .with_targets(&targets)
+        .run(progress);
     let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
     improve(&mut best, partial.open, |_| true);
     let open: BTreeSet<SiteKey> = best.keys().copied().collect();
@@ -151,35 +160,29 @@ fn check_parts(
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
 ) -> Option<Partial> {
-    let start = Instant::now();
     let parts = Components::of(lib);
     if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
         return None;
     }
     let callbacks = callbacks_per_component(lib, &parts, options.k)?;
     let sites = sites_per_component(lib, &parts);
+    let mut search = PartSearch {
+        program,
+        lib,
+        parts: &parts,
+        options,
+        start: Instant::now(),
+        total,
+        progress,
+    };
     let mut settled: Vec<Counterexample> = Vec::new();
     let mut open: Vec<Counterexample> = Vec::new();
-    let mut run = |members: &[usize], trampoline: u32, max_moves: Option<u32>| {
-        let sub = sub_program(program, lib, &parts, members, trampoline)?;
-        let sub_lib = crate::build::build(&sub);
-        let mut sub_options = options.clone();
-        sub_options.split = false;
-        // The limits hold for all the parts' searches together.
-        if let Some(limit) = options.timeout {
-            sub_options.timeout = Some(limit.saturating_sub(start.elapsed()));
-        }
-        if let Some(most) = options.max_configurations {
-            sub_options.max_configurations = Some(most.saturating_sub(total.configurations));
-        }
-        let result = match max_moves {
-            Some(most) => exhaustive_up_to(&sub_lib, &sub_options, most, None, progress),
-            None => Explorer::new(&sub_lib, &sub_options).run(progress),
-        };
-        add_stats(total, &result.stats);
-        result.inconclusive.is_empty().then_some(result)
-    };
     for (c, own) in sites.iter().enumerate() {
+        // Sites the over-approximation does not reach need no search at all.
+        let mut own: Vec<Site> = own.iter().map(site_of).collect();
+        if let Some(reached) = search.reachable(c, &own) {
+            own.retain(|site| reached.contains(site));
+        }
         if own.is_empty() {
             continue;
         }
@@ -190,7 +193,11 @@ fn check_parts(
             .unwrap_or(0);
         // The component alone first: its traces are real, and it is cheap.
         let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
-        improve(&mut best, run(&[c], 0, None)?.counterexamples, |_| true);
+        improve(
+            &mut best,
+            search.run(&[c], 0, None, &own)?.counterexamples,
+            |_| true,
+        );
         let alone: BTreeMap<SiteKey, usize> = best
             .iter()
             .map(|(key, cex)| (*key, cex.trace.0.len()))
@@ -198,21 +205,22 @@ fn check_parts(
         let lower = if others == 0 {
             // No other part calls back: the rest of the library cannot help.
             alone.clone()
-        } else if own.iter().all(|site| alone.contains_key(site)) {
+        } else if own.iter().all(|site| alone.contains_key(&key_of(site))) {
             // Every site is reached alone: the lower bound only has to rule out
             // shorter traces, so its search stops below the longest of them.
             let longest = alone.values().copied().max().unwrap_or(0);
-            let shorter = run(&[c], others, Some(longest.saturating_sub(1) as u32))?;
+            let limit = Some(longest.saturating_sub(1) as u32);
+            let shorter = search.run(&[c], others, limit, &own)?;
             let beaten = shortest_per_site(&shorter)
                 .iter()
                 .any(|(key, &len)| alone.get(key).is_none_or(|&a| len < a));
             if beaten {
-                full_lower(&mut run, &mut best, c, others)?
+                full_lower(&mut search, &mut best, c, others, &own)?
             } else {
                 alone.clone()
             }
         } else {
-            full_lower(&mut run, &mut best, c, others)?
+            full_lower(&mut search, &mut best, c, others, &own)?
         };
         let met = |best: &BTreeMap<SiteKey, Counterexample>| {
             lower
@@ -224,7 +232,8 @@ fn check_parts(
             if met(&best) {
                 break;
             }
-            improve(&mut best, run(&[c, j], 0, None)?.counterexamples, |key| {
+            let with = search.run(&[c, j], 0, None, &own)?;
+            improve(&mut best, with.counterexamples, |key| {
                 lower.contains_key(key)
             });
         }
@@ -240,20 +249,88 @@ fn check_parts(
     Some(Partial { settled, open })
 }
 
-/// Searches the components given with a stand-in making up to the number given of
-/// callbacks (none if 0), within a trace length if one is given; `None` if incomplete.
-type PartSearch<'a> = dyn FnMut(&[usize], u32, Option<u32>) -> Option<CheckResult> + 'a;
+/// The searches of parts of a library, within the limits of the whole check.
+struct PartSearch<'a> {
+    program: &'a Program,
+    lib: &'a Library,
+    parts: &'a Components,
+    options: &'a CheckOptions,
+    start: Instant,
+    total: &'a mut Stats,
+    progress: &'a mut dyn FnMut(&Progress),
+}
+
+impl PartSearch<'_> {
+    /// The options of the whole check, with what is left of its limits.
+    fn options(&self) -> CheckOptions {
+        let mut sub = self.options.clone();
+        sub.split = false;
+        if let Some(limit) = self.options.timeout {
+            sub.timeout = Some(limit.saturating_sub(self.start.elapsed()));
+        }
+        if let Some(most) = self.options.max_configurations {
+            sub.max_configurations = Some(most.saturating_sub(self.total.configurations));
+        }
+        sub
+    }
+
+    /// The components `members` with a stand-in making up to `trampoline` callbacks
+    /// (none if 0), searched within `max_moves` if given, with branch and bound on the
+    /// sites `targets`; `None` if the search is incomplete.
+    fn run(
+        &mut self,
+        members: &[usize],
+        trampoline: u32,
+        max_moves: Option<u32>,
+        targets: &[Site],
+    ) -> Option<CheckResult> {
+        let sub = sub_program(self.program, self.lib, self.parts, members, trampoline > 0)?;
+        let sub_lib = crate::build::build(&sub);
+        let options = self.options();
+        let mut explorer = Explorer::new(&sub_lib, &options).with_targets(targets);
+        if let Some(most) = max_moves {
+            explorer = explorer.with_depth_limit(most);
+        }
+        if trampoline > 0 {
+            explorer = explorer.with_stand_in(StandIn {
+                method: sub_lib.methods.iter().position(|m| m.name == TRAMPOLINE)? as MethodId,
+                callback: sub_lib.imports.iter().position(|i| i.name == CALLBACK)? as ImportId,
+                callbacks: trampoline,
+                lzero: options.l,
+            });
+        }
+        let result = explorer.run(self.progress);
+        add_stats(self.total, &result.stats);
+        result.inconclusive.is_empty().then_some(result)
+    }
+
+    /// The sites of `own` that component `c` may reach in the whole library, by the
+    /// over-approximation of [`super::havoc`]; `None` if it proves nothing.
+    fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
+        let sub = sub_program(self.program, self.lib, self.parts, &[c], false)?;
+        let sub_lib = crate::build::build(&sub);
+        let (reached, stats) =
+            super::havoc::reachable(&sub_lib, &self.options(), own, self.progress);
+        add_stats(self.total, &stats);
+        if let Some(reached) = &reached {
+            self.total.unreachable_sites +=
+                own.iter().filter(|s| !reached.contains(s)).count() as u64;
+        }
+        reached
+    }
+}
 
 /// The lower bound of component `c` (with the stand-in calling back up to `others`
-/// times): the shortest length per site. Its shortest traces that never call the
-/// stand-in are traces of the component alone, so they improve `best`.
+/// times) on the sites `own`: the shortest length per site. Its shortest traces that
+/// never call the stand-in are traces of the component alone, so they improve `best`.
 fn full_lower(
-    run: &mut PartSearch,
+    search: &mut PartSearch,
     best: &mut BTreeMap<SiteKey, Counterexample>,
     c: usize,
     others: u32,
+    own: &[Site],
 ) -> Option<BTreeMap<SiteKey, usize>> {
-    let result = run(&[c], others, None)?;
+    let result = search.run(&[c], others, None, own)?;
     let lower = shortest_per_site(&result);
     let real = result
         .counterexamples
@@ -284,11 +361,19 @@ fn improve(
     }
 }
 
-/// A failure site: what fails, where.
+/// A failure site as an ordered key: what fails, where.
 type SiteKey = (FailureKind, usize, usize);
 
 fn site_key(cex: &Counterexample) -> SiteKey {
     (cex.kind, cex.span.start, cex.span.end)
+}
+
+fn key_of(site: &Site) -> SiteKey {
+    (site.0, site.1.start, site.1.end)
+}
+
+fn site_of(key: &SiteKey) -> Site {
+    (key.0, key.1..key.2)
 }
 
 /// The engine's order of counterexamples: by length, then text.
@@ -317,6 +402,7 @@ pub fn add_stats(total: &mut Stats, part: &Stats) {
     total.covered += part.covered;
     total.coverage_checks += part.coverage_checks;
     total.projections += part.projections;
+    total.unreachable_sites += part.unreachable_sites;
     total.max_moves = total.max_moves.max(part.max_moves);
 }
 
@@ -454,7 +540,7 @@ fn callbacks_per_component(lib: &Library, parts: &Components, k: u32) -> Option<
 
 /// Codes that can become function values: lambdas, `letrec` functions, and methods
 /// mentioned other than as the function of an application.
-fn value_codes(lib: &Library) -> HashSet<CodeId> {
+pub(super) fn value_codes(lib: &Library) -> HashSet<CodeId> {
     let method_codes: HashSet<CodeId> = lib.methods.iter().map(|m| m.code).collect();
     let mut out: HashSet<CodeId> = (0..lib.codes.len() as CodeId)
         .filter(|c| !method_codes.contains(c))
@@ -558,14 +644,14 @@ impl Bound<'_> {
     }
 }
 
-/// The library restricted to the components `members`, plus the stand-in trampoline
-/// when `trampoline` (its most callbacks) is not zero.
+/// The library restricted to the components `members`, plus the stand-in's
+/// declarations when `stand_in`.
 fn sub_program(
     program: &Program,
     lib: &Library,
     parts: &Components,
     members: &[usize],
-    trampoline: u32,
+    stand_in: bool,
 ) -> Option<Program> {
     let mut names: HashSet<&str> = HashSet::new();
     for (m, method) in lib.methods.iter().enumerate() {
@@ -589,8 +675,8 @@ fn sub_program(
             .collect(),
         main: None,
     };
-    if trampoline > 0 {
-        let stand_in = crate::frontend::load_str("split", &stand_in_source(trampoline), false)
+    if stand_in {
+        let stand_in = crate::frontend::load_str("split", &stand_in_source(), false)
             .ok()?
             .program;
         sub.imports.extend(stand_in.imports);
@@ -599,15 +685,10 @@ fn sub_program(
     Some(sub)
 }
 
-/// `holi_split_trampoline(n)`: calls the client back n times (at most `most`), returns.
-fn stand_in_source(most: u32) -> String {
-    let mut body = String::from("()");
-    for i in (0..most).rev() {
-        body = format!("(if {i} < n then ({CALLBACK}(); {body}) else ())");
-    }
-    format!(
-        "import {CALLBACK} :(unit -> unit)\npublic {TRAMPOLINE} (n:int) :(unit) = {{ {body} }};\n"
-    )
+/// The declarations of the stand-in: its body is never run, since the search plays
+/// it ([`StandIn`]).
+fn stand_in_source() -> String {
+    format!("import {CALLBACK} :(unit -> unit)\npublic {TRAMPOLINE} (u:unit) :(unit) = {{ () }};\n")
 }
 
 #[cfg(test)]
@@ -667,7 +748,7 @@ mod tests {
 
     #[test]
     fn the_stand_in_is_valid_holi() {
-        let src = stand_in_source(3);
+        let src = stand_in_source();
         let loaded = crate::frontend::load_str("split", &src, true)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         assert_eq!(loaded.program.decls.len(), 1);
