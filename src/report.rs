@@ -247,8 +247,11 @@ impl Report<'_> {
         let r = self.result;
         let shown = if self.all {
             "listed"
-        } else {
+        } else if r.inconclusive.is_empty() {
             "shown: the shortest per failure site"
+        } else {
+            // An incomplete search may have missed shorter traces, and other sites.
+            "shown: the shortest found per failure site, search incomplete"
         };
         match r.verdict {
             Verdict::Unsafe => {

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod corpus;
+
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
@@ -180,6 +182,14 @@ fn a_counterexample_found_before_a_limit_still_exits_1() {
         .as_str()
         .unwrap()
         .contains("configuration limit"));
+    // The text report does not call the traces of an incomplete search the shortest.
+    let text = holi(&[
+        "check",
+        example("dao.holi").to_str().unwrap(),
+        "--max-configurations",
+        "40",
+    ]);
+    assert!(stdout(&text).contains("the shortest found per failure site, search incomplete"));
 }
 
 #[test]
@@ -291,4 +301,41 @@ fn first_reports_one_shortest_trace_and_no_memo_the_same_sites() {
     assert_eq!(plain["stats"]["subsumed"], 0);
     let both = holi(&["check", dao, "--all", "--first"]);
     assert_eq!(code(&both), 2, "--all and --first conflict");
+}
+
+/// `various_mains` at k 4, l 2 is split into parts; the over-approximation proves sites
+/// unreachable there, and `--no-havoc` finds the same traces without it.
+#[test]
+fn no_havoc_gives_the_same_traces_without_proving_sites_unreachable() {
+    let Some(files) = corpus::benchmark("the --no-havoc test") else {
+        return;
+    };
+    let Some(file) = files.iter().find(|f| f.ends_with("various_mains.holi")) else {
+        return;
+    };
+    let base = [
+        "check",
+        file.to_str().unwrap(),
+        "--k",
+        "4",
+        "--l",
+        "2",
+        "--format",
+        "json",
+        "--no-replay",
+    ];
+    let with = json(&holi(&base));
+    let without = json(&holi(&[&base[..], &["--no-havoc"]].concat()));
+    assert!(with["stats"]["unreachable_sites"].as_u64().unwrap() > 0);
+    assert_eq!(without["stats"]["unreachable_sites"], 0);
+    let sites = |v: &serde_json::Value| -> Vec<(u64, String)> {
+        v["counterexamples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["moves"].as_u64().unwrap(), c["assert"].to_string()))
+            .collect()
+    };
+    assert_eq!(with["verdict"], without["verdict"]);
+    assert_eq!(sites(&with), sites(&without));
 }

@@ -176,12 +176,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
         if let Some(t) = self.options.timeout {
             if self.start.elapsed() >= t {
-                return Some(format!("timeout after {} s", t.as_secs_f64()));
+                // After a split, `t` is only what was left of the user's limit.
+                return Some("the time limit ran out".to_string());
             }
         }
         if let Some(max) = self.options.max_configurations {
             if self.stats.configurations >= max {
-                return Some(format!("configuration limit ({max}) reached"));
+                return Some("the configuration limit was reached".to_string());
             }
         }
         None
@@ -370,7 +371,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
 
     /// The client's turn in the over-approximation. First the candidate invariants
     /// are checked; then every reference holding an integer that the client's calls
-    /// could assign with the frames left gets a fresh symbol, within the invariants. A
+    /// could assign from here ([`Self::feasible_writes`]) gets a fresh symbol, within
+    /// the invariants and, where known, the values those assignments store. A
     /// reference holding anything else, or a closure or private method the client
     /// holds, is outside what the over-approximation covers, and makes the search
     /// inconclusive.

@@ -206,10 +206,12 @@ pub fn check_with_progress(
                 // below the real traces found if every site left has one.
                 split::add_stats(&mut spent, &unsettled.stats);
                 let left = rest(options, &spent);
-                match unsettled.partial {
+                let mut result = match unsettled.partial {
                     Some(partial) => split::finish(&library, partial, &left, progress),
                     None => explore::Explorer::new(&library, &left).run(progress),
-                }
+                };
+                split::add_found(&mut result, unsettled.found);
+                result
             }
         };
         split::add_stats(&mut result.stats, &spent);

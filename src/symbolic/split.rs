@@ -70,7 +70,7 @@ pub fn check(
 ) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let parts = check_parts(program, lib, options, progress, &mut stats);
+    let (parts, found) = check_parts(program, lib, options, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
     match parts {
         Some(partial) if partial.open.is_empty() => {
@@ -90,7 +90,30 @@ pub fn check(
                 inconclusive: Vec::new(),
             })
         }
-        partial => Err(Box::new(Unsettled { stats, partial })),
+        partial => Err(Box::new(Unsettled {
+            stats,
+            partial,
+            found,
+        })),
+    }
+}
+
+/// Adds to the incomplete result of the search that followed an unsettled split the
+/// real traces the parts found ([`Unsettled::found`]) at sites it has no shorter trace
+/// for: whatever the search did not get to, a client that fails there exists.
+pub fn add_found(result: &mut CheckResult, found: Vec<Counterexample>) {
+    if result.inconclusive.is_empty() {
+        return;
+    }
+    let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+    let before = result.counterexamples.len();
+    improve(&mut best, result.counterexamples.drain(..), |_| true);
+    improve(&mut best, found, |_| true);
+    result.counterexamples = best.into_values().collect();
+    result.counterexamples.sort_by_cached_key(order_key);
+    result.failing_traces += result.counterexamples.len().saturating_sub(before);
+    if !result.counterexamples.is_empty() {
+        result.verdict = Verdict::Unsafe;
     }
 }
 
@@ -101,6 +124,9 @@ pub struct Unsettled {
     /// What it found, if every part's searches were complete and every site that the
     /// lower bounds reach has a real trace.
     pub partial: Option<Partial>,
+    /// The shortest real failing trace per site that the parts' searches found,
+    /// complete or not ([`add_found`]).
+    pub found: Vec<Counterexample>,
 }
 
 pub struct Partial {
@@ -153,19 +179,22 @@ pub fn finish(
     }
 }
 
+/// The split's bounds, if they settle what they can; and the shortest real trace per
+/// site its searches found.
 fn check_parts(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
-) -> Option<Partial> {
+) -> (Option<Partial>, Vec<Counterexample>) {
     let parts = Components::of(lib);
     if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
-        return None;
+        return (None, Vec::new());
     }
-    let callbacks = callbacks_per_component(lib, &parts, options.k)?;
-    let sites = sites_per_component(lib, &parts);
+    let Some(callbacks) = callbacks_per_component(lib, &parts, options.k) else {
+        return (None, Vec::new());
+    };
     let mut search = PartSearch {
         program,
         lib,
@@ -174,7 +203,16 @@ fn check_parts(
         start: Instant::now(),
         total,
         progress,
+        real: BTreeMap::new(),
     };
+    let partial = settle(&mut search, &callbacks);
+    (partial, search.real.into_values().collect())
+}
+
+/// [`check_parts`] with its searches set up.
+fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
+    let (lib, parts) = (search.lib, search.parts);
+    let sites = sites_per_component(lib, parts);
     let mut settled: Vec<Counterexample> = Vec::new();
     let mut open: Vec<Counterexample> = Vec::new();
     for (c, own) in sites.iter().enumerate() {
@@ -215,12 +253,12 @@ fn check_parts(
                 .iter()
                 .any(|(key, &len)| alone.get(key).is_none_or(|&a| len < a));
             if beaten {
-                full_lower(&mut search, &mut best, c, others, &own)?
+                full_lower(search, &mut best, c, others, &own)?
             } else {
                 alone.clone()
             }
         } else {
-            full_lower(&mut search, &mut best, c, others, &own)?
+            full_lower(search, &mut best, c, others, &own)?
         };
         let met = |best: &BTreeMap<SiteKey, Counterexample>| {
             lower
@@ -258,6 +296,8 @@ struct PartSearch<'a> {
     start: Instant,
     total: &'a mut Stats,
     progress: &'a mut dyn FnMut(&Progress),
+    /// The shortest real failing trace per site found so far.
+    real: BTreeMap<SiteKey, Counterexample>,
 }
 
 impl PartSearch<'_> {
@@ -301,6 +341,12 @@ impl PartSearch<'_> {
         }
         let result = explorer.run(self.progress);
         add_stats(self.total, &result.stats);
+        let real = result
+            .counterexamples
+            .iter()
+            .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE))
+            .cloned();
+        improve(&mut self.real, real, |_| true);
         result.inconclusive.is_empty().then_some(result)
     }
 
@@ -752,5 +798,41 @@ mod tests {
         let loaded = crate::frontend::load_str("split", &src, true)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         assert_eq!(loaded.program.decls.len(), 1);
+    }
+
+    /// A split whose searches run out of budget still hands on the real traces its
+    /// parts found, for the search that follows to report.
+    #[test]
+    fn an_unsettled_split_keeps_the_real_traces_found() {
+        let (program, lib) = library(
+            "
+            int n := 0;
+            public boom (u:unit) :(unit) = { assert(0) };
+            public spin (f:unit -> unit) :(unit) = { n := !n + 1; f(); f(); assert(not(!n == 50)) };
+        ",
+        );
+        let options = CheckOptions {
+            k: 4,
+            l: 3,
+            max_configurations: Some(2_000),
+            ..CheckOptions::default()
+        };
+        let Err(unsettled) = check(&program, &lib, &options, &mut |_| {}) else {
+            panic!("the split settled within 2,000 configurations");
+        };
+        assert!(unsettled.partial.is_none());
+        assert_eq!(unsettled.found.len(), 1);
+        let mut result = CheckResult {
+            verdict: Verdict::Inconclusive,
+            counterexamples: Vec::new(),
+            failing_traces: 0,
+            stats: Stats::default(),
+            inconclusive: vec!["search stopped".to_string()],
+        };
+        add_found(&mut result, unsettled.found);
+        assert_eq!(result.verdict, Verdict::Unsafe);
+        assert_eq!(result.failing_traces, 1);
+        assert_eq!(result.counterexamples[0].trace.0.len(), 1);
+        assert_eq!(result.inconclusive.len(), 1);
     }
 }
