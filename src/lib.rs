@@ -55,10 +55,14 @@
 //!   no larger and no failure below them to shorten; references whose contents nothing
 //!   observes, [`symbolic::inert`], left out of the comparison), calls one of several
 //!   interchangeable revealed closures, and, once every failure site in the code has a
-//!   trace, cuts traces as long as the longest of them (branch and bound). A library of independent parts may be checked
-//!   part by part ([`symbolic::split`]) only where a lower and an upper bound per site
-//!   meet; otherwise it is searched whole. Each rule is argued where it is implemented and
-//!   checked against the plain search (`tests/differential.rs`); `--all` never prunes.
+//!   trace, cuts traces as long as the longest of them (branch and bound). A library of
+//!   independent parts may be checked part by part ([`symbolic::split`]) only where a
+//!   lower and an upper bound per site meet; otherwise it is searched whole. A site is
+//!   left out of a part's searches only when an over-approximation of every client
+//!   ([`symbolic::havoc`]) does not reach it. Each rule is argued where it is
+//!   implemented and checked against the plain search (`tests/differential.rs`, which
+//!   also checks that the over-approximation reaches every site the library reaches);
+//!   `--all` never prunes.
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
 //!   users and JSON consumers see; the engine can change without changing them. Output is
 //!   deterministic: counterexamples are sorted by length, then text.
