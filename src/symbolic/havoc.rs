@@ -28,8 +28,9 @@
 //! Resetting a reference to any integer forgets what the library keeps true of it,
 //! such as a balance never below zero. So the reset values are kept within candidate
 //! invariants, bounds each reference's starting value satisfies (`r ≥ v`, `r ≤ v`, and
-//! `r ≥ 0` or `r ≤ 0`), and every client turn checks them: the first that fails at some
-//! turn is dropped and the search redone, until none fails (the Houdini algorithm).
+//! `r ≥ 0` or `r ≤ 0`), and every client turn checks them: at the first turn where some
+//! may fail, those are dropped and the search redone, until none fails (the Houdini
+//! algorithm).
 //! Then they hold at every client turn of the library too: by induction on the turns,
 //! each segment of the library's run between two of them is one of the
 //! over-approximation, starting from values the invariants allow.
