@@ -10,6 +10,7 @@ use crate::symbolic::ir::{
     CodeId, Compiler, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types,
 };
 use crate::syntax::ast::{Decl, Program, Span, Visibility};
+use crate::trace::FailureKind;
 use num_bigint::BigInt;
 use std::collections::HashMap;
 
@@ -64,6 +65,18 @@ impl Library {
 
     pub fn method_code(&self, id: MethodId) -> &FunCode {
         self.code(self.methods[id as usize].code)
+    }
+
+    /// Every place its code can fail ([`crate::symbolic::ir::Expr::failure_sites`]).
+    pub fn failure_sites(&self) -> Vec<(FailureKind, Span)> {
+        let mut sites = Vec::new();
+        for code in &self.codes {
+            code.body.failure_sites(&mut sites);
+        }
+        sites
+            .into_iter()
+            .map(|(kind, span)| (kind, span.clone()))
+            .collect()
     }
 
     /// Whether `name` is a method, import or undeclared name of this library: the names

@@ -12,8 +12,6 @@
 
 use holi::build::Library;
 use holi::symbolic::{check, havoc, split, CheckOptions, CheckResult, Verdict};
-use holi::syntax::ast::Span;
-use holi::trace::FailureKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
@@ -33,17 +31,6 @@ fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
     out
 }
 
-/// Every failure site of `lib`'s code.
-fn all_sites(lib: &Library) -> Vec<(FailureKind, Span)> {
-    let mut out = Vec::new();
-    for code in &lib.codes {
-        let mut sites = Vec::new();
-        code.body.failure_sites(&mut sites);
-        out.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
-    }
-    out
-}
-
 /// The sites the over-approximation of [`holi::symbolic::havoc`] reaches (in the keys
 /// of [`sites`]), when it applies and finishes.
 fn havoc_reached(lib: &Library, k: u32, l: u32, limit: Duration) -> Option<BTreeSet<String>> {
@@ -53,7 +40,7 @@ fn havoc_reached(lib: &Library, k: u32, l: u32, limit: Duration) -> Option<BTree
         timeout: Some(limit),
         ..CheckOptions::default()
     };
-    let (reached, _) = havoc::reachable(lib, &options, &all_sites(lib), &mut |_| {});
+    let (reached, _) = havoc::reachable(lib, &options, &lib.failure_sites(), &mut |_| {});
     Some(
         reached?
             .into_iter()
@@ -144,7 +131,7 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
     let lib = holi::build::build(&loaded.program);
     if let Some(reached) = havoc_reached(&lib, k, l, limit) {
         tally.havoc_compared += 1;
-        let unreachable = all_sites(&lib).len() - reached.len();
+        let unreachable = lib.failure_sites().len() - reached.len();
         tally.havoc_unreachable += unreachable;
         for site in sites(&plain).keys() {
             assert!(

@@ -101,11 +101,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let initial = Config::initial(lib, options.k, options.l);
         let mut targets = Vec::new();
         if options.bound && options.memo && !options.all {
-            let mut sites = Vec::new();
-            for code in &lib.codes {
-                code.body.failure_sites(&mut sites);
-            }
-            targets.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
+            targets = lib.failure_sites();
         }
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
@@ -454,8 +450,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 }
                 if write.guards.is_empty() || self.guards_allow(cfg, &write.guards, &reset) {
                     feasible[i] = true;
+                    // Only a newly reset reference can open another's guard.
+                    changed |= !reset[r];
                     reset[r] = true;
-                    changed = true;
                 }
             }
             if !changed {
@@ -486,31 +483,28 @@ impl<'p, 'o> Explorer<'p, 'o> {
             .iter()
             .filter(|i| i.reference as usize == r)
             .collect();
-        // `old` meets the invariants (they were just checked), and is one of the values.
+        // The witness keeps `old`'s value when it meets the invariants (they were just
+        // checked), since `old` is one of the values; otherwise it takes the starting
+        // value, which meets them all, and the values are not constrained.
         let mut witness = (*cfg.witness).clone();
-        let kept = old.eval(&cfg.witness).filter(|v| {
+        let old_value = old.eval(&cfg.witness);
+        if let Some(v) = &old_value {
             witness.insert(n, v.clone());
-            on_r.iter().all(|i| {
+        }
+        let kept = old_value.is_some()
+            && on_r.iter().all(|i| {
                 i.condition(&fresh)
                     .ok()
                     .and_then(|c| c.eval(&witness))
                     .is_some_and(|c| !c.is_zero())
-            })
-        });
+            });
         let mut conditions = Vec::new();
-        match (kept, values) {
-            (Some(_), Some(values)) => {
+        match values.filter(|_| kept) {
+            Some(values) => {
                 let mut one_of = Term::binary(BinOp::Eq, &fresh, &old).ok();
                 for v in values {
                     let mut value = |reference: Option<RefId>| {
-                        let known =
-                            reference.filter(|&q| !reset[q as usize]).and_then(|q| {
-                                match cfg.store.get(q as usize) {
-                                    Some(Some(Value::Int(t))) => Some(t.clone()),
-                                    _ => None,
-                                }
-                            });
-                        known.unwrap_or_else(|| {
+                        kept_term(cfg, reset, reference).unwrap_or_else(|| {
                             let any = cfg.fresh_sym();
                             if let Some(m) = any.as_sym() {
                                 witness.insert(m, BigInt::zero());
@@ -526,8 +520,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 }
                 conditions.extend(one_of);
             }
-            (Some(_), None) => {}
-            (None, _) => {
+            None if kept => {}
+            None => {
                 witness.insert(
                     n,
                     on_r.first().map_or_else(BigInt::zero, |i| i.start.clone()),
@@ -545,15 +539,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// of `guards` with the rest of the store.
     fn guards_allow(&mut self, cfg: &Config<'p>, guards: &[(Pure, bool)], reset: &[bool]) -> bool {
         let mut scratch = cfg.clone();
-        let mut value = |r: Option<RefId>| {
-            let kept = r.filter(|&r| !reset[r as usize]).and_then(|r| {
-                match scratch.store.get(r as usize) {
-                    Some(Some(Value::Int(t))) => Some(t.clone()),
-                    _ => None,
-                }
-            });
-            kept.unwrap_or_else(|| scratch.fresh_sym())
-        };
+        let mut value =
+            |r: Option<RefId>| kept_term(&scratch, reset, r).unwrap_or_else(|| scratch.fresh_sym());
         let mut all = Term::Const(1.into());
         for (guard, holds) in guards {
             let t = guard.term(&mut value);
@@ -819,6 +806,15 @@ pub fn exhaustive_within(
         Err(result.stats)
     } else {
         Ok(result)
+    }
+}
+
+/// The term reference `r` holds in `cfg`, when it is an integer not in `reset`; `None`
+/// (any value) for a reset reference or an unknown (`r` is `None`).
+fn kept_term(cfg: &Config, reset: &[bool], r: Option<RefId>) -> Option<Term> {
+    match cfg.store.get(r.filter(|&r| !reset[r as usize])? as usize) {
+        Some(Some(Value::Int(t))) => Some(t.clone()),
+        _ => None,
     }
 }
 

@@ -619,16 +619,6 @@ mod tests {
         crate::build::build(&loaded.program)
     }
 
-    fn sites(lib: &Library) -> Vec<Site> {
-        let mut out = Vec::new();
-        for code in &lib.codes {
-            let mut sites = Vec::new();
-            code.body.failure_sites(&mut sites);
-            out.extend(sites.into_iter().map(|(kind, span)| (kind, span.clone())));
-        }
-        out
-    }
-
     fn reached(src: &str, k: u32, l: u32) -> Option<usize> {
         let lib = library(src);
         let options = CheckOptions {
@@ -636,7 +626,7 @@ mod tests {
             l,
             ..CheckOptions::default()
         };
-        reachable(&lib, &options, &sites(&lib), &mut |_| {})
+        reachable(&lib, &options, &lib.failure_sites(), &mut |_| {})
             .0
             .map(|r| r.len())
     }
@@ -730,7 +720,9 @@ mod tests {
             havoc: false,
             ..CheckOptions::default()
         };
-        assert!(reachable(&lib, &off, &sites(&lib), &mut |_| {}).0.is_none());
+        assert!(reachable(&lib, &off, &lib.failure_sites(), &mut |_| {})
+            .0
+            .is_none());
     }
 
     /// Without the lock, a call from `f` changes `c` between the read and the assert.

@@ -119,6 +119,21 @@ pub struct StandIn {
     pub lzero: u32,
 }
 
+impl StandIn {
+    /// The stand-in's call of the client back, with `remaining` more to come and the
+    /// client's budget `saved_l` to restore when it returns.
+    fn call_back(&self, cfg: &mut Config, remaining: u32, saved_l: u32) {
+        cfg.stack.push(GameFrame::StandIn { remaining, saved_l });
+        cfg.push_move(
+            Dir::Call,
+            Player::Library,
+            Name::Import(self.callback),
+            Value::Unit,
+        );
+        cfg.l = self.lzero;
+    }
+}
+
 /// Every move the client can make from an opponent configuration, in search order:
 /// answering the pending P-call (always allowed), then — while its budget lasts —
 /// calling each public name, public methods in declaration order first. With
@@ -150,17 +165,7 @@ pub fn opponent_moves<'p>(
         if remaining > 0 {
             let mut again = answered.clone();
             again.stack.pop();
-            again.stack.push(GameFrame::StandIn {
-                remaining: remaining - 1,
-                saved_l,
-            });
-            again.push_move(
-                Dir::Call,
-                Player::Library,
-                Name::Import(s.callback),
-                Value::Unit,
-            );
-            again.l = s.lzero;
+            s.call_back(&mut again, remaining - 1, saved_l);
             next.push(again);
         }
         answered.stack.pop();
@@ -211,17 +216,7 @@ pub fn opponent_moves<'p>(
             // Without a frame left the call ends the path.
             if s.callbacks > 0 && c.k > 0 {
                 c.k -= 1;
-                c.stack.push(GameFrame::StandIn {
-                    remaining: s.callbacks - 1,
-                    saved_l: cfg.l - 1,
-                });
-                c.push_move(
-                    Dir::Call,
-                    Player::Library,
-                    Name::Import(s.callback),
-                    Value::Unit,
-                );
-                c.l = s.lzero;
+                s.call_back(&mut c, s.callbacks - 1, cfg.l - 1);
                 next.push(c);
             }
             continue;
