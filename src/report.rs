@@ -106,6 +106,7 @@ pub fn verdict_name(v: Verdict) -> &'static str {
         Verdict::Safe => "safe",
         Verdict::Unsafe => "unsafe",
         Verdict::Inconclusive => "inconclusive",
+        Verdict::Stuck => "stuck",
     }
 }
 
@@ -275,6 +276,12 @@ impl Report<'_> {
                 let _ = writeln!(
                     out,
                     "INCONCLUSIVE: no failing trace found, but the search is incomplete."
+                );
+            }
+            Verdict::Stuck => {
+                let _ = writeln!(
+                    out,
+                    "STUCK: no failing trace found, but some paths got stuck and were not explored further."
                 );
             }
         }

@@ -183,6 +183,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),
         max_configurations: args.max_configurations,
         interrupt: Some(interrupt),
+        allow_stuck: false,
     };
 
     let bar = std::io::stderr()
@@ -271,5 +272,6 @@ pub fn run(args: CheckArgs) -> Outcome {
         Verdict::Unsafe => Outcome::Failure,
         Verdict::Safe => Outcome::Ok,
         Verdict::Inconclusive => Outcome::Inconclusive,
+        Verdict::Stuck => Outcome::Stuck,
     }
 }

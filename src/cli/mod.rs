@@ -24,6 +24,9 @@ pub enum Outcome {
     /// The answer is not known: a limit, a timeout, an interruption, a solver `unknown`,
     /// or a counterexample that did not replay.
     Inconclusive = 3,
+    /// No failing trace was found, but some explored paths got stuck (a call of an
+    /// undeclared name, an ill-typed operation): what follows them is unexplored.
+    Stuck = 4,
 }
 
 #[derive(Parser, Debug)]

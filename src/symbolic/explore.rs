@@ -788,6 +788,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             failing_traces: self.failing.len(),
             stats: self.stats,
             inconclusive: self.inconclusive,
+            stuck: Vec::new(),
         }
     }
 }

@@ -20,7 +20,7 @@ pub mod split;
 pub mod term;
 pub mod value;
 
-use crate::syntax::ast::Program;
+use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -78,6 +78,10 @@ pub struct CheckOptions {
     pub max_configurations: Option<u64>,
     /// Set from another thread (Ctrl-C) to stop the search cleanly.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// HOLiK's behaviour: a search that found no failing trace is [`Verdict::Safe`] even
+    /// when some paths got stuck (the benchmark's `--allow-stuck`). Without it such a
+    /// result is [`Verdict::Stuck`].
+    pub allow_stuck: bool,
 }
 
 impl Default for CheckOptions {
@@ -97,6 +101,7 @@ impl Default for CheckOptions {
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
             interrupt: None,
+            allow_stuck: false,
         }
     }
 }
@@ -109,6 +114,31 @@ pub enum Verdict {
     Unsafe,
     /// No failing trace found, but the search was cut short or a query was undecided.
     Inconclusive,
+    /// No failing trace found and the search was complete, but some paths got stuck
+    /// ([`CheckResult::stuck`]): what follows them was never explored, so this is not a
+    /// clean safe result (unless [`CheckOptions::allow_stuck`]).
+    Stuck,
+}
+
+/// Why an explored path got stuck. HOLiK drops such paths silently; holi reports them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StuckReason {
+    /// Application of a name that is neither a variable, a method nor an import.
+    Undeclared(String),
+    /// Reading a reference that is never declared and was not assigned before.
+    UnsetReference(String),
+    /// An ill-shaped operation: applying a non-function, arithmetic on a non-integer,
+    /// projecting a non-pair, and the like.
+    IllTyped,
+}
+
+/// A source place where explored paths got stuck, and how many did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StuckSite {
+    pub span: Span,
+    pub reason: StuckReason,
+    /// Paths that got stuck here (as explored: pruning may skip equivalent ones).
+    pub paths: u64,
 }
 
 /// Counters of one search.
@@ -157,6 +187,8 @@ pub struct CheckResult {
     pub stats: Stats,
     /// Why the result is not complete (limits, interruption, solver `unknown`).
     pub inconclusive: Vec<String>,
+    /// Where explored paths got stuck, in source order.
+    pub stuck: Vec<StuckSite>,
 }
 
 /// A snapshot of a running search, for progress displays.

@@ -88,6 +88,7 @@ pub fn check(
                 counterexamples: found,
                 stats,
                 inconclusive: Vec::new(),
+                stuck: Vec::new(),
             })
         }
         partial => Err(Box::new(Unsettled {
@@ -176,6 +177,7 @@ pub fn finish(
         counterexamples: found,
         stats: whole.stats,
         inconclusive: whole.inconclusive,
+        stuck: whole.stuck,
     }
 }
 
@@ -828,6 +830,7 @@ mod tests {
             failing_traces: 0,
             stats: Stats::default(),
             inconclusive: vec!["search stopped".to_string()],
+            stuck: Vec::new(),
         };
         add_found(&mut result, unsettled.found);
         assert_eq!(result.verdict, Verdict::Unsafe);
