@@ -12,6 +12,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// The version of the JSON report format (`lang/check-output.md`).
+pub const SCHEMA_VERSION: &str = "1.0.0";
+
 /// Where the bounds of a run came from, for the header line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoundSource {

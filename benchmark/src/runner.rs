@@ -83,6 +83,8 @@ pub fn check_args(job: &Job, extra: &[String]) -> Vec<String> {
         job.l.to_string(),
         "--format".to_string(),
         "json".to_string(),
+        // HOLiK drops stuck paths silently; compare like with like.
+        "--allow-stuck".to_string(),
     ];
     args.extend(extra.iter().cloned());
     args

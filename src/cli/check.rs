@@ -1,23 +1,25 @@
-//! `holi check FILE [--k K] [--l L]`: search for the client that breaks a library.
+//! `holi check FILE... [--k K] [--l L]`: search for the client that breaks a library.
 //!
-//! Thin on purpose: load → resolve bounds → check → report. A later step that replays
-//! counterexamples plugs in between `check` and the report (see [`Report`]).
+//! Per file: load → resolve bounds → search → confirm by replay → report. One deadline
+//! (`--timeout`) and one Ctrl-C flag cover the whole command, every file and every phase.
 
-use super::Outcome;
-use crate::diagnostics::Diagnostic;
-use crate::frontend::{self, Loaded};
+use super::inputs::{self, Input};
+use super::ui::Ui;
+use super::{parse_seconds, Outcome};
+use crate::diagnostics::{Diagnostic, Sources};
+use crate::frontend::Loaded;
 use crate::replay;
 use crate::report::{BoundSource, Report};
 use crate::symbolic::{
-    self, CheckOptions, Progress, Verdict, DEFAULT_K, DEFAULT_L, DEFAULT_SOLVER_TIMEOUT,
+    self, CheckOptions, CheckResult, Progress, Stats, Verdict, DEFAULT_K, DEFAULT_L,
 };
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget};
-use std::io::IsTerminal;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -27,8 +29,10 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The HOLi library to check.
-    pub file: PathBuf,
+    /// The HOLi libraries to check: files, directories (every `*.holi` below them), or
+    /// `-` for standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
     /// Open library frames allowed (overrides the file's `# set-bounds K L #`).
     #[arg(long)]
     pub k: Option<u32>,
@@ -67,17 +71,23 @@ pub struct CheckArgs {
     /// counterexample, sooner.
     #[arg(long, conflicts_with = "all")]
     pub first: bool,
+    /// HOLiK's behaviour: a search whose paths got stuck (a call of an undeclared name,
+    /// an ill-typed operation) but found no failing trace is SAFE (exit 0), not STUCK
+    /// (exit 4). The stuck places are still reported.
+    #[arg(long)]
+    pub allow_stuck: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Stop the search after this many seconds (the result is then inconclusive unless
-    /// a counterexample was found).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
+    /// Stop after this many seconds, for the whole command: every file, the search,
+    /// client synthesis and replay (the result is then inconclusive unless a
+    /// counterexample was found).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
     /// Give up on one solver query after this many seconds (the branch is then
     /// undecided and the verdict inconclusive).
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SOLVER_TIMEOUT.as_secs_f64())]
-    pub solver_timeout: f64,
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "10")]
+    pub solver_timeout: Duration,
     /// Stop the search after this many configurations.
     #[arg(long, value_name = "N")]
     pub max_configurations: Option<u64>,
@@ -87,12 +97,15 @@ pub struct CheckArgs {
     /// Write each counterexample's synthesized client to DIR/<file>-<n>.holi.
     #[arg(long, value_name = "DIR")]
     pub client: Option<PathBuf>,
+    /// Leave the synthesized clients out of the report (they are still replayed).
+    #[arg(long)]
+    pub no_clients: bool,
     /// Do not run the synthesized clients to confirm the counterexamples.
     #[arg(long)]
     pub no_replay: bool,
 }
 
-/// A bound that came out as 0 (or negative/invalid time): bad input.
+/// A bound that came out as 0: bad input.
 fn bound_error(loaded: &Loaded, what: &str, value: u32, source: BoundSource) -> Diagnostic {
     let d = Diagnostic::error(
         "E0401",
@@ -110,16 +123,231 @@ fn bound_error(loaded: &Loaded, what: &str, value: u32, source: BoundSource) -> 
     })
 }
 
-pub fn run(args: CheckArgs) -> Outcome {
-    let color_err = std::io::stderr().is_terminal();
-    let loaded = match frontend::load(&args.file, args.strict) {
-        Ok(loaded) => loaded,
-        Err(rejected) => {
-            eprint!("{}", rejected.render(color_err));
+/// A client (a file with `main`) given to `check`, which checks libraries.
+fn client_error(loaded: &Loaded) -> Option<Diagnostic> {
+    let main = loaded.program.main.as_ref()?;
+    Some(
+        Diagnostic::error("E0403", "this file is a client, not a library")
+            .with_label(&loaded.name, main.span.clone(), "a client's `main`")
+            .with_hint(
+                "`holi check` plays a library against every possible client, so it takes a \
+                 library. To run this client with its library: `holi run LIBRARY.holi CLIENT.holi`; \
+                 to check the library: `holi check LIBRARY.holi`.",
+            ),
+    )
+}
+
+/// What one file's check came to, for the exit code and the summary.
+struct FileResult {
+    name: String,
+    outcome: Outcome,
+    /// The verdict line for the summary; `None` when the file was not checked (bad
+    /// input, or a client found in a directory and skipped).
+    verdict: Option<Verdict>,
+}
+
+pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
+    let start = Instant::now();
+    // A timeout too long to add to now is no limit at all.
+    let deadline = args.timeout.and_then(|t| start.checked_add(t));
+    let inputs = match inputs::expand(&args.files) {
+        Ok(inputs) => inputs,
+        Err(d) => {
+            eprint!("{}", d.render(&Sources::new(), ui.color_stderr));
             return Outcome::BadInput;
         }
     };
-    eprint!("{}", loaded.render_warnings(color_err));
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = Arc::clone(&interrupt);
+        // Only fails if a handler is already set (then that one stays in charge).
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let several = inputs.len() > 1;
+    let mut results = Vec::new();
+    let mut json_documents = Vec::new();
+    for input in &inputs {
+        let (result, json) = check_file(input, &args, ui, deadline, &interrupt);
+        if let Some(json) = json {
+            json_documents.push(json);
+        }
+        results.push(result);
+    }
+    if args.format == Format::Json {
+        print_json(json_documents, several);
+    }
+    if several && !matches!(args.format, Format::Json) {
+        print!("{}", summary(&results, ui.quiet()));
+    }
+    combine(results.iter().map(|r| r.outcome))
+}
+
+/// The exit code of several files: bad input first (something was not checked), then
+/// a counterexample, then an unknown answer, then stuck paths; 0 only when every file
+/// is safe.
+fn combine(outcomes: impl Iterator<Item = Outcome>) -> Outcome {
+    let rank = |o: &Outcome| match o {
+        Outcome::BadInput => 4,
+        Outcome::Failure => 3,
+        Outcome::Inconclusive => 2,
+        Outcome::Stuck => 1,
+        Outcome::Ok => 0,
+    };
+    outcomes.max_by_key(rank).unwrap_or(Outcome::Ok)
+}
+
+fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Safe => "safe",
+        Verdict::Unsafe => "UNSAFE",
+        Verdict::Inconclusive => "INCONCLUSIVE",
+        Verdict::Stuck => "STUCK",
+    }
+}
+
+fn file_word(r: &FileResult) -> &'static str {
+    match (r.verdict, r.outcome) {
+        (Some(verdict), _) => verdict_word(verdict),
+        (None, Outcome::Ok) => "skipped",
+        (None, _) => "not checked",
+    }
+}
+
+/// The table of files and verdicts after several files (only the count when quiet).
+fn summary(results: &[FileResult], quiet: bool) -> String {
+    let mut out = String::new();
+    if !quiet {
+        let _ = writeln!(out, "Checked {} files:", results.len());
+        for r in results {
+            let _ = writeln!(out, "  {:<13} {}", file_word(r), r.name);
+        }
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for r in results {
+        let word = file_word(r);
+        match counts.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((word, 1)),
+        }
+    }
+    counts.sort_by_key(|(word, _)| {
+        [
+            "UNSAFE",
+            "not checked",
+            "INCONCLUSIVE",
+            "STUCK",
+            "safe",
+            "skipped",
+        ]
+        .iter()
+        .position(|w| w == word)
+    });
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(word, n)| format!("{n} {}", word.to_lowercase()))
+        .collect();
+    let _ = writeln!(out, "{}{}", if quiet { "" } else { "  " }, parts.join(", "));
+    out
+}
+
+fn print_json(documents: Vec<serde_json::Value>, several: bool) {
+    let value = if several {
+        serde_json::json!({
+            "schema_version": crate::report::SCHEMA_VERSION,
+            "holi_version": env!("CARGO_PKG_VERSION"),
+            "files": documents,
+        })
+    } else {
+        match documents.into_iter().next() {
+            Some(document) => document,
+            None => return,
+        }
+    };
+    match serde_json::to_string_pretty(&value) {
+        Ok(text) => println!("{text}"),
+        Err(e) => eprintln!("error: cannot write the JSON report: {e}"),
+    }
+}
+
+/// The line a quiet run prints for a file.
+fn quiet_line(name: &str, result: &CheckResult) -> String {
+    let detail = match result.verdict {
+        Verdict::Unsafe => {
+            let shortest = result
+                .counterexamples
+                .iter()
+                .map(|c| c.trace.0.len())
+                .min()
+                .unwrap_or(0);
+            format!(
+                " ({} failing trace{}, shortest {shortest} moves)",
+                result.failing_traces,
+                if result.failing_traces == 1 { "" } else { "s" }
+            )
+        }
+        Verdict::Stuck => format!(" ({} places where paths got stuck)", result.stuck.len()),
+        _ => String::new(),
+    };
+    format!("{name}: {}{detail}\n", verdict_word(result.verdict))
+}
+
+/// Every counter of the search, for `-v`.
+fn verbose_stats(s: &Stats, options: &CheckOptions) -> String {
+    let mut out = String::from("  search:\n");
+    let on = |b: bool| if b { "on" } else { "off" };
+    let _ = writeln!(
+        out,
+        "    options: memo {}, semantic {}, inert {}, bound {}, havoc {}, split {}, first {}, all {}",
+        on(options.memo),
+        on(options.semantic),
+        on(options.inert),
+        on(options.bound),
+        on(options.havoc),
+        on(options.split),
+        on(options.first),
+        on(options.all)
+    );
+    for (what, n) in [
+        ("configurations", s.configurations),
+        ("solver queries", s.solver_queries),
+        ("answers from the cache", s.cached_answers),
+        ("client turns subsumed", s.subsumed),
+        ("of them covered semantically", s.covered),
+        ("coverage checks", s.coverage_checks),
+        ("regions made", s.projections),
+        ("failure sites proved unreachable", s.unreachable_sites),
+        ("paths ending at an undeclared call", s.undeclared_calls),
+        ("paths stuck otherwise", s.stuck_paths),
+        ("paths at the frame limit k", s.frame_limit_paths),
+        ("deepening passes (--first)", u64::from(s.deepening_passes)),
+        ("longest trace explored (moves)", u64::from(s.max_moves)),
+    ] {
+        let _ = writeln!(out, "    {what:<36} {n}");
+    }
+    out
+}
+
+/// Checks one input. Returns its result and, under `--format json`, its document.
+fn check_file(
+    input: &Input,
+    args: &CheckArgs,
+    ui: &Ui,
+    deadline: Option<Instant>,
+    interrupt: &Arc<AtomicBool>,
+) -> (FileResult, Option<serde_json::Value>) {
+    let not_checked = |name: String| FileResult {
+        name,
+        outcome: Outcome::BadInput,
+        verdict: None,
+    };
+    let loaded = match input.load(args.strict) {
+        Ok(loaded) => loaded,
+        Err(rejected) => {
+            eprint!("{}", rejected.render(ui.color_stderr));
+            return (not_checked(rejected.name), None);
+        }
+    };
+    ui.warnings(&loaded.render_warnings(ui.color_stderr));
 
     let header = loaded.program.bounds.as_ref();
     let resolve =
@@ -130,44 +358,36 @@ pub fn run(args: CheckArgs) -> Outcome {
         };
     let (k, k_source) = resolve(args.k, header.map(|b| b.k), DEFAULT_K);
     let (l, l_source) = resolve(args.l, header.map(|b| b.l), DEFAULT_L);
-    let mut errors = Vec::new();
+    if loaded.program.main.is_some() && matches!(input, Input::Found(_)) {
+        // A directory of libraries often holds their clients too: not an error there.
+        if !ui.quiet() {
+            eprintln!(
+                "note: skipping {}: a client (it has `main`), not a library",
+                loaded.name
+            );
+        }
+        let skipped = FileResult {
+            name: loaded.name,
+            outcome: Outcome::Ok,
+            verdict: None,
+        };
+        return (skipped, None);
+    }
+    let mut errors: Vec<Diagnostic> = client_error(&loaded).into_iter().collect();
     if k == 0 {
         errors.push(bound_error(&loaded, "k", k, k_source));
     }
     if l == 0 {
         errors.push(bound_error(&loaded, "l", l, l_source));
     }
-    let timeout = match args.timeout {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            errors.push(Diagnostic::error(
-                "E0402",
-                format!("--timeout must be a positive number of seconds, not {t}"),
-            ));
-            None
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
-    let solver_timeout = args.solver_timeout;
-    if !(solver_timeout.is_finite() && solver_timeout > 0.0) {
-        errors.push(Diagnostic::error(
-            "E0402",
-            format!("--solver-timeout must be a positive number of seconds, not {solver_timeout}"),
-        ));
-    }
     if !errors.is_empty() {
         let sources = loaded.sources();
         for e in errors {
-            eprint!("{}", e.render(&sources, color_err));
+            eprint!("{}", e.render(&sources, ui.color_stderr));
         }
-        return Outcome::BadInput;
+        return (not_checked(loaded.name), None);
     }
 
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = Arc::clone(&interrupt);
-        // Only fails if a handler is already set (then that one stays in charge).
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
     let options = CheckOptions {
         k,
         l,
@@ -179,36 +399,17 @@ pub fn run(args: CheckArgs) -> Outcome {
         split: !args.no_split,
         havoc: !args.no_havoc,
         first: args.first,
-        timeout,
-        solver_timeout: Some(Duration::from_secs_f64(solver_timeout)),
+        timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+        // Z3 counts its timeout in 32-bit milliseconds: longer is no limit anyway.
+        solver_timeout: Some(
+            args.solver_timeout
+                .min(Duration::from_millis(u32::MAX.into())),
+        ),
         max_configurations: args.max_configurations,
-        interrupt: Some(interrupt),
-        allow_stuck: false,
+        interrupt: Some(Arc::clone(interrupt)),
+        allow_stuck: args.allow_stuck,
     };
-
-    let bar = std::io::stderr()
-        .is_terminal()
-        .then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()));
-    let mut progress = |p: &Progress| {
-        if let Some(bar) = &bar {
-            if p.elapsed >= Duration::from_secs(1) {
-                let rate = p.configurations as f64 / p.elapsed.as_secs_f64().max(1e-9);
-                bar.set_message(format!(
-                    "{} configurations, depth {}, {:.0}/s, {} failing trace{} so far",
-                    p.configurations,
-                    p.depth,
-                    rate,
-                    p.counterexamples,
-                    if p.counterexamples == 1 { "" } else { "s" }
-                ));
-                bar.tick();
-            }
-        }
-    };
-    let result = symbolic::check_with_progress(&loaded.program, &options, &mut progress);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let result = search(&loaded, &options, ui);
 
     // Every counterexample becomes a client; unless told otherwise, each is run to
     // confirm it. A counterexample that does not replay is a bug in holi: say so loudly.
@@ -219,15 +420,16 @@ pub fn run(args: CheckArgs) -> Outcome {
             replay: !args.no_replay,
             client_dir: args.client.clone(),
         };
-        let stem = args
-            .file
-            .file_stem()
-            .map_or("client".into(), |s| s.to_string_lossy());
-        match replay::confirm(&loaded.program, &result.counterexamples, &options, &stem) {
+        match replay::confirm(
+            &loaded.program,
+            &result.counterexamples,
+            &options,
+            &input.stem(),
+        ) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: cannot write the synthesized clients: {e}");
-                return Outcome::BadInput;
+                return (not_checked(loaded.name), None);
             }
         }
     };
@@ -258,20 +460,116 @@ pub fn run(args: CheckArgs) -> Outcome {
         // Under --all the text would repeat a whole client per trace: list paths only.
         clients: confirmation
             .as_ref()
+            .filter(|_| !args.no_clients)
             .filter(|_| !(args.all && args.client.is_none() && args.format == Format::Text))
             .map(|c| c.clients.clone()),
     };
+    let mut json = None;
     match args.format {
-        Format::Text => print!("{}", report.text(std::io::stdout().is_terminal())),
-        Format::Json => print!("{}", report.json()),
+        Format::Text if ui.quiet() => print!("{}", quiet_line(&loaded.name, &result)),
+        Format::Text => {
+            print!("{}", report.text(ui.color_stdout));
+            if ui.verbose() {
+                print!("{}", verbose_stats(&result.stats, &options));
+            }
+        }
+        Format::Json => json = Some(serde_json::to_value(report.to_json()).unwrap_or_default()),
     }
-    if replay_failed {
-        return Outcome::Inconclusive;
+    let outcome = if replay_failed {
+        Outcome::Inconclusive
+    } else {
+        match result.verdict {
+            Verdict::Unsafe => Outcome::Failure,
+            Verdict::Safe => Outcome::Ok,
+            Verdict::Inconclusive => Outcome::Inconclusive,
+            Verdict::Stuck => Outcome::Stuck,
+        }
+    };
+    let file_result = FileResult {
+        name: loaded.name.clone(),
+        outcome,
+        verdict: Some(result.verdict),
+    };
+    (file_result, json)
+}
+
+/// Runs the search, with a progress line on a terminal once it takes over a second.
+fn search(loaded: &Loaded, options: &CheckOptions, ui: &Ui) -> CheckResult {
+    let bar = (ui.stderr_is_terminal && !ui.quiet()).then(|| {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        // A spinner and the message: the search has no known length to fill a bar with.
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar
+    });
+    let mut progress = |p: &Progress| {
+        if let Some(bar) = &bar {
+            if p.elapsed >= Duration::from_secs(1) {
+                bar.set_message(progress_message(p));
+                bar.tick();
+            }
+        }
+    };
+    let result = symbolic::check_with_progress(&loaded.program, options, &mut progress);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    match result.verdict {
-        Verdict::Unsafe => Outcome::Failure,
-        Verdict::Safe => Outcome::Ok,
-        Verdict::Inconclusive => Outcome::Inconclusive,
-        Verdict::Stuck => Outcome::Stuck,
+    result
+}
+
+fn progress_message(p: &Progress) -> String {
+    let rate = p.configurations as f64 / p.elapsed.as_secs_f64().max(1e-9);
+    format!(
+        "{} configurations, depth {}, {:.0}/s, {} failing trace{} so far",
+        p.configurations,
+        p.depth,
+        rate,
+        p.counterexamples,
+        if p.counterexamples == 1 { "" } else { "s" }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbolic::DEFAULT_SOLVER_TIMEOUT;
+
+    #[test]
+    fn several_files_exit_with_the_most_serious_outcome() {
+        use Outcome::*;
+        assert_eq!(combine([Ok, Stuck, Ok].into_iter()), Stuck);
+        assert_eq!(combine([Stuck, Inconclusive].into_iter()), Inconclusive);
+        assert_eq!(combine([Inconclusive, Failure, Ok].into_iter()), Failure);
+        assert_eq!(combine([Failure, BadInput].into_iter()), BadInput);
+        assert_eq!(combine(std::iter::empty()), Ok);
+    }
+
+    #[test]
+    fn the_documented_solver_timeout_is_the_engines() {
+        let cli = <super::super::Cli as clap::Parser>::try_parse_from(["holi", "check", "x"]);
+        let Ok(super::super::Cli {
+            command: super::super::Command::Check(args),
+            ..
+        }) = cli
+        else {
+            panic!("`holi check x` parses");
+        };
+        assert_eq!(args.solver_timeout, DEFAULT_SOLVER_TIMEOUT);
+    }
+
+    #[test]
+    fn progress_shows_configurations_depth_rate_and_traces() {
+        let p = Progress {
+            configurations: 5000,
+            depth: 7,
+            counterexamples: 1,
+            elapsed: Duration::from_secs(2),
+        };
+        assert_eq!(
+            progress_message(&p),
+            "5000 configurations, depth 7, 2500/s, 1 failing trace so far"
+        );
     }
 }

@@ -1,10 +1,10 @@
 //! `holi fmt FILE [--check]`: print a HOLi file in canonical form.
 
+use super::ui::Ui;
 use super::Outcome;
 use crate::frontend;
 use crate::syntax::printer::print_program;
 use clap::Args;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -18,8 +18,8 @@ pub struct FmtArgs {
 
 /// Prints the canonical text to stdout (warnings to stderr); exit 2 when the file does not
 /// load. Comments are not part of the syntax tree and are not printed.
-pub fn run(args: FmtArgs) -> Outcome {
-    let color = std::io::stderr().is_terminal();
+pub fn run(args: FmtArgs, ui: &Ui) -> Outcome {
+    let color = ui.color_stderr;
     match frontend::load(&args.file, false) {
         Ok(loaded) => {
             eprint!("{}", loaded.render_warnings(color));

@@ -1,15 +1,20 @@
 //! The command-line interface: argument parsing, dispatch, rendering and exit codes.
 //!
 //! Each subcommand lives in its own file and returns an [`Outcome`]; only this module
-//! turns outcomes into process exit codes.
+//! turns outcomes into process exit codes. [`ui`] holds what every subcommand shares
+//! (colour, verbosity), [`inputs`] how files, directories and `-` become inputs.
 
 pub mod check;
 pub mod fmt;
+pub mod inputs;
 pub mod parse;
 pub mod run;
+pub mod ui;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
+use std::time::Duration;
+use ui::{ColorChoice, Ui};
 
 /// How a command ended. The numeric values are the documented exit codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,9 +38,22 @@ pub enum Outcome {
 #[command(
     name = "holi",
     version,
-    about = "Find the client that breaks your higher-order library"
+    about = "Find the client that breaks your higher-order library",
+    after_help = "Exit codes: 0 nothing wrong, 1 counterexample (or failed assert in `run`), \
+                  2 bad input or usage, 3 inconclusive, 4 no counterexample but stuck paths.\n\
+                  Documentation: lang/README.md; `holi explain CODE` for a diagnostic code."
 )]
 pub struct Cli {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always,
+    /// never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Print only verdicts and errors: no warnings, progress, traces or statistics.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print more: every counter of the search and the options in force.
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -50,16 +68,100 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
     Run(run::RunArgs),
+    /// Print a shell completion script for holi to standard output.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print holi's manual page (roff, for `man -l -`) to standard output.
+    Man,
+}
+
+/// A number of seconds as a duration. Anything finite and positive is accepted; a value
+/// too large for a duration (such as `1e20`) is the longest one, i.e. no limit.
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(format!("must be a positive number of seconds, not {text}"));
+    }
+    Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
+}
+
+/// The clap definition, for completions and the manual page.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+fn completions(shell: clap_complete::Shell) -> Outcome {
+    let mut cmd = command();
+    clap_complete::generate(shell, &mut cmd, "holi", &mut std::io::stdout());
+    Outcome::Ok
+}
+
+fn man() -> Outcome {
+    let mut out = Vec::new();
+    let rendered = clap_mangen::Man::new(command()).render(&mut out);
+    // Subcommands get their own sections, so `man holi` documents every flag.
+    let subcommands = command()
+        .get_subcommands()
+        .cloned()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .try_for_each(|sub| {
+            let title = format!(".SH \"HOLI {}\"\n", sub.get_name().to_uppercase());
+            out.extend_from_slice(title.as_bytes());
+            if let Some(about) = sub.get_about() {
+                out.extend_from_slice(format!("{about}\n").as_bytes());
+            }
+            clap_mangen::Man::new(sub).render_options_section(&mut out)
+        });
+    match rendered.and(subcommands) {
+        Ok(()) => {
+            print!("{}", String::from_utf8_lossy(&out));
+            Outcome::Ok
+        }
+        Err(e) => {
+            eprintln!("error: cannot render the manual page: {e}");
+            Outcome::BadInput
+        }
+    }
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let ui = Ui::new(cli.color, cli.quiet, cli.verbose);
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
-        Command::Parse(args) => parse::run(args),
-        Command::Fmt(args) => fmt::run(args),
-        Command::Check(args) => check::run(args),
-        Command::Run(args) => run::run(args),
+        Command::Parse(args) => parse::run(args, &ui),
+        Command::Fmt(args) => fmt::run(args, &ui),
+        Command::Check(args) => check::run(args, &ui),
+        Command::Run(args) => run::run(args, &ui),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man(),
     });
     ExitCode::from(outcome as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_never_panic() {
+        assert_eq!(parse_seconds("1e20"), Ok(Duration::MAX));
+        assert_eq!(parse_seconds("inf"), Ok(Duration::MAX));
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_seconds("1e-5"), Ok(Duration::from_micros(10)));
+        for bad in ["0", "-1", "NaN", "ten", ""] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_clap_definition_is_consistent() {
+        command().debug_assert();
+    }
 }

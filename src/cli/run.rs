@@ -5,6 +5,7 @@
 //! `assert` fails or a division by zero happens, 2 for bad input or a link error, 3 when a
 //! limit stops the run or the machine is stuck (e.g. a call of an undeclared name).
 
+use super::ui::Ui;
 use super::Outcome;
 use crate::concrete::{self, Failure, Limits, Linked, Side, Stop};
 use crate::diagnostics::{Diagnostic, Sources};
@@ -12,7 +13,6 @@ use crate::frontend::{self, Loaded};
 use crate::link::{self, Files};
 use crate::trace::FailureKind;
 use clap::Args;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -34,8 +34,8 @@ pub struct RunArgs {
     pub strict: bool,
 }
 
-pub fn run(args: RunArgs) -> Outcome {
-    let color = std::io::stderr().is_terminal();
+pub fn run(args: RunArgs, ui: &Ui) -> Outcome {
+    let color = ui.color_stderr;
     let mut loaded: Vec<Loaded> = Vec::new();
     for file in &args.files {
         match frontend::load(file, args.strict) {

@@ -1,0 +1,78 @@
+//! How the command talks to people: colour, verbosity and the progress line.
+//!
+//! Colour follows the conventions of cargo and clippy: `--color always|never` decides;
+//! under `auto` (the default) a stream is coloured only when it is a terminal and
+//! `NO_COLOR` is unset or empty (<https://no-color.org>).
+
+use clap::ValueEnum;
+use std::io::IsTerminal;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour a stream only when it is a terminal and `NO_COLOR` is not set.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// How much a command prints besides its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    /// `-q`: verdicts and errors only; no warnings, progress, traces or statistics.
+    Quiet,
+    Normal,
+    /// `-v`: also every counter of the search and the options in force.
+    Verbose,
+}
+
+/// The decisions every subcommand shares.
+#[derive(Clone, Copy, Debug)]
+pub struct Ui {
+    pub color_stdout: bool,
+    pub color_stderr: bool,
+    pub verbosity: Verbosity,
+    /// Whether stderr is a terminal, where a progress line may be drawn.
+    pub stderr_is_terminal: bool,
+}
+
+impl Ui {
+    pub fn new(choice: ColorChoice, quiet: bool, verbose: bool) -> Ui {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let stdout_tty = std::io::stdout().is_terminal();
+        let stderr_tty = std::io::stderr().is_terminal();
+        let decide = |tty: bool| match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && !no_color,
+        };
+        Ui {
+            color_stdout: decide(stdout_tty),
+            color_stderr: decide(stderr_tty),
+            verbosity: if quiet {
+                Verbosity::Quiet
+            } else if verbose {
+                Verbosity::Verbose
+            } else {
+                Verbosity::Normal
+            },
+            stderr_is_terminal: stderr_tty,
+        }
+    }
+
+    pub fn quiet(&self) -> bool {
+        self.verbosity == Verbosity::Quiet
+    }
+
+    pub fn verbose(&self) -> bool {
+        self.verbosity == Verbosity::Verbose
+    }
+
+    /// Writes diagnostics (already rendered) to stderr unless they are only warnings
+    /// and the user asked for quiet.
+    pub fn warnings(&self, rendered: &str) {
+        if !self.quiet() {
+            eprint!("{rendered}");
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! The command line as people and tools use it: several inputs, colour, verbosity,
+//! durations, completions, the manual page and the progress line in a real terminal.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn holi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("holi runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const ESC: &str = "\u{1b}[";
+
+#[test]
+fn several_files_get_one_line_each_and_a_summary() {
+    let out = holi(&["check", &example("dao.holi"), &example("dao_fixed.holi")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Checked 2 files:"), "{stdout}");
+    assert!(stdout.contains("UNSAFE        "), "{stdout}");
+    assert!(stdout.contains("1 unsafe, 1 safe"), "{stdout}");
+}
+
+#[test]
+fn a_directory_is_every_library_below_it_and_its_clients_are_skipped() {
+    let examples = example("");
+    let out = holi(&["check", &examples, "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("dao.holi: UNSAFE"), "{stdout}");
+    assert!(stdout.contains("dao_fixed.holi: safe"), "{stdout}");
+    assert!(
+        stdout.ends_with("4 unsafe, 4 safe, 4 skipped\n"),
+        "{stdout}"
+    );
+    let loud = holi(&["check", &examples]);
+    assert!(
+        text(&loud.stderr).contains("skipping"),
+        "{}",
+        text(&loud.stderr)
+    );
+    assert!(text(&loud.stdout).contains("Checked 12 files:"));
+}
+
+#[test]
+fn standard_input_is_dash() {
+    let source = std::fs::read(example("dao.holi")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args(["check", "-", "--k", "2", "--l", "1", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&source).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).starts_with("<stdin>: UNSAFE"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn parse_takes_directories_and_counts() {
+    let out = holi(&["parse", &example("")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Parsed 12 files: 12 well-formed"),
+        "{}",
+        text(&out.stdout)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let out = holi(&["parse", empty.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("E0404"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_client_given_to_check_says_what_to_do_instead() {
+    let out = holi(&["check", &example("clients/dao_attacker.holi")]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("E0403"), "{stderr}");
+    assert!(
+        stderr.contains("holi run LIBRARY.holi CLIENT.holi"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn no_duration_panics() {
+    let dao = example("dao.holi");
+    for flag in ["--timeout", "--solver-timeout"] {
+        for value in ["1e20", "1e300", "inf", "1e-9"] {
+            let out = holi(&["check", &dao, "--k", "2", "--l", "1", flag, value, "-q"]);
+            let code = out.status.code();
+            assert!(
+                matches!(code, Some(1 | 3)),
+                "{flag} {value}: {code:?} {}",
+                text(&out.stderr)
+            );
+        }
+        for bad in ["0", "-1", "NaN", "soon"] {
+            let out = holi(&["check", &dao, flag, bad]);
+            assert_eq!(out.status.code(), Some(2), "{flag} {bad}");
+        }
+    }
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let dao = example("dao.holi");
+    let args = ["check", &dao, "--k", "2", "--l", "1"];
+    // Not a terminal: no escapes by default.
+    let plain = holi(&args);
+    assert!(!text(&plain.stdout).contains(ESC));
+    let never = holi(&[&args[..], &["--color", "never"]].concat());
+    assert!(!text(&never.stdout).contains(ESC));
+    let always = holi(&[&args[..], &["--color", "always"]].concat());
+    assert!(
+        text(&always.stdout).contains(ESC),
+        "{}",
+        text(&always.stdout)
+    );
+    // NO_COLOR only silences `auto`; an explicit `always` still colours.
+    let no_color = Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args([&args[..], &["--color", "always"]].concat())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(text(&no_color.stdout).contains(ESC));
+}
+
+#[test]
+fn quiet_prints_the_verdict_and_verbose_every_counter() {
+    let dao = example("dao.holi");
+    let quiet = holi(&["check", &dao, "--k", "3", "--l", "2", "-q"]);
+    assert_eq!(
+        text(&quiet.stdout),
+        format!("{dao}: UNSAFE (2 failing traces, shortest 7 moves)\n")
+    );
+    let verbose = holi(&["check", &dao, "--k", "3", "--l", "2", "-v"]);
+    let stdout = text(&verbose.stdout);
+    assert!(stdout.contains("call withdraw(x1)"), "{stdout}");
+    assert!(stdout.contains("paths at the frame limit k"), "{stdout}");
+    assert!(stdout.contains("options: memo on"), "{stdout}");
+}
+
+#[test]
+fn completions_and_manual_page_come_from_the_command_definitions() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = holi(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(text(&out.stdout).contains("solver-timeout"), "{shell}");
+    }
+    let man = holi(&["man"]);
+    assert_eq!(man.status.code(), Some(0));
+    let page = text(&man.stdout);
+    assert!(page.starts_with(".ie"), "{page}");
+    assert!(page.contains(".TH holi 1"), "{page}");
+    assert!(page.contains("HOLI CHECK"), "{page}");
+    assert!(page.contains("allow\\-stuck"), "{page}");
+}
+
+/// A library whose plain search runs for seconds.
+const SLOW: &str = "import f :(int -> int)
+int c := 0;
+public inc (x:int) :(int) = { c := !c + x; f (!c) };
+public get (y:int) :(unit) = { assert (!c < 1000 + y * y * y) };
+";
+
+#[test]
+fn the_progress_line_shows_the_search_in_a_real_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file: PathBuf = dir.path().join("slow.holi");
+    std::fs::write(&file, SLOW).unwrap();
+    let session = format!("holi-progress-{}", std::process::id());
+    let command = format!(
+        "{} check {} --k 6 --l 4 --no-memo --no-havoc --timeout 20; sleep 30",
+        env!("CARGO_BIN_EXE_holi"),
+        file.display()
+    );
+    let tmux = |args: &[&str]| Command::new("tmux").args(args).output().unwrap();
+    let started = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "160",
+        "-y",
+        "10",
+        &command,
+    ]);
+    assert!(started.status.success(), "{}", text(&started.stderr));
+    // The line appears after a second of search; look for it for up to 15 s.
+    let mut screen = String::new();
+    for _ in 0..60 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        screen = text(&tmux(&["capture-pane", "-p", "-t", &session]).stdout);
+        if screen.contains("failing trace") {
+            break;
+        }
+    }
+    tmux(&["kill-session", "-t", &session]);
+    assert!(screen.contains(" configurations, depth "), "{screen}");
+    assert!(screen.contains("/s, "), "{screen}");
+    assert!(screen.contains("so far"), "{screen}");
+}
