@@ -4,6 +4,7 @@
 //! turns outcomes into process exit codes.
 
 pub mod check;
+pub mod explain;
 pub mod fmt;
 pub mod parse;
 pub mod run;
@@ -50,6 +51,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
     Run(run::RunArgs),
+    /// Explain a diagnostic code such as E0101 (without one, list every code).
+    Explain(explain::ExplainArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -60,6 +63,7 @@ pub fn main() -> ExitCode {
         Command::Fmt(args) => fmt::run(args),
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
+        Command::Explain(args) => explain::run(args),
     });
     ExitCode::from(outcome as u8)
 }
