@@ -331,6 +331,20 @@ mod tests {
         assert_eq!(location(&render("", 0..0, false)), "1:1");
     }
 
+    /// The excerpt's location and the JSON report's position of a counterexample agree.
+    #[test]
+    fn locations_agree_with_report_positions() {
+        let text = "a\r\nb\rc\x0Bd\x0C\u{0085}é\u{2028}\u{2029}\t\n\nz\n";
+        for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+            let p = crate::report::position(text, at);
+            assert_eq!(
+                location(&render(text, at..at, false)),
+                format!("{}:{}", p.line, p.column),
+                "at {at}"
+            );
+        }
+    }
+
     #[test]
     fn spans_outside_the_text_are_clamped_not_a_panic() {
         assert_eq!(location(&render("m = x", 3..99, false)), "1:4");
