@@ -121,16 +121,13 @@ fn parse_exit_codes_follow_the_severity() {
     assert_eq!(holi(&["parse", clean]), (0, String::new(), String::new()));
     let (code, _, stderr) = holi(&["parse", warned]);
     assert_eq!(code, 0);
-    assert!(
-        stderr.contains("[W0201] Warning: Type mismatch"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("warning[W0201]: Type mismatch"), "{stderr}");
     let (code, _, stderr) = holi(&["parse", "--strict", warned]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("[W0201] Error: Type mismatch"), "{stderr}");
+    assert!(stderr.contains("error[W0201]: Type mismatch"), "{stderr}");
     let (code, _, stderr) = holi(&["parse", clean, broken]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("[E0101]"), "{stderr}");
+    assert!(stderr.contains("error[E0101]"), "{stderr}");
     let (code, _, stderr) = holi(&["parse", "no/such/file.holi"]);
     assert_eq!(code, 2);
     assert!(

@@ -26,8 +26,8 @@ fn malformed_inputs_give_exit_code_2_and_located_diagnostics() {
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         assert_eq!(output.status.code(), Some(2), "{name}:\n{stderr}");
         assert!(output.stdout.is_empty(), "{name}");
-        assert!(stderr.contains("] Error: "), "{name}: no error\n{stderr}");
-        // ariadne's header `╭─[ file:line:column ]` locates the first label.
+        assert!(stderr.starts_with("error["), "{name}: no error\n{stderr}");
+        // The excerpt's top line `╭─[ file:line:column ]` locates the first label.
         let located = format!("╭─[ {path}:");
         assert!(stderr.contains(&located), "{name}: not located\n{stderr}");
         insta::assert_snapshot!(name.trim_end_matches(".holi"), stderr);
@@ -68,14 +68,14 @@ fn warnings_are_reported_and_escalated_by_strict() {
         let (code, stderr) = run(false);
         assert_eq!(code, Some(0), "{name}:\n{stderr}");
         assert!(
-            stderr.contains("] Warning: ") && !stderr.contains("] Error: "),
+            stderr.starts_with("warning[") && !stderr.contains("error["),
             "{name}"
         );
         let (strict_code, strict_stderr) = run(true);
         assert_eq!(strict_code, Some(2), "{name}:\n{strict_stderr}");
         assert_eq!(
             strict_stderr,
-            stderr.replace("] Warning: ", "] Error: "),
+            stderr.replace("warning[", "error["),
             "{name}"
         );
         insta::assert_snapshot!(

@@ -5,6 +5,7 @@
 //! (colour, verbosity), [`inputs`] how files, directories and `-` become inputs.
 
 pub mod check;
+pub mod explain;
 pub mod fmt;
 pub mod inputs;
 pub mod parse;
@@ -68,6 +69,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
     Run(run::RunArgs),
+    /// Explain a diagnostic code such as E0101 (without one, list every code).
+    Explain(explain::ExplainArgs),
     /// Print a shell completion script for holi to standard output.
     Completions {
         /// The shell to complete for.
@@ -141,6 +144,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args, &ui),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
+        Command::Explain(args) => explain::run(args),
     });
     ExitCode::from(outcome as u8)
 }
