@@ -218,6 +218,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         let options = replay::ConfirmOptions {
             replay: !args.no_replay,
             client_dir: args.client.clone(),
+            ..Default::default()
         };
         let stem = args
             .file
