@@ -163,6 +163,9 @@ fn replay_client_indexed(
         library: "library.holi",
         client: "client.holi",
     };
+    if let Some(cutoff) = limits.cutoff() {
+        return Verdict::NotReplayed(cutoff);
+    }
     let client = ProgramIndex::new(client);
     if let Err(errors) = link::compatible(library, &client, files) {
         let titles: Vec<String> = errors.iter().map(|d| d.title.clone()).collect();
@@ -172,9 +175,7 @@ fn replay_client_indexed(
             reason: format!("the client does not link: {}", titles.join("; ")),
         };
     }
-    if let Some(cutoff) = limits.cutoff() {
-        return Verdict::NotReplayed(cutoff);
-    }
+    // The run checks the deadline and interrupt from its first step on.
     let run = concrete::run_indexed(Some(library), &client, limits.clone(), &mut |_| {});
     compare_indexed(library, cx, &run)
 }
@@ -404,5 +405,43 @@ fn mismatch_without_client(cx: &Counterexample, reason: String) -> Verdict {
         expected: cx.concrete.clone(),
         observed: Trace::default(),
         reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::load_str;
+    use crate::trace::{Dir, FailureKind, Player};
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_run_cut_short_is_not_replayed_rather_than_a_mismatch() {
+        let library = match load_str("t.holi", "public m (x:int) :(unit) = { assert(x) };", false) {
+            Ok(l) => l.program,
+            Err(r) => panic!("{}", r.render(false)),
+        };
+        let call = Move {
+            dir: Dir::Call,
+            by: Player::Client,
+            method: "m".to_string(),
+            value: TraceValue::Int(0.into()),
+        };
+        let cx = Counterexample {
+            kind: FailureKind::Assert,
+            span: 30..39,
+            trace: Trace(vec![call.clone()]),
+            concrete: Trace(vec![call]),
+            model: BTreeMap::new(),
+        };
+        for cutoff in [Cutoff::TimeLimit, Cutoff::Interrupted] {
+            let run = RunResult {
+                outcome: Outcome::Stopped(Stop::Cutoff(cutoff)),
+                moves: Vec::new(),
+                steps: 0,
+                max_library_depth: 0,
+            };
+            assert_eq!(compare(&library, &cx, &run), Verdict::NotReplayed(cutoff));
+        }
     }
 }
