@@ -21,6 +21,7 @@
 //! it is (paper Example 4). Since a frame is identified by which invocation of its
 //! function it is, every trace has this form.
 
+use crate::concrete::{Cutoff, Limits, ProgramIndex};
 use crate::syntax::ast::{
     BinOp, Decl, Expr, ExprKind, Function, Ident, Import, Main, MethodDecl, Program, Type,
     Visibility,
@@ -51,6 +52,20 @@ impl fmt::Display for SynthesisError {
 
 fn err<T>(msg: impl Into<String>) -> Result<T, SynthesisError> {
     Err(SynthesisError(msg.into()))
+}
+
+/// Why no client was written: the trace does not make one, or the time limit passed or
+/// the user interrupted before it was done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unwritten {
+    Error(SynthesisError),
+    Cutoff(Cutoff),
+}
+
+impl From<SynthesisError> for Unwritten {
+    fn from(e: SynthesisError) -> Unwritten {
+        Unwritten::Error(e)
+    }
 }
 
 /// A step from a value to one of its components.
@@ -148,17 +163,12 @@ fn fallback_fun_type() -> Type {
 }
 
 impl Script {
-    fn analyse(library: &Program, cx: &Counterexample) -> Result<Script, SynthesisError> {
-        let publics: HashMap<&str, Type> = library
-            .decls
-            .iter()
-            .filter_map(|d| match d {
-                Decl::Method(m) if m.visibility == Visibility::Public => {
-                    Some((m.name.name.as_str(), m.func.ty()))
-                }
-                _ => None,
-            })
-            .collect();
+    fn analyse(
+        publics: &ProgramIndex<'_>,
+        cx: &Counterexample,
+        limits: &Limits,
+    ) -> Result<Script, Unwritten> {
+        let library = publics.program;
         let mut types: HashMap<String, Option<Type>> = HashMap::new();
         let mut client_owned: HashSet<String> = HashSet::new();
         for import in &library.imports {
@@ -182,15 +192,23 @@ impl Script {
             Some(Open::LibraryCall { .. }) => err("a client move while the library is in control"),
         };
         for (index, mv) in cx.concrete.0.iter().enumerate() {
-            let at = |msg: String| SynthesisError(format!("move {} (`{mv}`): {msg}", index + 1));
+            if let Some(cutoff) = limits.cutoff() {
+                return Err(Unwritten::Cutoff(cutoff));
+            }
+            let at = |msg: String| {
+                Unwritten::Error(SynthesisError(format!(
+                    "move {} (`{mv}`): {msg}",
+                    index + 1
+                )))
+            };
             match (mv.dir, mv.by) {
                 (Dir::Call, Player::Client) => {
                     let frame = top_frame(&stack)?;
-                    let ty = if let Some(t) = publics.get(mv.method.as_str()) {
+                    let ty = if let Some(m) = publics.public_method(&mv.method) {
                         if !script.used_public.contains(&mv.method) {
                             script.used_public.push(mv.method.clone());
                         }
-                        Some(t.clone())
+                        Some(m.func.ty())
                     } else if script.revealed.iter().any(|(n, _, _)| *n == mv.method) {
                         types.get(&mv.method).cloned().flatten()
                     } else {
@@ -204,7 +222,7 @@ impl Script {
                         param.as_ref(),
                         &mut types,
                         &mut client_owned,
-                        &publics,
+                        publics,
                     );
                     script.frames[frame].calls.push(Call {
                         target: mv.method.clone(),
@@ -233,7 +251,7 @@ impl Script {
                         ret_ty.as_ref(),
                         &mut types,
                         &client_owned,
-                        &publics,
+                        publics,
                         |path| Arrival::Result {
                             frame,
                             action,
@@ -257,7 +275,7 @@ impl Script {
                         param.as_ref(),
                         &mut types,
                         &client_owned,
-                        &publics,
+                        publics,
                         |path| Arrival::Param { frame, path },
                     );
                     stack.push(Open::Frame(frame));
@@ -278,7 +296,7 @@ impl Script {
                         ret.as_ref(),
                         &mut types,
                         &mut client_owned,
-                        &publics,
+                        publics,
                     );
                     script.frames[frame].ret = Some(mv.value.clone());
                 }
@@ -294,16 +312,17 @@ impl Script {
         ty: Option<&Type>,
         types: &mut HashMap<String, Option<Type>>,
         client_owned: &mut HashSet<String>,
-        publics: &HashMap<&str, Type>,
+        publics: &ProgramIndex<'_>,
     ) {
         let mut found = Vec::new();
         functions_in(value, ty, &mut Vec::new(), &mut found);
         for (name, fty, _) in found {
+            let public = publics.public_method(&name).is_some();
             let known = client_owned.contains(&name)
-                || publics.contains_key(name.as_str())
+                || public
                 || self.revealed.iter().any(|(n, _, _)| *n == name);
             if known {
-                if publics.contains_key(name.as_str()) && !self.used_public.contains(&name) {
+                if public && !self.used_public.contains(&name) {
                     self.used_public.push(name);
                 }
                 continue;
@@ -324,14 +343,14 @@ impl Script {
         ty: Option<&Type>,
         types: &mut HashMap<String, Option<Type>>,
         client_owned: &HashSet<String>,
-        publics: &HashMap<&str, Type>,
+        publics: &ProgramIndex<'_>,
         arrival: impl Fn(Vec<Proj>) -> Arrival,
     ) {
         let mut found = Vec::new();
         functions_in(value, ty, &mut Vec::new(), &mut found);
         for (name, fty, path) in found {
             if client_owned.contains(&name)
-                || publics.contains_key(name.as_str())
+                || publics.public_method(&name).is_some()
                 || self.revealed.iter().any(|(n, _, _)| *n == name)
             {
                 continue;
@@ -382,6 +401,9 @@ fn project(mut value: Expr, path: &[Proj]) -> Expr {
 
 struct Generator<'a> {
     script: &'a Script,
+    /// The library, whose names the client must not reuse.
+    library: &'a ProgramIndex<'a>,
+    /// Names given to the client's own declarations so far.
     taken: HashSet<String>,
     /// Trace name of a client function → the client method implementing it.
     client_methods: HashMap<String, String>,
@@ -405,12 +427,16 @@ impl<'a> Generator<'a> {
         let base = base.as_str();
         let mut name = base.to_string();
         let mut n = 1;
-        while self.taken.contains(&name) {
+        while self.is_taken(&name) {
             n += 1;
             name = format!("{base}_{n}");
         }
         self.taken.insert(name.clone());
         name
+    }
+
+    fn is_taken(&self, name: &str) -> bool {
+        RESERVED.contains(&name) || self.library.names(name) || self.taken.contains(name)
     }
 
     /// A method that ignores its argument and returns a default value of the result type.
@@ -671,23 +697,32 @@ fn method(vis: Visibility, name: &str, param: Type, ret: Type, body: Expr) -> De
     })
 }
 
-/// Every name the library defines or imports: the client must not reuse them.
-fn library_names(library: &Program) -> HashSet<String> {
-    library
-        .decls
-        .iter()
-        .map(|d| d.name().name.clone())
-        .chain(library.imports.iter().map(|i| i.name.name.clone()))
-        .chain(["main".to_string(), "x".to_string(), "result".to_string()])
-        .collect()
-}
+/// Names the generated code uses itself: `main`, every method's parameter `x`, and
+/// `result`, which holds a call's result while revealed functions are stored.
+const RESERVED: [&str; 3] = ["main", "x", "result"];
 
 /// Writes the client that plays `cx` against `library`.
 pub fn synthesize(library: &Program, cx: &Counterexample) -> Result<Client, SynthesisError> {
-    let script = Script::analyse(library, cx)?;
+    match synthesize_indexed(&ProgramIndex::new(library), cx, &Limits::default()) {
+        Ok(client) => Ok(client),
+        Err(Unwritten::Error(e)) => Err(e),
+        Err(Unwritten::Cutoff(c)) => Err(SynthesisError(format!("stopped: {c}"))),
+    }
+}
+
+/// [`synthesize`] against an indexed library, giving up when `limits` say time is up or
+/// the user interrupted. Costs time in the trace's length, not the library's size.
+pub fn synthesize_indexed(
+    index: &ProgramIndex<'_>,
+    cx: &Counterexample,
+    limits: &Limits,
+) -> Result<Client, Unwritten> {
+    let library = index.program;
+    let script = Script::analyse(index, cx, limits)?;
     let mut gen = Generator {
         script: &script,
-        taken: library_names(library),
+        library: index,
+        taken: HashSet::new(),
         client_methods: HashMap::new(),
         fun_refs: HashMap::new(),
         defaults: BTreeMap::new(),
@@ -734,11 +769,19 @@ pub fn synthesize(library: &Program, cx: &Counterexample) -> Result<Client, Synt
     }
     let mut methods = Vec::new();
     for import in &library.imports {
+        if let Some(cutoff) = limits.cutoff() {
+            return Err(Unwritten::Cutoff(cutoff));
+        }
         let name = import.name.name.clone();
         let body = gen.function_body(&name, &import.ty, &mut counters)?;
         let (param, ret) = match &import.ty {
             Type::Arrow(a, b) => ((**a).clone(), (**b).clone()),
-            _ => return err(format!("the import `{name}` does not have a function type")),
+            _ => {
+                return Err(SynthesisError(format!(
+                    "the import `{name}` does not have a function type"
+                ))
+                .into())
+            }
         };
         methods.push(method(Visibility::Public, &name, param, ret, body));
     }
@@ -756,14 +799,11 @@ pub fn synthesize(library: &Program, cx: &Counterexample) -> Result<Client, Synt
         .used_public
         .iter()
         .filter_map(|name| {
-            library.decls.iter().find_map(|d| match d {
-                Decl::Method(m) if m.name.name == *name => Some(Import {
-                    name: ident(name),
-                    ty: m.func.ty(),
-                    ty_span: 0..0,
-                    span: 0..0,
-                }),
-                _ => None,
+            index.method(name).map(|m| Import {
+                name: ident(name),
+                ty: m.func.ty(),
+                ty_span: 0..0,
+                span: 0..0,
             })
         })
         .collect();

@@ -7,8 +7,12 @@
 //! The client may import only the library methods it uses. Violations are diagnostics
 //! pointing at both files. The linked program itself is [`Linked`]: names stay per side
 //! and imports resolve across, which for compatible programs is the composition `L̂; Ĉ`.
+//!
+//! Every check looks names up in [`ProgramIndex`]es, so linking costs time in the size
+//! of the client (and the library's imports), not of the library: replay links one
+//! client per counterexample.
 
-use crate::concrete::Linked;
+use crate::concrete::{Linked, ProgramIndex};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{Decl, MethodDecl, Program, Visibility};
 
@@ -26,10 +30,6 @@ fn methods(program: &Program) -> impl Iterator<Item = &MethodDecl> {
     })
 }
 
-fn public_method<'p>(program: &'p Program, name: &str) -> Option<&'p MethodDecl> {
-    methods(program).find(|m| m.visibility == Visibility::Public && m.name.name == name)
-}
-
 fn references(program: &Program) -> impl Iterator<Item = &Decl> {
     program
         .decls
@@ -43,6 +43,24 @@ pub fn link<'p>(
     client: &'p Program,
     files: Files<'_>,
 ) -> Result<Linked<'p>, Vec<Diagnostic>> {
+    compatible(
+        &ProgramIndex::new(library),
+        &ProgramIndex::new(client),
+        files,
+    )?;
+    Ok(Linked {
+        library: Some(library),
+        client,
+    })
+}
+
+/// Checks Definition 3 on indexed programs: `Ok` when they link, else every violation.
+pub fn compatible(
+    library_index: &ProgramIndex<'_>,
+    client_index: &ProgramIndex<'_>,
+    files: Files<'_>,
+) -> Result<(), Vec<Diagnostic>> {
+    let (library, client) = (library_index.program, client_index.program);
     let mut errors = Vec::new();
     if let Some(main) = &library.main {
         errors.push(
@@ -63,7 +81,7 @@ pub fn link<'p>(
         );
     }
     for import in &client.imports {
-        match public_method(library, &import.name.name) {
+        match library_index.public_method(&import.name.name) {
             None => errors.push(
                 Diagnostic::error(
                     "E0703",
@@ -95,7 +113,7 @@ pub fn link<'p>(
         }
     }
     for import in &library.imports {
-        match public_method(client, &import.name.name) {
+        match client_index.public_method(&import.name.name) {
             None => errors.push(
                 Diagnostic::error(
                     "E0705",
@@ -130,9 +148,7 @@ pub fn link<'p>(
         }
     }
     for m in methods(client) {
-        if m.visibility == Visibility::Public
-            && !library.imports.iter().any(|i| i.name.name == m.name.name)
-        {
+        if m.visibility == Visibility::Public && library_index.import(&m.name.name).is_none() {
             errors.push(
                 Diagnostic::error(
                     "E0707",
@@ -147,7 +163,7 @@ pub fn link<'p>(
                 ),
             );
         }
-        if let Some(lib) = methods(library).find(|l| l.name.name == m.name.name) {
+        if let Some(lib) = library_index.method(&m.name.name) {
             errors.push(
                 Diagnostic::error(
                     "E0708",
@@ -160,7 +176,7 @@ pub fn link<'p>(
         }
     }
     for r in references(client) {
-        if let Some(lib) = references(library).find(|l| l.name().name == r.name().name) {
+        if let Some(lib) = library_index.reference(&r.name().name) {
             errors.push(
                 Diagnostic::error(
                     "E0709",
@@ -180,10 +196,7 @@ pub fn link<'p>(
         }
     }
     if errors.is_empty() {
-        Ok(Linked {
-            library: Some(library),
-            client,
-        })
+        Ok(())
     } else {
         Err(errors)
     }

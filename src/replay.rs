@@ -6,15 +6,25 @@
 //! then fail in the library with the same kind of failure at the same place. Function
 //! names are compared up to a consistent renaming: the trace's `f1`/`m1` are fresh names,
 //! and the run has its own.
+//!
+//! [`confirm`] replays every counterexample of one library: it indexes the library once,
+//! so each replay costs time in the length of its trace, not in the size of the library,
+//! and it stops at the caller's deadline or interrupt, marking the counterexamples left
+//! [`Verdict::NotReplayed`].
 
-use crate::client::{self, Client};
-use crate::concrete::{self, Limits, Outcome, RunResult, Side, Stop};
+use crate::client::{self, Client, Unwritten};
+use crate::concrete::{
+    self, Cutoff, Limits, Outcome, ProgramIndex, RunResult, Side, Stop, DEFAULT_MAX_MEMORY,
+};
 use crate::link::{self, Files};
 use crate::syntax::ast::Program;
 use crate::trace::{Counterexample, Move, Trace, TraceValue};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
 
 /// The verdict of one replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +37,9 @@ pub enum Verdict {
         observed: Trace,
         reason: String,
     },
+    /// Not replayed: the time limit passed or the user interrupted first. This says
+    /// nothing about the counterexample (and is no bug in holi).
+    NotReplayed(Cutoff),
 }
 
 /// A replay: the client's source (when one could be written) and the verdict.
@@ -54,6 +67,7 @@ impl fmt::Display for Verdict {
                 f,
                 "replay failed ({reason})\n  expected: {expected}\n  observed: {observed}"
             ),
+            Verdict::NotReplayed(cutoff) => write!(f, "not replayed ({cutoff})"),
         }
     }
 }
@@ -63,6 +77,9 @@ impl fmt::Display for Verdict {
 pub const REPLAY_LIMITS: Limits = Limits {
     max_steps: 50_000_000,
     max_depth: 100_000,
+    max_memory: DEFAULT_MAX_MEMORY,
+    deadline: None,
+    interrupt: None,
 };
 
 /// The client's source text: the explanatory header, then the canonical printing.
@@ -77,17 +94,29 @@ pub fn client_source(client: &Client) -> String {
 /// Synthesizes the client for `cx`, prints it, parses it back, links and runs it, and
 /// compares the run with the counterexample.
 pub fn replay(library: &Program, cx: &Counterexample) -> Replay {
+    replay_indexed(&ProgramIndex::new(library), cx, &REPLAY_LIMITS)
+}
+
+/// [`replay`] against an indexed library, within `limits` (whose deadline and interrupt
+/// also bound the synthesis).
+pub fn replay_indexed(library: &ProgramIndex<'_>, cx: &Counterexample, limits: &Limits) -> Replay {
     let mismatch = |reason: String, observed: Trace| Verdict::Mismatch {
         expected: cx.concrete.clone(),
         observed,
         reason,
     };
-    let client = match client::synthesize(library, cx) {
+    let client = match client::synthesize_indexed(library, cx, limits) {
         Ok(c) => c,
-        Err(e) => {
+        Err(Unwritten::Error(e)) => {
             return Replay {
                 client: None,
                 verdict: mismatch(e.to_string(), Trace::default()),
+            }
+        }
+        Err(Unwritten::Cutoff(cutoff)) => {
+            return Replay {
+                client: None,
+                verdict: Verdict::NotReplayed(cutoff),
             }
         }
     };
@@ -112,7 +141,7 @@ pub fn replay(library: &Program, cx: &Counterexample) -> Replay {
             };
         }
     };
-    let verdict = replay_client(library, &parsed, cx);
+    let verdict = replay_client_indexed(library, &parsed, cx, limits);
     Replay {
         client: Some(source),
         verdict,
@@ -121,27 +150,46 @@ pub fn replay(library: &Program, cx: &Counterexample) -> Replay {
 
 /// Links `library` with an already-built `client`, runs it and compares with `cx`.
 pub fn replay_client(library: &Program, client: &Program, cx: &Counterexample) -> Verdict {
+    replay_client_indexed(&ProgramIndex::new(library), client, cx, &REPLAY_LIMITS)
+}
+
+fn replay_client_indexed(
+    library: &ProgramIndex<'_>,
+    client: &Program,
+    cx: &Counterexample,
+    limits: &Limits,
+) -> Verdict {
     let files = Files {
         library: "library.holi",
         client: "client.holi",
     };
-    let linked = match link::link(library, client, files) {
-        Ok(l) => l,
-        Err(errors) => {
-            let titles: Vec<String> = errors.iter().map(|d| d.title.clone()).collect();
-            return Verdict::Mismatch {
-                expected: cx.concrete.clone(),
-                observed: Trace::default(),
-                reason: format!("the client does not link: {}", titles.join("; ")),
-            };
-        }
-    };
-    let run = concrete::run(linked, REPLAY_LIMITS, &mut |_| {});
-    compare(library, cx, &run)
+    if let Some(cutoff) = limits.cutoff() {
+        return Verdict::NotReplayed(cutoff);
+    }
+    let client = ProgramIndex::new(client);
+    if let Err(errors) = link::compatible(library, &client, files) {
+        let titles: Vec<String> = errors.iter().map(|d| d.title.clone()).collect();
+        return Verdict::Mismatch {
+            expected: cx.concrete.clone(),
+            observed: Trace::default(),
+            reason: format!("the client does not link: {}", titles.join("; ")),
+        };
+    }
+    // The run checks the deadline and interrupt from its first step on.
+    let run = concrete::run_indexed(Some(library), &client, limits.clone(), &mut |_| {});
+    compare_indexed(library, cx, &run)
 }
 
 /// Compares a finished run with the counterexample it should reproduce.
 pub fn compare(library: &Program, cx: &Counterexample, run: &RunResult) -> Verdict {
+    compare_indexed(&ProgramIndex::new(library), cx, run)
+}
+
+fn compare_indexed(library: &ProgramIndex<'_>, cx: &Counterexample, run: &RunResult) -> Verdict {
+    // A run cut short has made only a prefix of the moves: that is no mismatch.
+    if let Outcome::Stopped(Stop::Cutoff(cutoff)) = &run.outcome {
+        return Verdict::NotReplayed(*cutoff);
+    }
     let observed = Trace(run.moves.clone());
     let mismatch = |reason: String| Verdict::Mismatch {
         expected: cx.concrete.clone(),
@@ -176,20 +224,22 @@ pub fn compare(library: &Program, cx: &Counterexample, run: &RunResult) -> Verdi
         Outcome::Stopped(Stop::DepthLimit(n)) => {
             mismatch(format!("the run exceeded call depth {n}"))
         }
+        Outcome::Stopped(Stop::MemoryLimit { limit, .. }) => mismatch(format!(
+            "the run exceeded its memory limit of {limit} bytes"
+        )),
+        Outcome::Stopped(Stop::Cutoff(cutoff)) => Verdict::NotReplayed(*cutoff),
     }
 }
 
 /// Equality of move sequences up to a bijective renaming of function names; names of
 /// the library's own methods and imports must match exactly.
-pub fn same_moves(library: &Program, expected: &[Move], observed: &[Move]) -> Result<(), String> {
-    let fixed: Vec<&str> = library
-        .decls
-        .iter()
-        .map(|d| d.name().name.as_str())
-        .chain(library.imports.iter().map(|i| i.name.name.as_str()))
-        .collect();
+pub fn same_moves(
+    library: &ProgramIndex<'_>,
+    expected: &[Move],
+    observed: &[Move],
+) -> Result<(), String> {
     let mut renaming = Renaming {
-        fixed,
+        fixed: library,
         forward: HashMap::new(),
         backward: HashMap::new(),
     };
@@ -218,14 +268,15 @@ pub fn same_moves(library: &Program, expected: &[Move], observed: &[Move]) -> Re
 }
 
 struct Renaming<'a> {
-    fixed: Vec<&'a str>,
+    /// The library, whose own names are never renamed.
+    fixed: &'a ProgramIndex<'a>,
     forward: HashMap<String, String>,
     backward: HashMap<String, String>,
 }
 
 impl Renaming<'_> {
     fn names(&mut self, e: &str, o: &str) -> bool {
-        if self.fixed.contains(&e) || self.fixed.contains(&o) {
+        if self.fixed.names(e) || self.fixed.names(o) {
             return e == o;
         }
         match (self.forward.get(e), self.backward.get(o)) {
@@ -259,6 +310,11 @@ pub struct ConfirmOptions {
     pub replay: bool,
     /// Also write each client to `DIR/<stem>-<n>.holi` (`--client DIR`).
     pub client_dir: Option<PathBuf>,
+    /// Give up at this instant (`holi check --timeout`): synthesis, linking and runs stop,
+    /// and every counterexample not yet replayed is [`Verdict::NotReplayed`].
+    pub deadline: Option<Instant>,
+    /// Give up once this flag is set (Ctrl-C), in the same way.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 /// Per counterexample (in order): the replay verdict, when replay ran, and the client,
@@ -281,6 +337,19 @@ impl Confirmation {
             })
             .collect()
     }
+
+    /// The counterexamples (1-based) left unconfirmed because time ran out or the user
+    /// interrupted, with which of the two.
+    pub fn not_replayed(&self) -> Vec<(usize, Cutoff)> {
+        self.verdicts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| match v {
+                Some(Verdict::NotReplayed(c)) => Some((i + 1, *c)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Synthesizes (and unless told otherwise replays) a client for every counterexample,
@@ -294,15 +363,26 @@ pub fn confirm(
     if let Some(dir) = &options.client_dir {
         std::fs::create_dir_all(dir)?;
     }
+    let index = ProgramIndex::new(library);
+    let limits = Limits {
+        deadline: options.deadline,
+        interrupt: options.interrupt.clone(),
+        ..REPLAY_LIMITS
+    };
     let mut confirmation = Confirmation::default();
     for (i, cx) in counterexamples.iter().enumerate() {
-        let (source, verdict) = if options.replay {
-            let r = replay(library, cx);
+        let (source, verdict) = if let Some(cutoff) = limits.cutoff() {
+            (None, Some(Verdict::NotReplayed(cutoff)))
+        } else if options.replay {
+            let r = replay_indexed(&index, cx, &limits);
             (r.client, Some(r.verdict))
         } else {
-            match client::synthesize(library, cx) {
+            match client::synthesize_indexed(&index, cx, &limits) {
                 Ok(c) => (Some(client_source(&c)), None),
-                Err(e) => (None, Some(mismatch_without_client(cx, e.to_string()))),
+                Err(Unwritten::Error(e)) => {
+                    (None, Some(mismatch_without_client(cx, e.to_string())))
+                }
+                Err(Unwritten::Cutoff(cutoff)) => (None, Some(Verdict::NotReplayed(cutoff))),
             }
         };
         let client = match (&options.client_dir, source) {
@@ -325,5 +405,43 @@ fn mismatch_without_client(cx: &Counterexample, reason: String) -> Verdict {
         expected: cx.concrete.clone(),
         observed: Trace::default(),
         reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::load_str;
+    use crate::trace::{Dir, FailureKind, Player};
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_run_cut_short_is_not_replayed_rather_than_a_mismatch() {
+        let library = match load_str("t.holi", "public m (x:int) :(unit) = { assert(x) };", false) {
+            Ok(l) => l.program,
+            Err(r) => panic!("{}", r.render(false)),
+        };
+        let call = Move {
+            dir: Dir::Call,
+            by: Player::Client,
+            method: "m".to_string(),
+            value: TraceValue::Int(0.into()),
+        };
+        let cx = Counterexample {
+            kind: FailureKind::Assert,
+            span: 30..39,
+            trace: Trace(vec![call.clone()]),
+            concrete: Trace(vec![call]),
+            model: BTreeMap::new(),
+        };
+        for cutoff in [Cutoff::TimeLimit, Cutoff::Interrupted] {
+            let run = RunResult {
+                outcome: Outcome::Stopped(Stop::Cutoff(cutoff)),
+                moves: Vec::new(),
+                steps: 0,
+                max_library_depth: 0,
+            };
+            assert_eq!(compare(&library, &cx, &run), Verdict::NotReplayed(cutoff));
+        }
     }
 }

@@ -186,3 +186,102 @@ fn each_example_attacker_breaks_its_library_and_not_the_fixed_one() {
         );
     }
 }
+
+const DEEP: &str = "main = { letrec f (n:int) :(int) =
+  if n <= 0 then 0 else 1 + f (n - 1) in f 100000000 };
+";
+
+#[test]
+fn a_huge_max_depth_stops_at_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "deep.holi", DEEP);
+    let o = holi(&[
+        "run",
+        &p,
+        "--max-depth",
+        "1000000000",
+        "--max-steps",
+        "100000000000",
+        "--max-memory",
+        "64",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("E0806"), "{err}");
+    assert!(err.contains("more than 64 MiB"), "{err}");
+    assert!(err.contains("deep.holi:2:"), "located in `f`: {err}");
+}
+
+#[test]
+fn a_client_that_imports_needs_its_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = file(&dir, "attacker.holi", ATTACKER);
+    let o = holi(&["run", &client]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("E0710"), "{err}");
+    assert!(err.contains("imports `withdraw`"), "{err}");
+    assert!(err.contains("holi run LIBRARY.holi attacker.holi"), "{err}");
+    assert!(err.contains("attacker.holi:1:8"), "at the import: {err}");
+}
+
+/// Runs until a limit stops it (every call stays open: HOLi has no tail calls).
+const ENDLESS: &str = "private loop (n:int) :(int) = { loop(n + 1) }; main = { loop(0) };";
+
+#[test]
+fn the_timeout_stops_a_run_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "p.holi", ENDLESS);
+    let started = std::time::Instant::now();
+    let o = holi(&[
+        "run",
+        &p,
+        "--max-steps",
+        "18446744073709551615",
+        "--max-depth",
+        "1000000000",
+        "--timeout",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("E0807"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("time limit of 0.5 s"), "{}", stderr(&o));
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+#[test]
+fn timeouts_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "p.holi", "main = { 1 };");
+    for huge in ["1e20", "inf", "1.8e308"] {
+        let o = holi(&["run", &p, "--timeout", huge]);
+        assert_eq!(o.status.code(), Some(0), "{huge}: {}", stderr(&o));
+    }
+    for bad in ["0", "-1", "NaN"] {
+        let o = holi(&["run", &p, &format!("--timeout={bad}")]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("E0402"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn ctrl_c_stops_a_run_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "p.holi", ENDLESS);
+    let child = Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args(["run", &p, "--max-steps", "18446744073709551615"])
+        .args(["--max-depth", "1000000000"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("holi runs");
+    // Give the handler time to be installed before the signal arrives.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let o = child.wait_with_output().expect("holi ends");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+}

@@ -419,6 +419,8 @@ fn check_file(
         let options = replay::ConfirmOptions {
             replay: !args.no_replay,
             client_dir: args.client.clone(),
+            deadline,
+            interrupt: Some(Arc::clone(interrupt)),
         };
         match replay::confirm(
             &loaded.program,

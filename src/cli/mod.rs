@@ -80,15 +80,22 @@ enum Command {
     Man,
 }
 
-/// A number of seconds as a duration. Anything finite and positive is accepted; a value
-/// too large for a duration (such as `1e20`) is the longest one, i.e. no limit.
+/// The code of a time limit that is not a positive number of seconds.
+const BAD_SECONDS: &str = "E0402";
+
+/// A number of seconds as a duration (`--timeout`, `--solver-timeout`). Anything positive
+/// is accepted; a value too large for a duration (such as `1e20`) is the longest one,
+/// i.e. no limit. Never panics, unlike `Duration::from_secs_f64`.
 pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    let bad = || {
+        format!(
+            "[{BAD_SECONDS}]: a time limit must be a positive number of seconds, not `{text}` \
+             (see `holi explain {BAD_SECONDS}`)"
+        )
+    };
+    let seconds: f64 = text.trim().parse().map_err(|_| bad())?;
     if seconds.is_nan() || seconds <= 0.0 {
-        return Err(format!("must be a positive number of seconds, not {text}"));
+        return Err(bad());
     }
     Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }

@@ -8,13 +8,29 @@
 //! Each repository name is owned by the side (library or client) whose code created it;
 //! an application that crosses sides is a boundary move (paper Figure 3) and is recorded
 //! in the same notation `holi check` prints.
+//!
+//! Names are resolved lazily through [`ProgramIndex`]es built once, so starting a run
+//! costs nothing per declaration: replay starts one run per counterexample, and a
+//! library with thousands of methods would otherwise be copied into every run.
+//!
+//! Besides steps and depth, a run is bounded by an estimate of its memory (stack,
+//! environments, closures, store and integers, see [`Machine::footprint`]), a deadline
+//! and an interrupt flag; these are checked every [`CHECK_EVERY`] steps, and an
+//! arithmetic result is checked before it is computed.
 
+use super::index::ProgramIndex;
 use crate::ops;
-use crate::syntax::ast::{BinOp, Expr, ExprKind, Function, Ident, Program, Span};
+use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, Function, Ident, Program, Span};
 use crate::trace::{Dir, FailureKind, Move, Player, TraceValue};
 use num_bigint::BigInt;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::mem::size_of;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// Which program a piece of code, a name or a location belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,13 +61,27 @@ pub enum Value {
     Fun(FunId),
 }
 
+/// The default bound on a run's estimated memory: 1 GiB.
+pub const DEFAULT_MAX_MEMORY: usize = 1 << 30;
+
+/// How many steps pass between two checks of the clock, the interrupt flag and the
+/// memory estimate: often enough to stop within microseconds, rarely enough to cost
+/// nothing measurable.
+pub const CHECK_EVERY: u64 = 1024;
+
 /// Limits that turn a non-terminating or runaway run into an inconclusive answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     /// Machine transitions before giving up.
     pub max_steps: u64,
     /// Open function calls (evaluation boxes) before giving up.
     pub max_depth: usize,
+    /// Bytes the run may hold, as estimated by [`Machine::footprint`].
+    pub max_memory: usize,
+    /// Give up at this instant (`holi check --timeout`, `holi run --timeout`).
+    pub deadline: Option<Instant>,
+    /// Give up once this flag is set (by the Ctrl-C handler).
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Limits {
@@ -59,7 +89,45 @@ impl Default for Limits {
         Limits {
             max_steps: 10_000_000,
             max_depth: 100_000,
+            max_memory: DEFAULT_MAX_MEMORY,
+            deadline: None,
+            interrupt: None,
         }
+    }
+}
+
+impl Limits {
+    /// Whether the run must stop now for a reason outside the program: the interrupt
+    /// flag is set or the deadline has passed.
+    pub fn cutoff(&self) -> Option<Cutoff> {
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            Some(Cutoff::Interrupted)
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Cutoff::TimeLimit)
+        } else {
+            None
+        }
+    }
+}
+
+/// A reason to stop that says nothing about the program: time ran out, or the user
+/// pressed Ctrl-C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cutoff {
+    TimeLimit,
+    Interrupted,
+}
+
+impl fmt::Display for Cutoff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Cutoff::TimeLimit => "time limit",
+            Cutoff::Interrupted => "interrupted",
+        })
     }
 }
 
@@ -82,6 +150,14 @@ pub enum Stop {
     },
     StepLimit(u64),
     DepthLimit(usize),
+    /// The estimated footprint would exceed `limit` bytes; `span` is what was being
+    /// evaluated.
+    MemoryLimit {
+        limit: usize,
+        span: Span,
+        side: Side,
+    },
+    Cutoff(Cutoff),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,6 +196,58 @@ struct EnvNode<'p> {
     next: Env<'p>,
 }
 
+thread_local! {
+    /// Bytes held by the live environment nodes of this thread. Nodes are shared by
+    /// frames and closures and freed when the last one goes, so only their own `Drop`
+    /// knows when to take them off.
+    static ENV_BYTES: Cell<usize> = const { Cell::new(0) };
+}
+
+fn env_bytes() -> usize {
+    ENV_BYTES.with(Cell::get)
+}
+
+fn node_bytes(value: &Value) -> usize {
+    // The node plus the `Rc`'s two counts.
+    size_of::<EnvNode<'_>>() + 2 * size_of::<usize>() + heap_bytes(value)
+}
+
+impl Drop for EnvNode<'_> {
+    fn drop(&mut self) {
+        let bytes = node_bytes(&self.value);
+        ENV_BYTES.with(|b| b.set(b.get().saturating_sub(bytes)));
+    }
+}
+
+/// The heap a value holds beyond its own size: integer digits and pair cells.
+fn heap_bytes(value: &Value) -> usize {
+    match value {
+        Value::Unit | Value::Fun(_) => 0,
+        Value::Int(i) => int_bytes(i.bits()),
+        Value::Pair(p) => {
+            size_of::<(Value, Value)>()
+                + 2 * size_of::<usize>()
+                + heap_bytes(&p.0)
+                + heap_bytes(&p.1)
+        }
+    }
+}
+
+/// The digits of an integer of `bits` bits.
+fn int_bytes(bits: u64) -> usize {
+    usize::try_from(bits.div_ceil(64).saturating_mul(8)).unwrap_or(usize::MAX)
+}
+
+/// An upper bound on the bits of `a op b`, known before computing it.
+fn result_bits(op: BinOp, a: &BigInt, b: &BigInt) -> u64 {
+    match op {
+        BinOp::Mul => a.bits().saturating_add(b.bits()),
+        BinOp::Add | BinOp::Sub => a.bits().max(b.bits()).saturating_add(1),
+        BinOp::Div => a.bits(),
+        _ => 1,
+    }
+}
+
 fn lookup<'p>(env: &Env<'p>, name: &str) -> Option<Value> {
     let mut cur = env.as_ref();
     while let Some(node) = cur {
@@ -132,6 +260,8 @@ fn lookup<'p>(env: &Env<'p>, name: &str) -> Option<Value> {
 }
 
 fn bind<'p>(env: &Env<'p>, name: &'p str, value: Value) -> Env<'p> {
+    let bytes = node_bytes(&value);
+    ENV_BYTES.with(|b| b.set(b.get().saturating_add(bytes)));
     Some(Rc::new(EnvNode {
         name,
         value,
@@ -222,26 +352,47 @@ enum Kont<'p> {
 
 /// The concrete machine: repository, store, continuation stack and move log.
 pub struct Machine<'p> {
+    library: Option<&'p ProgramIndex<'p>>,
+    client: &'p ProgramIndex<'p>,
     repo: Vec<FunEntry<'p>>,
+    /// Declared names resolved so far, per side of the code that named them.
     globals: HashMap<(Side, &'p str), FunId>,
     missing: HashMap<(Side, String), FunId>,
-    store: HashMap<String, Value>,
+    /// References assigned so far; the others still hold their declared value.
+    store: HashMap<&'p str, Value>,
     stack: Vec<Kont<'p>>,
     owner: Side,
     depth: usize,
     library_depth: usize,
     max_library_depth: usize,
     labels: HashMap<FunId, String>,
+    /// Labels handed out, so that none is given twice.
     taken_labels: HashSet<String>,
     next_label: [usize; 2],
     moves: Vec<Move>,
     limits: Limits,
+    /// The expression evaluated last, where a memory stop is reported.
+    at: &'p Span,
+    /// [`ENV_BYTES`] when the run started: the nodes of other machines are not ours.
+    env_base: usize,
+    store_bytes: usize,
+    moves_bytes: usize,
 }
 
+/// Where a failure that is not the program's fault is reported: the start of the file.
+static NOWHERE: Span = 0..0;
+
 impl<'p> Machine<'p> {
-    /// Builds both programs into one repository and store (paper Figure 2, bottom).
-    pub fn new(linked: Linked<'p>, limits: Limits) -> Machine<'p> {
-        let mut machine = Machine {
+    /// A machine for the client of `client`, linked with `library` (paper Figure 2,
+    /// bottom). Names are entered into the repository when first used.
+    pub fn new(
+        library: Option<&'p ProgramIndex<'p>>,
+        client: &'p ProgramIndex<'p>,
+        limits: Limits,
+    ) -> Machine<'p> {
+        Machine {
+            library,
+            client,
             repo: Vec::new(),
             globals: HashMap::new(),
             missing: HashMap::new(),
@@ -256,85 +407,18 @@ impl<'p> Machine<'p> {
             next_label: [0, 0],
             moves: Vec::new(),
             limits,
-        };
-        let sides: Vec<(Side, &'p Program)> = linked
-            .library
-            .map(|lib| (Side::Library, lib))
-            .into_iter()
-            .chain([(Side::Client, linked.client)])
-            .collect();
-        for &(side, program) in &sides {
-            for decl in &program.decls {
-                machine.taken_labels.insert(decl.name().name.clone());
-                if let crate::syntax::ast::Decl::Method(method) = decl {
-                    let id = FunId(machine.repo.len());
-                    machine.repo.push(FunEntry {
-                        owner: side,
-                        name: Some(method.name.name.clone()),
-                        body: Body::Code {
-                            func: &method.func,
-                            env: None,
-                            rec_name: None,
-                        },
-                    });
-                    machine
-                        .globals
-                        .insert((side, method.name.name.as_str()), id);
-                }
-            }
+            at: &NOWHERE,
+            env_base: env_bytes(),
+            store_bytes: 0,
+            moves_bytes: 0,
         }
-        // Imports resolve to the other side's public methods.
-        for &(side, program) in &sides {
-            let other = match side {
-                Side::Library => Side::Client,
-                Side::Client => Side::Library,
-            };
-            for import in &program.imports {
-                machine.taken_labels.insert(import.name.name.clone());
-                let name = import.name.name.as_str();
-                let target = machine.public_method(&sides, other, name);
-                let id = match target {
-                    Some(id) => id,
-                    None => machine.missing_name(other, name),
-                };
-                machine.globals.entry((side, name)).or_insert(id);
-            }
-        }
-        for &(side, program) in &sides {
-            for decl in &program.decls {
-                match decl {
-                    crate::syntax::ast::Decl::IntRef { name, init, .. } => {
-                        machine
-                            .store
-                            .insert(name.name.clone(), Value::Int(init.clone()));
-                    }
-                    crate::syntax::ast::Decl::FunRef { name, target, .. } => {
-                        let id = machine.resolve_global(side, &target.name);
-                        machine.store.insert(name.name.clone(), Value::Fun(id));
-                    }
-                    crate::syntax::ast::Decl::Method(_) => {}
-                }
-            }
-        }
-        machine
     }
 
-    fn public_method(
-        &self,
-        sides: &[(Side, &'p Program)],
-        side: Side,
-        name: &str,
-    ) -> Option<FunId> {
-        let (_, program) = sides.iter().find(|(s, _)| *s == side)?;
-        program.decls.iter().find_map(|decl| match decl {
-            crate::syntax::ast::Decl::Method(m)
-                if m.name.name == name
-                    && m.visibility == crate::syntax::ast::Visibility::Public =>
-            {
-                self.globals.get(&(side, m.name.name.as_str())).copied()
-            }
-            _ => None,
-        })
+    fn index(&self, side: Side) -> Option<&'p ProgramIndex<'p>> {
+        match side {
+            Side::Library => self.library,
+            Side::Client => Some(self.client),
+        }
     }
 
     fn missing_name(&mut self, owner: Side, name: &str) -> FunId {
@@ -351,26 +435,128 @@ impl<'p> Machine<'p> {
         id
     }
 
-    fn resolve_global(&mut self, side: Side, name: &str) -> FunId {
-        match self.globals.get(&(side, name)) {
-            Some(id) => *id,
-            None => self.missing_name(side, name),
+    /// The function a global name denotes in `side`'s code: its own method, else the
+    /// other side's public method it imports (a name no one defines is missing).
+    fn resolve_global(&mut self, side: Side, name: &'p str) -> FunId {
+        if let Some(id) = self.globals.get(&(side, name)) {
+            return *id;
         }
+        let index = self.index(side);
+        let id = if let Some(method) = index.and_then(|i| i.method(name)) {
+            let id = FunId(self.repo.len());
+            self.repo.push(FunEntry {
+                owner: side,
+                name: Some(method.name.name.clone()),
+                body: Body::Code {
+                    func: &method.func,
+                    env: None,
+                    rec_name: None,
+                },
+            });
+            id
+        } else if index.and_then(|i| i.import(name)).is_some() {
+            let other = match side {
+                Side::Library => Side::Client,
+                Side::Client => Side::Library,
+            };
+            if self
+                .index(other)
+                .and_then(|i| i.public_method(name))
+                .is_some()
+            {
+                self.resolve_global(other, name)
+            } else {
+                self.missing_name(other, name)
+            }
+        } else {
+            self.missing_name(side, name)
+        };
+        self.globals.insert((side, name), id);
+        id
+    }
+
+    /// The current value of reference `name`: the last one assigned, else the declared
+    /// one (the client's declaration wins, as both sides' stores are one).
+    fn read(&mut self, name: &'p str) -> Option<Value> {
+        if let Some(v) = self.store.get(name) {
+            return Some(v.clone());
+        }
+        let (side, decl) = [Side::Client, Side::Library]
+            .into_iter()
+            .find_map(|side| Some((side, self.index(side)?.reference(name)?)))?;
+        match decl {
+            Decl::IntRef { init, .. } => Some(Value::Int(init.clone())),
+            Decl::FunRef { target, .. } => {
+                Some(Value::Fun(self.resolve_global(side, &target.name)))
+            }
+            Decl::Method(_) => None,
+        }
+    }
+
+    fn write(&mut self, name: &'p str, value: Value) {
+        let added = heap_bytes(&value);
+        match self.store.insert(name, value) {
+            Some(old) => self.store_bytes = self.store_bytes.saturating_sub(heap_bytes(&old)),
+            None => self.store_bytes += size_of::<(&str, Value)>(),
+        }
+        self.store_bytes = self.store_bytes.saturating_add(added);
+    }
+
+    fn record(&mut self, mv: Move) {
+        self.moves_bytes = self
+            .moves_bytes
+            .saturating_add(size_of::<Move>() + mv.method.len());
+        self.moves.push(mv);
+    }
+
+    /// The estimated bytes this run holds: continuation stack, repository, environments,
+    /// assigned references and the move log (allocator overhead aside).
+    pub fn footprint(&self) -> usize {
+        (self.stack.capacity() * size_of::<Kont<'_>>())
+            .saturating_add(self.repo.capacity() * size_of::<FunEntry<'_>>())
+            .saturating_add(env_bytes().saturating_sub(self.env_base))
+            .saturating_add(self.store_bytes)
+            .saturating_add(self.moves_bytes)
+    }
+
+    fn memory_stop(&self) -> Outcome {
+        Outcome::Stopped(Stop::MemoryLimit {
+            limit: self.limits.max_memory,
+            span: self.at.clone(),
+            side: self.owner,
+        })
+    }
+
+    /// The periodic check: time, interrupt and memory.
+    fn check_limits(&self) -> Option<Outcome> {
+        if let Some(cutoff) = self.limits.cutoff() {
+            return Some(Outcome::Stopped(Stop::Cutoff(cutoff)));
+        }
+        (self.footprint() > self.limits.max_memory).then(|| self.memory_stop())
     }
 
     /// Runs `main` of the client to the end, a failure or a limit. `on_move` sees each
     /// boundary move as it happens.
     pub fn run(mut self, main: &'p Expr, on_move: &mut dyn FnMut(&Move)) -> RunResult {
         let mut control = Control::Eval(main, None);
+        self.at = &main.span;
         let mut steps: u64 = 0;
         let outcome = loop {
             if steps >= self.limits.max_steps {
                 break Outcome::Stopped(Stop::StepLimit(self.limits.max_steps));
             }
+            if steps.is_multiple_of(CHECK_EVERY) {
+                if let Some(stop) = self.check_limits() {
+                    break stop;
+                }
+            }
             steps += 1;
             let logged = self.moves.len();
             let next = match control {
-                Control::Eval(expr, env) => self.eval(expr, env),
+                Control::Eval(expr, env) => {
+                    self.at = &expr.span;
+                    self.eval(expr, env)
+                }
                 Control::Return(value) => match self.stack.pop() {
                     None => break Outcome::Finished(self.trace_value(&value)),
                     Some(kont) => self.continue_with(kont, value),
@@ -409,8 +595,8 @@ impl<'p> Machine<'p> {
             },
             Int(i) => Control::Return(Value::Int(i.clone())),
             Unit => Control::Return(Value::Unit),
-            Deref(r) => match self.store.get(&r.name) {
-                Some(v) => Control::Return(v.clone()),
+            Deref(r) => match self.read(&r.name) {
+                Some(v) => Control::Return(v),
                 None => {
                     return Err(
                         self.stuck(format!("reference `{}` is not declared", r.name), &r.span)
@@ -565,6 +751,10 @@ impl<'p> Machine<'p> {
                 let what = format!("`{}`", op.symbol());
                 let a = self.int(&left, &what, span)?;
                 let b = self.int(&value, &what, span)?;
+                let bytes = int_bytes(result_bits(op, a, b));
+                if bytes > self.limits.max_memory.saturating_sub(self.footprint()) {
+                    return Err(self.memory_stop());
+                }
                 match ops::apply(op, a, b) {
                     Ok(i) => Control::Return(Value::Int(i)),
                     Err(ops::DivisionByZero) => {
@@ -596,7 +786,7 @@ impl<'p> Machine<'p> {
             Kont::Let { name, body, env } => Control::Eval(body, bind(&env, name, value)),
             Kont::Assign(r) => {
                 // Assigning an undeclared reference creates it, as HOLiK does.
-                self.store.insert(r.name.clone(), value);
+                self.write(&r.name, value);
                 Control::Return(Value::Unit)
             }
             Kont::Assert(span) => {
@@ -627,7 +817,7 @@ impl<'p> Machine<'p> {
                         method: self.label(callee),
                         value: self.trace_value(&value),
                     };
-                    self.moves.push(mv);
+                    self.record(mv);
                 }
                 self.owner = caller;
                 Control::Return(value)
@@ -677,7 +867,7 @@ impl<'p> Machine<'p> {
                 method: self.label(id),
                 value: self.trace_value(&arg),
             };
-            self.moves.push(mv);
+            self.record(mv);
         }
         self.stack.push(Kont::Call {
             callee: id,
@@ -714,7 +904,10 @@ impl<'p> Machine<'p> {
         let label = loop {
             self.next_label[slot] += 1;
             let candidate = format!("{prefix}{}", self.next_label[slot]);
-            if self.taken_labels.insert(candidate.clone()) {
+            let declared = [Side::Library, Side::Client]
+                .into_iter()
+                .any(|side| self.index(side).is_some_and(|i| i.names(&candidate)));
+            if !declared && self.taken_labels.insert(candidate.clone()) {
                 break candidate;
             }
         };

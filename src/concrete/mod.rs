@@ -4,17 +4,34 @@
 //! Used by `holi run` and by replay, which checks that a synthesized client really drives
 //! the library into the reported failure.
 
+mod index;
 mod machine;
 
-pub use machine::{Failure, Limits, Linked, Machine, Outcome, RunResult, Side, Stop, Value};
+pub use index::ProgramIndex;
+pub use machine::{
+    Cutoff, Failure, Limits, Linked, Machine, Outcome, RunResult, Side, Stop, Value, CHECK_EVERY,
+    DEFAULT_MAX_MEMORY,
+};
 
 use crate::trace::Move;
 
 /// Runs the client's `main` against the (optional) library. A client without `main`
 /// has nothing to run and reports that as a stuck machine at the start of the file.
 pub fn run(linked: Linked<'_>, limits: Limits, on_move: &mut dyn FnMut(&Move)) -> RunResult {
-    match &linked.client.main {
-        Some(main) => Machine::new(linked, limits).run(&main.body, on_move),
+    let library = linked.library.map(ProgramIndex::new);
+    let client = ProgramIndex::new(linked.client);
+    run_indexed(library.as_ref(), &client, limits, on_move)
+}
+
+/// [`run`] on programs already indexed (replay indexes its library once for all runs).
+pub fn run_indexed(
+    library: Option<&ProgramIndex<'_>>,
+    client: &ProgramIndex<'_>,
+    limits: Limits,
+    on_move: &mut dyn FnMut(&Move),
+) -> RunResult {
+    match &client.program.main {
+        Some(main) => Machine::new(library, client, limits).run(&main.body, on_move),
         None => RunResult {
             outcome: Outcome::Stopped(Stop::Stuck {
                 reason: "the program has no `main`".to_string(),
@@ -136,6 +153,7 @@ mod tests {
         let limits = Limits {
             max_steps: u64::MAX,
             max_depth: 200_000,
+            ..Limits::default()
         };
         let result = run_closed(src, limits);
         assert_eq!(result.outcome, Outcome::Stopped(Stop::DepthLimit(200_000)));
@@ -147,9 +165,101 @@ mod tests {
         let limits = Limits {
             max_steps: 10_000,
             max_depth: 1_000_000,
+            ..Limits::default()
         };
         let result = run_closed(src, limits);
         assert_eq!(result.outcome, Outcome::Stopped(Stop::StepLimit(10_000)));
+    }
+
+    #[test]
+    fn a_huge_depth_limit_is_caught_by_the_memory_limit() {
+        let src = "main = { letrec f (n:int) :(int) =
+                       if n <= 0 then 0 else 1 + f (n - 1) in f 100000000 };";
+        let limits = Limits {
+            max_steps: u64::MAX,
+            max_depth: usize::MAX,
+            max_memory: 16 << 20,
+            ..Limits::default()
+        };
+        let result = run_closed(src, limits);
+        match result.outcome {
+            Outcome::Stopped(Stop::MemoryLimit { limit, span, side }) => {
+                assert_eq!(limit, 16 << 20);
+                assert_eq!(side, Side::Client);
+                // Stopped inside `f`'s body, where the recursion is.
+                let body = src.find("if n <= 0").unwrap()..src.find(" in f").unwrap();
+                assert!(body.contains(&span.start), "{span:?}");
+            }
+            other => panic!("expected the memory limit, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_integer_too_big_for_the_memory_limit_is_not_computed() {
+        // Squaring doubles the digits: 40 squarings would need 128 GiB.
+        let src = "int c := 3;
+            private sq (n:int) :(int) = { c := !c * !c; if n < 40 then sq(n + 1) else 0 };
+            main = { sq(0) };";
+        let limits = Limits {
+            max_steps: u64::MAX,
+            max_memory: 1 << 20,
+            ..Limits::default()
+        };
+        let result = run_closed(src, limits);
+        assert!(
+            matches!(result.outcome, Outcome::Stopped(Stop::MemoryLimit { .. })),
+            "{:?}",
+            result.outcome
+        );
+    }
+
+    #[test]
+    fn the_deadline_and_the_interrupt_flag_stop_a_loop() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        use std::time::{Duration, Instant};
+        let src = "private f (n:int) :(int) = { f(n + 1) }; main = { f(0) };";
+        let endless = Limits {
+            max_steps: u64::MAX,
+            max_depth: usize::MAX,
+            ..Limits::default()
+        };
+        let timed = Limits {
+            deadline: Some(Instant::now() + Duration::from_millis(100)),
+            ..endless.clone()
+        };
+        assert_eq!(
+            run_closed(src, timed).outcome,
+            Outcome::Stopped(Stop::Cutoff(Cutoff::TimeLimit))
+        );
+        let interrupted = Limits {
+            interrupt: Some(Arc::new(AtomicBool::new(true))),
+            ..endless
+        };
+        assert_eq!(
+            run_closed(src, interrupted).outcome,
+            Outcome::Stopped(Stop::Cutoff(Cutoff::Interrupted))
+        );
+    }
+
+    #[test]
+    fn names_resolve_lazily_to_methods_references_and_imports() {
+        let library = program(
+            "int n := 5;
+             private twice (x:int) :(int) = { x + x };
+             fun r := twice;
+             public get (x:unit) :(int) = { (!r)(!n) };",
+        );
+        let client = program("import get :(unit -> int) main = { get() };");
+        let result = run(
+            Linked {
+                library: Some(&library),
+                client: &client,
+            },
+            Limits::default(),
+            &mut |_| {},
+        );
+        assert_eq!(result.outcome, Outcome::Finished(int(10)));
     }
 
     #[test]
