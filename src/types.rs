@@ -425,11 +425,13 @@ impl Checker<'_> {
 }
 
 /// "Did you mean `name`? " for the candidate closest to `wrong` by edit distance (a swap of
-/// two neighbouring letters counts as one edit, as in `sned`), when it
-/// is close enough to be a slip (at most a third of the name's letters, and at least one);
-/// otherwise nothing. Ties go to the alphabetically first name, so the hint is stable.
+/// two neighbouring letters counts as one edit, as in `sned`), when it is close enough to be
+/// a slip (at most a third of the name's letters, and at least one); otherwise nothing, and
+/// nothing for a one-letter name, which every other short name is close to. Ties go to the
+/// alphabetically first name, so the hint is stable.
 fn did_you_mean<'a>(wrong: &str, candidates: impl Iterator<Item = &'a String>) -> String {
-    let limit = (wrong.chars().count() / 3).max(1);
+    let length = wrong.chars().count();
+    let limit = if length < 2 { 0 } else { (length / 3).max(1) };
     candidates
         .map(|name| (strsim::osa_distance(wrong, name), name))
         .filter(|(distance, _)| *distance <= limit)
@@ -562,8 +564,9 @@ mod tests {
                 "Did you mean `count`",
             ]
         );
-        // A reference is not offered for a call, nor a method for a reference.
-        let others = hints("int send := 0;\npublic m (x:int) :(unit) = { sned x; !n };");
+        // A reference is not offered for a call, nor a method for a reference, and a
+        // one-letter name has no near misses.
+        let others = hints("int send := 0;\npublic m (x:int) :(unit) = { sned x; !n; y };");
         assert!(
             others.iter().all(|h| !h.contains("Did you mean")),
             "{others:?}"

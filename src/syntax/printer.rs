@@ -6,7 +6,8 @@
 //! its operand is read at its own group, and no infix operator shares a group with one of
 //! these constructs.) Two operators of one group (`a - b + c`) are parenthesised too, so
 //! the output is never ambiguous for HOLiK. Layout follows Wadler's "prettier printer": a group is
-//! printed on one line when it fits in [`WIDTH`] columns, otherwise its line breaks are taken.
+//! printed on one line when it fits in [`WIDTH`] columns, otherwise its line breaks are taken;
+//! a sequence always puts one statement per line.
 //! Indentation stops growing at [`MAX_INDENT`] columns, so the output of deeply nested code
 //! stays linear in its size.
 //!
@@ -382,7 +383,7 @@ impl Printer {
                 Doc::nest(2, vec![Doc::Line, self.expr_doc(v, 10)]),
             ]),
             ExprKind::Seq(a, b) => {
-                // Flatten the right-nested chain `a; (b; c)` into one group of statements;
+                // Flatten the right-nested chain `a; (b; c)` into one group of statements,
                 // each inner `;` node hands its leading comments to its first statement.
                 let mut items = vec![self.statement(a)];
                 let mut rest: &Expr = b;
@@ -392,6 +393,8 @@ impl Printer {
                     rest = b;
                 }
                 items.push(self.expr_doc(rest, 12));
+                // One statement per line, always.
+                items.push(Doc::Break);
                 Doc::group(items)
             }
             ExprKind::If(c, t, f) => {
@@ -400,7 +403,7 @@ impl Printer {
                 } else {
                     Doc::nest(2, vec![Doc::Line, self.expr_doc(f, 11)])
                 };
-                let mut docs = vec![
+                Doc::group(vec![
                     Doc::text("if "),
                     Doc::nest(3, vec![self.expr_doc(c, TOP)]),
                     Doc::text(" then"),
@@ -408,12 +411,7 @@ impl Printer {
                     Doc::Line,
                     Doc::text("else"),
                     else_branch,
-                ];
-                // Statements in a branch read best below their condition.
-                if matches!(t.kind, ExprKind::Seq(..)) {
-                    docs.push(Doc::Break);
-                }
-                Doc::group(docs)
+                ])
             }
             ExprKind::Let(x, v, body) => {
                 let head = format!("let {} =", x.name);
@@ -714,12 +712,15 @@ mod tests {
     #[test]
     fn redundant_parentheses_go_and_needed_ones_stay() {
         for (input, output) in [
-            ("(a); ((b))", "a; b"),
+            ("(a); ((b))", "a;\nb"),
             (
                 "(if c then (a; b) else d); e",
-                "if c then\n  a; b\nelse\n  d;\ne",
+                "if c then\n  a;\n  b\nelse\n  d;\ne",
             ),
-            ("if c then a else (b; d)", "if c then a else (b; d)"),
+            (
+                "if c then a else (b; d)",
+                "if c then\n  a\nelse\n  (b;\n   d)",
+            ),
             ("(assert f) x", "assert f x"),
             ("assert (f x)", "assert (f x)"),
             ("not (f x)", "not f x"),
@@ -732,9 +733,9 @@ mod tests {
                 "r := (fun (x:int) :(int) -> x)",
                 "r := (fun (x:int) :(int) -> x)",
             ),
-            ("a; (let x = 1 in x)", "a; (let x = 1 in x)"),
-            ("(let x = 1 in x); a", "(let x = 1 in x); a"),
-            ("let x = 1 in (x; a)", "let x = 1 in x; a"),
+            ("a; (let x = 1 in x)", "a;\n(let x = 1 in x)"),
+            ("(let x = 1 in x); a", "(let x = 1 in x);\na"),
+            ("let x = 1 in (x; a)", "let x = 1 in\nx;\na"),
             ("(a, b), c", "a, b, c"),
             ("a, (b, c)", "a, (b, c)"),
             ("(a - b) - c", "a - b - c"),
@@ -747,7 +748,7 @@ mod tests {
             ("x + (-1)", "x + -1"),
             ("x - (+1)", "x - 1"),
             ("f ()", "f ()"),
-            ("(x := 1); (y := 2)", "x := 1; y := 2"),
+            ("(x := 1); (y := 2)", "x := 1;\ny := 2"),
             (
                 "if c then a else (if d then e else f)",
                 "if c then a else if d then e else f",
@@ -825,7 +826,7 @@ mod tests {
             "public withdraw (u:unit) :(unit) = {\n  \
              let total = !balance + !bonus + !reserve in\n  \
              if total < 100000000000000000000 then\n    \
-             send total; balance := 0; bonus := 0\n  \
+             send total;\n    balance := 0;\n    bonus := 0\n  \
              else\n    \
              assert (total == 0)\n\
              };\n"
