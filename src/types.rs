@@ -212,7 +212,8 @@ impl Checker<'_> {
                     )
                     .with_label(self.file, r.span.clone(), "read here")
                     .with_hint(format!(
-                        "Declare it, e.g. `int {} := 0;`. Reading it gets stuck.",
+                        "{}Declare it, e.g. `int {} := 0;`. Reading it gets stuck.",
+                        did_you_mean(&r.name, self.refs.keys()),
                         r.name
                     ));
                     self.warn(d);
@@ -247,8 +248,9 @@ impl Checker<'_> {
                         )
                         .with_label(self.file, r.span.clone(), "assigned here")
                         .with_hint(format!(
-                            "Declare it, e.g. `int {} := 0;`. Like HOLiK, holi creates it on \
+                            "{}Declare it, e.g. `int {} := 0;`. Like HOLiK, holi creates it on \
                              this assignment.",
+                            did_you_mean(&r.name, self.refs.keys()),
                             r.name
                         ));
                         self.warn(d);
@@ -387,13 +389,20 @@ impl Checker<'_> {
             .refs
             .contains_key(x)
             .then(|| format!("`{x}` is a reference: write `!{x}` for its contents."));
+        let near = did_you_mean(
+            x,
+            self.scope
+                .iter()
+                .map(|(name, _)| name)
+                .chain(self.functions.keys()),
+        );
         let d = if called {
             Diagnostic::warning("W0202", format!("`{x}` is not declared"))
                 .with_label(self.file, e.span.clone(), "this call gets stuck")
                 .with_hint(reference_hint.unwrap_or_else(|| {
                     format!(
-                        "Declare `{x}` as a method or `import` it. HOLiK lets such a call get \
-                         stuck silently (no trace), and so does holi."
+                        "{near}Declare `{x}` as a method or `import` it. HOLiK lets such a call \
+                         get stuck silently (no trace), and so does holi."
                     )
                 }))
         } else {
@@ -404,13 +413,31 @@ impl Checker<'_> {
                     "no parameter, `let`, method or import has this name",
                 )
                 .with_hint(reference_hint.unwrap_or_else(|| {
-                    "Names resolve over the whole file, so the declaration may come anywhere."
-                        .to_string()
+                    format!(
+                        "{near}Names resolve over the whole file, so the declaration may come \
+                         anywhere."
+                    )
                 }))
         };
         self.warn(d);
         None
     }
+}
+
+/// "Did you mean `name`? " for the candidate closest to `wrong` by edit distance (a swap of
+/// two neighbouring letters counts as one edit, as in `sned`), when it is close enough to be
+/// a slip (at most a third of the name's letters, and at least one); otherwise nothing, and
+/// nothing for a one-letter name, which every other short name is close to. Ties go to the
+/// alphabetically first name, so the hint is stable.
+fn did_you_mean<'a>(wrong: &str, candidates: impl Iterator<Item = &'a String>) -> String {
+    let length = wrong.chars().count();
+    let limit = if length < 2 { 0 } else { (length / 3).max(1) };
+    candidates
+        .map(|name| (strsim::osa_distance(wrong, name), name))
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map(|(_, name)| format!("Did you mean `{name}`? "))
+        .unwrap_or_default()
 }
 
 fn duplicate(file: &str, name: &Ident, previous: Span) -> Diagnostic {
@@ -501,6 +528,48 @@ mod tests {
         assert_eq!(
             codes("int r := 0;\npublic m (x:int) :(unit) = { r := (x, x) };"),
             vec!["E0303"]
+        );
+    }
+
+    fn hints(source: &str) -> Vec<String> {
+        let (program, diagnostics) = parse_source("t", source);
+        let program = program.unwrap_or_else(|| panic!("{source}: {diagnostics:?}"));
+        check_program("t", &program)
+            .into_iter()
+            .filter_map(|d| d.hint)
+            .collect()
+    }
+
+    #[test]
+    fn near_misses_suggest_the_closest_name_of_the_right_kind() {
+        let source = "import send :(int -> unit)\nint balance := 0;\nint count := 0;\n\
+            public m (amount:int) :(unit) = {\n\
+              sned amount; balanse := !balanse + amont; zzz 1; cont := !cuont\n\
+            };";
+        let found = hints(source);
+        let starts: Vec<&str> = found
+            .iter()
+            .map(|h| h.split("? ").next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            starts,
+            vec![
+                "Did you mean `send`",
+                "Did you mean `balance`",
+                "Did you mean `balance`",
+                "Did you mean `amount`",
+                "Declare `zzz` as a method or `import` it. HOLiK lets such a call get stuck \
+                 silently (no trace), and so does holi.",
+                "Did you mean `count`",
+                "Did you mean `count`",
+            ]
+        );
+        // A reference is not offered for a call, nor a method for a reference, and a
+        // one-letter name has no near misses.
+        let others = hints("int send := 0;\npublic m (x:int) :(unit) = { sned x; !n; y };");
+        assert!(
+            others.iter().all(|h| !h.contains("Did you mean")),
+            "{others:?}"
         );
     }
 

@@ -48,7 +48,7 @@ fn text_report_shows_trace_model_and_source() {
         "call withdraw(x1) · call send(x1) · call withdraw(x2) · call send(x2) · ret send(()) · ret withdraw(()) · ret send(())"
     ));
     assert!(text.contains("with x1 = "), "{text}");
-    assert!(text.contains("assert(not (!balance < 0))"), "{text}");
+    assert!(text.contains("assert (not (!balance < 0))"), "{text}");
     assert!(text.contains("UNSAFE"), "{text}");
     assert!(text.contains("configurations"), "{text}");
 }
@@ -83,7 +83,7 @@ fn json_report_has_the_documented_shape() {
     let c = &v["counterexamples"][0];
     assert_eq!(c["kind"], "assert");
     assert_eq!(c["moves"], 7);
-    assert_eq!(c["assert"]["line"], 13);
+    assert_eq!(c["assert"]["line"], 14);
     assert_eq!(c["assert"]["column"], 5);
     assert_eq!(c["trace"][0]["dir"], "call");
     assert_eq!(c["trace"][0]["by"], "client");

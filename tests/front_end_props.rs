@@ -1,13 +1,15 @@
 //! Properties of the front end: printing and parsing are inverse on generated syntax trees,
-//! and no input (token soup or raw bytes) makes the front end panic.
+//! formatting keeps every comment and is idempotent, and no input (token soup or raw bytes)
+//! makes the front end panic.
 //!
-//! Case counts come from the environment: `HOLI_ROUNDTRIP_CASES` (default 10 000) and
-//! `HOLI_FUZZ_CASES` (default 5 000 for each of the two fuzz tests).
+//! Case counts come from the environment: `HOLI_ROUNDTRIP_CASES` (default 10 000, also for
+//! the formatting property) and `HOLI_FUZZ_CASES` (default 5 000 for each of the fuzz tests).
 
 use holi::frontend::{load_bytes, load_str};
 use holi::syntax::ast::*;
+use holi::syntax::lexer::{comments, lex, Token};
 use holi::syntax::parser::parse_source;
-use holi::syntax::printer::print_program;
+use holi::syntax::printer::{format_source, print_program};
 use num_bigint::BigInt;
 use proptest::prelude::*;
 
@@ -165,6 +167,130 @@ proptest! {
         prop_assert!(diagnostics.is_empty(), "{diagnostics:?}\n{printed}");
         let parsed = parsed.expect("no diagnostics means a program");
         prop_assert!(p.same_tree(&parsed), "{printed}");
+    }
+}
+
+/// A comment to insert: where (a fraction of the gaps between tokens) and its form.
+fn comment() -> impl Strategy<Value = (f64, &'static str)> {
+    (
+        0.0..1.0,
+        prop::sample::select(vec!["// line", "/* block */", "/* two\n   lines */", "//"]),
+    )
+}
+
+/// `text` with each comment inserted after a token (or at the start; with `boundaries`,
+/// only at the start and after `;`, `{`, `then`, `else` and `in`), numbered so that every
+/// comment is distinct; line comments are followed by a newline.
+fn with_comments(text: &str, inserted: &[(f64, &str)], boundaries: bool) -> (String, Vec<String>) {
+    let (tokens, _) = lex("t", text);
+    let boundary = |t: &Token| {
+        !boundaries
+            || matches!(
+                t,
+                Token::Semi | Token::LBrace | Token::Then | Token::Else | Token::In
+            )
+    };
+    let gaps: Vec<usize> = std::iter::once(0)
+        .chain(
+            tokens
+                .iter()
+                .filter(|(t, _)| boundary(t))
+                .map(|(_, s)| s.end),
+        )
+        .collect();
+    let mut at: Vec<(usize, String)> = inserted
+        .iter()
+        .enumerate()
+        .map(|(i, (fraction, form))| {
+            let gap = ((fraction * gaps.len() as f64) as usize).min(gaps.len() - 1);
+            let numbered = form.replacen("//", &format!("// {i}"), 1);
+            let numbered = numbered.replacen("/*", &format!("/* {i}"), 1);
+            (gaps[gap], numbered)
+        })
+        .collect();
+    at.sort_by_key(|(position, _)| *position);
+    let mut out = String::new();
+    let mut copied = 0;
+    for (position, comment) in &at {
+        out.push_str(&text[copied..*position]);
+        copied = *position;
+        out.push(' ');
+        out.push_str(comment);
+        out.push(if comment.starts_with("//") { '\n' } else { ' ' });
+    }
+    out.push_str(&text[copied..]);
+    let texts = at.into_iter().map(|(_, c)| c).collect();
+    (out, texts)
+}
+
+/// The texts of the comments in `source`, sorted.
+fn comment_texts(source: &str) -> Vec<String> {
+    let (tokens, _) = lex("t", source);
+    let mut texts: Vec<String> = comments(source, &tokens)
+        .into_iter()
+        .map(|c| source[c.span].to_string())
+        .collect();
+    texts.sort();
+    texts
+}
+
+/// Formats `source`, whose tree is `p` and whose comments are `expected`: the tree and the
+/// comments are kept. Returns the formatted text and the text formatted again.
+fn format_twice(
+    p: &Program,
+    source: &str,
+    mut expected: Vec<String>,
+) -> Result<(String, String), TestCaseError> {
+    let (parsed, diagnostics) = parse_source("commented", source);
+    let parsed = parsed.unwrap_or_else(|| panic!("{diagnostics:?}\n{source}"));
+    let formatted = format_source(&parsed, source);
+    let (again, diagnostics) = parse_source("formatted", &formatted);
+    prop_assert!(
+        diagnostics.is_empty(),
+        "{diagnostics:?}\n{source}\n---\n{formatted}"
+    );
+    let again = again.expect("no diagnostics means a program");
+    prop_assert!(p.same_tree(&again), "{source}\n---\n{formatted}");
+    expected.sort();
+    prop_assert_eq!(
+        comment_texts(&formatted),
+        expected,
+        "{}\n---\n{}",
+        source,
+        formatted
+    );
+    let twice = format_source(&again, &formatted);
+    Ok((formatted, twice))
+}
+
+proptest! {
+    #![proptest_config(config("HOLI_ROUNDTRIP_CASES", 10_000))]
+
+    /// Formatting a program commented where comments usually stand (before and after
+    /// statements and declarations, after `then`, `else`, `in`) keeps its tree and every
+    /// comment, and formatting the result changes nothing.
+    #[test]
+    fn formatting_keeps_comments_and_is_idempotent(
+        p in program(),
+        inserted in prop::collection::vec(comment(), 0..8),
+    ) {
+        let (source, expected) = with_comments(&print_program(&p), &inserted, true);
+        let (formatted, twice) = format_twice(&p, &source, expected)?;
+        prop_assert_eq!(&twice, &formatted, "{}\n---\n{}", source, formatted);
+    }
+
+    /// Comments between any two tokens are kept too, and the second formatting is final
+    /// (the first may still move a comment that stood inside a declaration's header or
+    /// before a closing parenthesis).
+    #[test]
+    fn comments_anywhere_are_kept_and_formatting_settles(
+        p in program(),
+        inserted in prop::collection::vec(comment(), 0..8),
+    ) {
+        let (source, expected) = with_comments(&print_program(&p), &inserted, false);
+        let (_, twice) = format_twice(&p, &source, expected.clone())?;
+        let (thrice, again) = format_twice(&p, &twice, expected)?;
+        prop_assert_eq!(&again, &thrice, "{}\n---\n{}", source, twice);
     }
 }
 

@@ -1,46 +1,59 @@
-//! `holi fmt FILE [--check]`: print a HOLi file in canonical form.
+//! `holi fmt FILE… [--check | --write]`: HOLi files in canonical form, comments kept.
 
 use super::ui::Ui;
 use super::Outcome;
 use crate::frontend;
-use crate::syntax::printer::print_program;
+use crate::syntax::printer::format_source;
 use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct FmtArgs {
-    /// The HOLi file to print.
-    pub file: PathBuf,
-    /// Print nothing; exit 1 when the file is not already in canonical form.
-    #[arg(long)]
+    /// The HOLi files to format.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print nothing; exit 1 when a file is not already in canonical form, naming each.
+    #[arg(long, conflicts_with = "write")]
     pub check: bool,
+    /// Rewrite the files in place (only those that change) instead of printing them.
+    #[arg(long)]
+    pub write: bool,
 }
 
-/// Prints the canonical text to stdout (warnings to stderr); exit 2 when the file does not
-/// load. Comments are not part of the syntax tree and are not printed.
+/// Prints (or checks, or writes) the canonical text of every file, warnings to stderr.
+/// Exit 2 when a file does not load or cannot be written (the other files are still
+/// done), else 1 when `--check` finds a file not in canonical form.
 pub fn run(args: FmtArgs, ui: &Ui) -> Outcome {
     let color = ui.color_stderr;
-    match frontend::load(&args.file, false) {
-        Ok(loaded) => {
-            eprint!("{}", loaded.render_warnings(color));
-            let text = print_program(&loaded.program);
-            if !args.check {
-                // HOLi has no string literals, so these always start a comment.
-                if loaded.source.contains("//") || loaded.source.contains("/*") {
-                    eprintln!("note: comments in {} are not printed", loaded.name);
-                }
-                print!("{text}");
-                Outcome::Ok
-            } else if text == loaded.source {
-                Outcome::Ok
-            } else {
-                eprintln!("{} is not in canonical form", loaded.name);
-                Outcome::Failure
+    let mut outcome = Outcome::Ok;
+    for file in &args.files {
+        let loaded = match frontend::load(file, false) {
+            Ok(loaded) => loaded,
+            Err(rejected) => {
+                eprint!("{}", rejected.render(color));
+                outcome = Outcome::BadInput;
+                continue;
             }
-        }
-        Err(rejected) => {
-            eprint!("{}", rejected.render(color));
-            Outcome::BadInput
+        };
+        ui.warnings(&loaded.render_warnings(color));
+        let text = format_source(&loaded.program, &loaded.source);
+        if args.check {
+            if text != loaded.source {
+                eprintln!("{} is not in canonical form", loaded.name);
+                if outcome == Outcome::Ok {
+                    outcome = Outcome::Failure;
+                }
+            }
+        } else if args.write {
+            if text != loaded.source {
+                if let Err(error) = std::fs::write(file, &text) {
+                    eprintln!("error: I can't write `{}`: {error}", loaded.name);
+                    outcome = Outcome::BadInput;
+                }
+            }
+        } else {
+            print!("{text}");
         }
     }
+    outcome
 }

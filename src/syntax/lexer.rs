@@ -238,6 +238,51 @@ pub fn lex<'src>(file: &str, source: &'src str) -> (Vec<(Token<'src>, Span)>, Ve
     (tokens, errors)
 }
 
+/// A comment as written, `// …` (without its newline) or `/* … */`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub span: Span,
+    /// Whether code stands before it on its line (`x := 1; // why`), possibly with other
+    /// comments in between (newlines inside those do not count), rather than nothing but
+    /// layout and comments.
+    pub after_code: bool,
+}
+
+/// The comments of a source, in order, found in the layout between `tokens` (the tokens
+/// [`lex`] returns for it). HOLi has no string literals, so `//` and `/*` in layout always
+/// open a comment.
+pub fn comments(source: &str, tokens: &[(Token<'_>, Span)]) -> Vec<Comment> {
+    let mut found = Vec::new();
+    let gaps = std::iter::once(0)
+        .chain(tokens.iter().map(|(_, s)| s.end))
+        .zip(tokens.iter().map(|(_, s)| s.start).chain([source.len()]));
+    for (index, (start, end)) in gaps.enumerate() {
+        let mut at = start;
+        let mut after_code = index > 0;
+        while at < end {
+            let rest = &source[at..end];
+            let length = if rest.starts_with("//") {
+                rest.find('\n').unwrap_or(rest.len())
+            } else if let Some(body) = rest.strip_prefix("/*") {
+                body.find("*/").map_or(rest.len(), |close| close + 4)
+            } else {
+                if rest.starts_with('\n') {
+                    after_code = false;
+                }
+                rest.chars().next().map_or(1, char::len_utf8)
+            };
+            if rest.starts_with("//") || rest.starts_with("/*") {
+                found.push(Comment {
+                    span: at..at + length,
+                    after_code,
+                });
+            }
+            at += length;
+        }
+    }
+    found
+}
+
 fn bad_characters(file: &str, source: &str, span: Span) -> Diagnostic {
     let text = &source[span.clone()];
     let shown: String = text.chars().take(20).collect();
@@ -308,6 +353,26 @@ mod tests {
         assert_eq!(
             kinds("a // b\n/* c * / **/ d // end"),
             vec![Token::Ident("a"), Token::Ident("d")]
+        );
+    }
+
+    #[test]
+    fn comments_are_found_between_tokens() {
+        let source = "// head\nint r := 0; /* a */ // b\n/* c\n */ x /**/";
+        let (tokens, _) = lex("t", source);
+        let found: Vec<(&str, bool)> = comments(source, &tokens)
+            .into_iter()
+            .map(|c| (&source[c.span], c.after_code))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("// head", false),
+                ("/* a */", true),
+                ("// b", true),
+                ("/* c\n */", false),
+                ("/**/", true)
+            ]
         );
     }
 

@@ -734,7 +734,8 @@ where
 /// A conservative bound on how deeply the parser will recurse on these tokens: every token
 /// that opens a nested operand (a prefix keyword, or a right-associative operator, whose
 /// operand the parser reads recursively) counts one level until the bracket around it
-/// closes. Left-associative operators and application are folded iteratively.
+/// closes. Left-associative operators and application are folded iteratively, and so are
+/// declarations: outside every bracket the `;` and `:=` of `int r := 0;` nest nothing.
 pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
     let mut stack: Vec<usize> = Vec::new();
     let mut depth = 0usize;
@@ -758,7 +759,11 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
             | Token::Assign
             | Token::Semi
             | Token::AndAnd
-            | Token::OrOr => depth += 1,
+            | Token::OrOr
+                if !stack.is_empty() =>
+            {
+                depth += 1
+            }
             _ => {}
         }
         if depth > worst.0 {
@@ -953,6 +958,15 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         ),
     };
     let hint: Option<String> = match (previous, found) {
+        // `=` is never a comparison in HOLi (that is `==`), so a stray one is an assignment.
+        (_, Some(Token::Eq))
+            if expects(Token::Assign) || matches!(previous, Some(Token::Ident(_))) =>
+        {
+            Some("Use `:=` to assign, as in `r := 0`; `==` compares two integers.".into())
+        }
+        (Some(Token::RParen), Some(Token::Semi)) if ends_an_import(tokens, span.start) => {
+            Some("An `import` has no `;` after it (as in HOLiK): remove the `;`.".into())
+        }
         (Some(Token::Semi), Some(Token::RBrace | Token::RParen)) => {
             Some("`;` separates two expressions: there is no `;` before a closing bracket.".into())
         }
@@ -986,6 +1000,22 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
         diagnostic = diagnostic.with_hint(hint);
     }
     diagnostic
+}
+
+/// Whether the token before `at` closes an `import` declaration's type.
+fn ends_an_import(tokens: &[(Token<'_>, Span)], at: usize) -> bool {
+    tokens
+        .iter()
+        .rev()
+        .filter(|(_, s)| s.end <= at)
+        .map(|(t, _)| t)
+        .find(|t| {
+            matches!(
+                t,
+                Token::Import | Token::Semi | Token::LBrace | Token::RBrace
+            )
+        })
+        == Some(&Token::Import)
 }
 
 #[cfg(test)]
