@@ -260,6 +260,8 @@ pub fn run(args: CheckArgs) -> Outcome {
             .as_ref()
             .filter(|_| !(args.all && args.client.is_none() && args.format == Format::Text))
             .map(|c| c.clients.clone()),
+        warnings: &loaded.warnings,
+        program: Some(&loaded.program),
     };
     match args.format {
         Format::Text => print!("{}", report.text(std::io::stdout().is_terminal())),
