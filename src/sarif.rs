@@ -65,8 +65,8 @@ const RULES: &[RuleInfo] = &[
     RuleInfo {
         id: "C0002",
         short: "A division by zero",
-        full: "Some client drives the library, within the bounds k and l, into a division or \
-               modulo whose divisor is 0. The trace of calls and returns across the library's \
+        full: "Some client drives the library, within the bounds k and l, into a division whose \
+               divisor is 0. The trace of calls and returns across the library's \
                boundary, with values for its symbols, shows how.",
         doc: CHECK_DOC,
     },
@@ -81,8 +81,9 @@ const RULES: &[RuleInfo] = &[
     RuleInfo {
         id: "W0101",
         short: "Operators of one group mixed without parentheses",
-        full: "Two operators of one precedence group are mixed without parentheses, e.g. \
-               `a - b + c`; HOLiK and holi agree on the grouping, but readers may not.",
+        full: "Two different operators of one precedence group are mixed without parentheses, \
+               e.g. `a - b + c`: HOLiK gives them no relative priority, holi groups them to \
+               the left. Add parentheses.",
         doc: WARNING_DOC,
     },
     RuleInfo {
@@ -101,7 +102,7 @@ const RULES: &[RuleInfo] = &[
     RuleInfo {
         id: "W0203",
         short: "An assignment to an undeclared reference",
-        full: "A reference that is never declared is assigned.",
+        full: "A reference that is never declared is assigned (HOLiK creates it).",
         doc: WARNING_DOC,
     },
     RuleInfo {
@@ -114,7 +115,7 @@ const RULES: &[RuleInfo] = &[
     RuleInfo {
         id: "W0205",
         short: "A function reference to something other than a method",
-        full: "`fun r := m` where `m` is not a method.",
+        full: "`fun r := m` where `m` is not a method; harmless until `!r` is called.",
         doc: WARNING_DOC,
     },
 ];
@@ -467,8 +468,13 @@ impl<'r> Context<'r> {
                 Player::Library => "the library",
             };
             let mut step = match m.dir {
-                Dir::Call => format!("{n}. {who} calls {}({})", m.method, m.value.as_argument()),
-                Dir::Ret => format!("{n}. {who} returns {} from {}", m.value, m.method),
+                Dir::Call => format!(
+                    "{}. {who} calls {}({})",
+                    n + 1,
+                    m.method,
+                    m.value.as_argument()
+                ),
+                Dir::Ret => format!("{}. {who} returns {} from {}", n + 1, m.value, m.method),
             };
             if concrete != m {
                 step.push_str(&format!(" (e.g. {concrete})"));
@@ -481,17 +487,17 @@ impl<'r> Context<'r> {
                     Dir::Ret => "return",
                 }],
                 nesting_level: depth,
-                execution_order: n,
+                execution_order: n + 1,
             });
             if m.dir == Dir::Call {
                 depth += 1;
             }
         }
         steps.push(ThreadFlowLocation {
-            location: self.location(&c.span, Some(format!("{moves}. {title}: {label}"))),
+            location: self.location(&c.span, Some(format!("{}. {title}: {label}", moves + 1))),
             kinds: vec!["danger"],
             nesting_level: depth,
-            execution_order: moves,
+            execution_order: moves + 1,
         });
 
         let mut fingerprints = BTreeMap::new();
@@ -588,8 +594,8 @@ impl<'r> Context<'r> {
 }
 
 impl Report<'_> {
-    /// Writes the SARIF 2.1.0 log of this report to `out`, result by result, followed by
-    /// a newline. Artifact URIs are relative to the working directory (`%SRCROOT%`).
+    /// Writes the SARIF 2.1.0 log of this report to `out`, result by result, on one line
+    /// followed by a newline. Artifact URIs are relative to the working directory (`%SRCROOT%`).
     pub fn write_sarif(&self, out: &mut dyn Write) -> io::Result<()> {
         let cwd = std::env::current_dir().ok();
         self.write_sarif_from(cwd.as_deref(), env!("CARGO_PKG_REPOSITORY"), out)
@@ -713,8 +719,11 @@ impl Report<'_> {
                 },
             }],
         };
+        // Compact, unlike the JSON report: a log is for machines, and indenting its deep
+        // nesting would triple its size (312 MB instead of 110 MB for examples/dao.holi
+        // --all, where upload limits of code-scanning services are tens of MB).
         let mut out = BufWriter::new(out);
-        serde_json::to_writer_pretty(&mut out, &log)?;
+        serde_json::to_writer(&mut out, &log)?;
         out.write_all(b"\n")?;
         out.flush()
     }

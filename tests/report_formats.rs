@@ -587,11 +587,11 @@ fn sarif_results_carry_rules_regions_code_flows_and_fingerprints() {
     assert_eq!(lines, [Some(3), Some(3), Some(3), Some(6)]);
     assert_eq!(
         steps[0]["location"]["message"]["text"],
-        "0. the client calls withdraw(x1) (e.g. call withdraw(11))"
+        "1. the client calls withdraw(x1) (e.g. call withdraw(11))"
     );
     assert_eq!(
         steps[1]["location"]["message"]["text"],
-        "1. the library returns () from withdraw"
+        "2. the library returns () from withdraw"
     );
     assert_eq!(steps[1]["kinds"], serde_json::json!(["return"]));
     let nesting: Vec<Option<u64>> = steps.iter().map(|s| s["nestingLevel"].as_u64()).collect();
