@@ -285,15 +285,6 @@ pub fn stuck_reason_text(reason: &StuckReason) -> String {
     }
 }
 
-/// 1-based line and column (in characters) of byte offset `at`.
-pub fn position(source: &str, at: usize) -> JsonPosition {
-    let p = LineIndex::new(source).point(at);
-    JsonPosition {
-        line: p.line,
-        column: p.column,
-    }
-}
-
 fn json_int(i: &BigInt) -> serde_json::Value {
     match i64::try_from(i) {
         Ok(small) => serde_json::Value::from(small),
