@@ -18,7 +18,7 @@
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
 //! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::explore`]) | build → failing traces with Z3 models |
-//! | traces and reports | [`trace`], [`report`] | engine results → text and JSON |
+//! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
 //! | command line | [`cli`] | arguments → one of the above → exit code |
 //!
@@ -84,6 +84,7 @@ pub mod link;
 pub mod ops;
 pub mod replay;
 pub mod report;
+pub mod sarif;
 pub mod symbolic;
 pub mod syntax;
 pub mod trace;

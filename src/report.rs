@@ -1,23 +1,39 @@
-//! Rendering the result of `holi check`: text for people, JSON for programs.
+//! Rendering the result of `holi check`: text for people, JSON for programs (SARIF, for
+//! code-scanning services, is in [`crate::sarif`]).
 //!
-//! The JSON structs here are the documented, stable format (`lang/check-output.md`);
-//! they are kept apart from the engine's types so the engine can change freely. Fields
-//! that later stages fill in (`replayed`, `client`) are optional and omitted when absent.
+//! The JSON structs here are the documented, versioned format (`lang/check-output.md`,
+//! `lang/check-output.schema.json`); they are kept apart from the engine's types so the
+//! engine can change freely. Fields that later stages fill in (`replayed`, `client`) are
+//! optional and omitted when absent. Documents are written as they are serialized
+//! ([`Report::write_json`]): one counterexample at a time, never one big string, since
+//! `--all` can list hundreds of thousands of traces.
 
-use crate::diagnostics::{Diagnostic, Sources};
-use crate::symbolic::{CheckResult, Verdict};
+use crate::diagnostics::{Diagnostic, Severity, Sources};
+use crate::symbolic::{CheckResult, StuckReason, StuckSite, Verdict};
+use crate::syntax::ast::{Program, Span};
 use crate::trace::{Counterexample, FailureKind, Move, Player, TraceValue};
 use num_bigint::BigInt;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::io::{self, BufWriter, Write};
+
+/// The version of the JSON document (`schema_version`), semantic versioning: the major
+/// part changes when a field is removed or changes meaning, the minor part when fields
+/// are added, the patch part for corrections of the schema or its descriptions alone.
+pub const JSON_SCHEMA_VERSION: &str = "1.0.0";
+
+/// holi's own version, in every JSON and SARIF document.
+pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The version of the JSON report format (`lang/check-output.md`).
 pub const SCHEMA_VERSION: &str = "1.0.0";
 
 /// Where the bounds of a run came from, for the header line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BoundSource {
+    #[serde(rename = "file_header")]
     Header,
     CommandLine,
     /// Neither: HOLiK's defaults.
@@ -40,25 +56,96 @@ pub struct Report<'a> {
     /// Per counterexample, the synthesized client: its path when written to a directory,
     /// else its source; `None` where no client could be written. Filled in by synthesis.
     pub clients: Option<Vec<Option<String>>>,
+    /// The front end's warnings about the file (JSON and SARIF carry them; the text
+    /// report leaves them to stderr, where they were rendered).
+    pub warnings: &'a [Diagnostic],
+    /// The checked program, where at hand: SARIF points each move of a trace at the
+    /// declaration of the method or import it names.
+    pub program: Option<&'a Program>,
 }
 
+/// A place in the source: 1-based line and column (in characters), and the 0-based
+/// byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct JsonPoint {
+    pub line: usize,
+    pub column: usize,
+    pub offset: usize,
+}
+
+/// A span of the source: `end` is the place just after its last character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct JsonSpan {
+    pub start: JsonPoint,
+    pub end: JsonPoint,
+}
+
+/// Line starts of a source, to turn byte offsets into lines and columns.
+pub struct LineIndex<'s> {
+    source: &'s str,
+    starts: Vec<usize>,
+}
+
+impl<'s> LineIndex<'s> {
+    pub fn new(source: &'s str) -> LineIndex<'s> {
+        let starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { source, starts }
+    }
+
+    /// The place of byte offset `at`, clamped into the source and back to the start of
+    /// the character it falls in (a span from outside never panics).
+    pub fn point(&self, at: usize) -> JsonPoint {
+        let mut at = at.min(self.source.len());
+        while !self.source.is_char_boundary(at) {
+            at -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= at);
+        let line_start = self.starts[line - 1];
+        let column = self.source[line_start..at].chars().count() + 1;
+        JsonPoint {
+            line,
+            column,
+            offset: at,
+        }
+    }
+
+    pub fn span(&self, span: &Span) -> JsonSpan {
+        let start = self.point(span.start);
+        JsonSpan {
+            start,
+            end: self.point(span.end.max(start.offset)),
+        }
+    }
+}
+
+/// The JSON document (`--format json`), borrowing from the report it describes.
 #[derive(Serialize)]
-pub struct JsonReport {
-    pub file: String,
+pub struct JsonReport<'r> {
+    pub schema_version: &'static str,
+    pub holi_version: &'static str,
+    pub file: &'r str,
     pub bounds: JsonBounds,
+    pub all: bool,
     pub verdict: &'static str,
-    pub counterexamples: Vec<JsonCounterexample>,
+    /// Serialized one at a time.
+    pub counterexamples: JsonCounterexamples<'r>,
     pub failing_traces: usize,
     pub stats: JsonStats,
     /// Why the search is incomplete; omitted when it is complete.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub inconclusive: Vec<String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub inconclusive: &'r [String],
+    pub stuck: JsonStuck,
+    pub warnings: Vec<JsonDiagnostic<'r>>,
 }
 
 #[derive(Serialize)]
 pub struct JsonBounds {
     pub k: u32,
     pub l: u32,
+    pub k_from: BoundSource,
+    pub l_from: BoundSource,
 }
 
 #[derive(Serialize)]
@@ -67,14 +154,37 @@ pub struct JsonPosition {
     pub column: usize,
 }
 
+/// The counterexamples of a report, serialized lazily as a JSON array.
+pub struct JsonCounterexamples<'r> {
+    report: &'r Report<'r>,
+    lines: &'r LineIndex<'r>,
+}
+
+impl Serialize for JsonCounterexamples<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.report
+                .result
+                .counterexamples
+                .iter()
+                .enumerate()
+                .map(|(i, c)| self.report.json_counterexample(i, c, self.lines)),
+        )
+    }
+}
+
 #[derive(Serialize)]
 pub struct JsonCounterexample {
-    /// Where the failing `assert` (or division) is, 1-based.
+    /// Where the failing `assert` (or division) starts, 1-based.
     pub assert: JsonPosition,
+    /// The whole failing `assert` (or division).
+    pub span: JsonSpan,
     pub kind: FailureKind,
     pub moves: usize,
     pub trace: Vec<JsonMove>,
     pub text: String,
+    /// The trace with the model's values substituted.
+    pub concrete: String,
     pub model: BTreeMap<String, serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replayed: Option<bool>,
@@ -104,6 +214,47 @@ pub struct JsonStats {
     pub seconds: f64,
 }
 
+/// Where explored paths got stuck.
+#[derive(Serialize)]
+pub struct JsonStuck {
+    /// Paths that got stuck, over all places.
+    pub paths: u64,
+    pub places: Vec<JsonStuckPlace>,
+}
+
+#[derive(Serialize)]
+pub struct JsonStuckPlace {
+    pub span: JsonSpan,
+    /// `"undeclared"`, `"unset_reference"` or `"ill_typed"`.
+    pub reason: &'static str,
+    /// The name involved, for `undeclared` and `unset_reference`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub message: String,
+    pub paths: u64,
+}
+
+/// A front-end diagnostic (a warning, since errors stop before the check).
+#[derive(Serialize)]
+pub struct JsonDiagnostic<'r> {
+    pub code: &'static str,
+    /// `"warning"` or `"error"`.
+    pub severity: &'static str,
+    pub message: &'r str,
+    pub labels: Vec<JsonLabel<'r>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<&'r str>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLabel<'r> {
+    pub file: &'r str,
+    /// Omitted for a label in another file than the one checked (none so far).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<JsonSpan>,
+    pub message: &'r str,
+}
+
 pub fn verdict_name(v: Verdict) -> &'static str {
     match v {
         Verdict::Safe => "safe",
@@ -113,14 +264,28 @@ pub fn verdict_name(v: Verdict) -> &'static str {
     }
 }
 
-/// 1-based line and column (in characters) of byte offset `at`.
-pub fn position(source: &str, at: usize) -> JsonPosition {
-    let at = at.min(source.len());
-    let before = source.get(..at).unwrap_or(source);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
-    JsonPosition { line, column }
+/// The JSON name of a stuck reason, and the name it involves.
+pub fn stuck_reason_kind(reason: &StuckReason) -> (&'static str, Option<&str>) {
+    match reason {
+        StuckReason::Undeclared(name) => ("undeclared", Some(name)),
+        StuckReason::UnsetReference(name) => ("unset_reference", Some(name)),
+        StuckReason::IllTyped => ("ill_typed", None),
+    }
+}
+
+/// What got a path stuck, as a phrase: "call of the undeclared name `sned`".
+pub fn stuck_reason_text(reason: &StuckReason) -> String {
+    match reason {
+        StuckReason::Undeclared(name) => format!("call of the undeclared name `{name}`"),
+        StuckReason::UnsetReference(name) => {
+            format!("read of the reference `{name}`, which is never declared nor assigned before")
+        }
+        StuckReason::IllTyped => {
+            "an ill-typed operation (applying a non-function, arithmetic on a \
+                                  non-integer, projecting a non-pair)"
+                .to_string()
+        }
+    }
 }
 
 fn json_int(i: &BigInt) -> serde_json::Value {
@@ -141,39 +306,87 @@ fn json_move(m: &Move) -> JsonMove {
 }
 
 impl Report<'_> {
-    pub fn to_json(&self) -> JsonReport {
-        let counterexamples = self
-            .result
-            .counterexamples
-            .iter()
-            .enumerate()
-            .map(|(i, c)| JsonCounterexample {
-                assert: position(self.source, c.span.start),
-                kind: c.kind,
-                moves: c.trace.0.len(),
-                trace: c.trace.0.iter().map(json_move).collect(),
-                text: c.trace.to_string(),
-                model: c
-                    .model
-                    .iter()
-                    .map(|(k, v)| (k.clone(), json_int(v)))
-                    .collect(),
-                replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
-                client: self
-                    .clients
-                    .as_ref()
-                    .and_then(|c| c.get(i).cloned().flatten()),
-            })
-            .collect();
+    /// The exit code `holi check` ends with for this report: 0 safe, 1 unsafe, 3
+    /// inconclusive or a counterexample that did not replay (a bug in holi), 4 stuck.
+    pub fn exit_code(&self) -> u8 {
+        if self.replay_failed() {
+            return 3;
+        }
+        match self.result.verdict {
+            Verdict::Safe => 0,
+            Verdict::Unsafe => 1,
+            Verdict::Inconclusive => 3,
+            Verdict::Stuck => 4,
+        }
+    }
+
+    /// Whether some counterexample did not replay.
+    pub fn replay_failed(&self) -> bool {
+        self.replayed
+            .as_ref()
+            .is_some_and(|r| r.iter().any(|confirmed| !confirmed))
+    }
+
+    /// Paths that got stuck, over all places.
+    pub fn stuck_paths(&self) -> u64 {
+        self.result.stuck.iter().map(|s| s.paths).sum()
+    }
+
+    /// The line index of the checked source.
+    pub fn lines(&self) -> LineIndex<'_> {
+        LineIndex::new(self.source)
+    }
+
+    fn json_counterexample(
+        &self,
+        i: usize,
+        c: &Counterexample,
+        lines: &LineIndex,
+    ) -> JsonCounterexample {
+        let span = lines.span(&c.span);
+        JsonCounterexample {
+            assert: JsonPosition {
+                line: span.start.line,
+                column: span.start.column,
+            },
+            span,
+            kind: c.kind,
+            moves: c.trace.0.len(),
+            trace: c.trace.0.iter().map(json_move).collect(),
+            text: c.trace.to_string(),
+            concrete: c.concrete.to_string(),
+            model: c
+                .model
+                .iter()
+                .map(|(k, v)| (k.clone(), json_int(v)))
+                .collect(),
+            replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
+            client: self
+                .clients
+                .as_ref()
+                .and_then(|c| c.get(i).cloned().flatten()),
+        }
+    }
+
+    /// The JSON document; `lines` must index this report's source ([`Report::lines`]).
+    pub fn to_json<'r>(&'r self, lines: &'r LineIndex<'r>) -> JsonReport<'r> {
         let stats = &self.result.stats;
         JsonReport {
-            file: self.file.to_string(),
+            schema_version: JSON_SCHEMA_VERSION,
+            holi_version: HOLI_VERSION,
+            file: self.file,
             bounds: JsonBounds {
                 k: self.k,
                 l: self.l,
+                k_from: self.k_source,
+                l_from: self.l_source,
             },
+            all: self.all,
             verdict: verdict_name(self.result.verdict),
-            counterexamples,
+            counterexamples: JsonCounterexamples {
+                report: self,
+                lines,
+            },
             failing_traces: self.result.failing_traces,
             stats: JsonStats {
                 configurations: stats.configurations,
@@ -183,15 +396,61 @@ impl Report<'_> {
                 unreachable_sites: stats.unreachable_sites,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
             },
-            inconclusive: self.result.inconclusive.clone(),
+            inconclusive: &self.result.inconclusive,
+            stuck: JsonStuck {
+                paths: self.stuck_paths(),
+                places: self
+                    .result
+                    .stuck
+                    .iter()
+                    .map(|s| json_stuck_place(s, lines))
+                    .collect(),
+            },
+            warnings: self
+                .warnings
+                .iter()
+                .map(|d| self.json_diagnostic(d, lines))
+                .collect(),
         }
     }
 
+    fn json_diagnostic<'r>(&self, d: &'r Diagnostic, lines: &LineIndex) -> JsonDiagnostic<'r> {
+        JsonDiagnostic {
+            code: d.code,
+            severity: severity_name(d.severity),
+            message: &d.title,
+            labels: d
+                .labels
+                .iter()
+                .map(|label| JsonLabel {
+                    file: &label.file,
+                    span: (label.file == self.file).then(|| lines.span(&label.span)),
+                    message: &label.message,
+                })
+                .collect(),
+            hint: d.hint.as_deref(),
+        }
+    }
+
+    /// Writes the JSON document to `out` as it is serialized, counterexample by
+    /// counterexample, followed by a newline.
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let lines = self.lines();
+        let mut out = BufWriter::new(out);
+        serde_json::to_writer_pretty(&mut out, &self.to_json(&lines))?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
+    /// The JSON document as a string (for small reports and tests; the CLI streams it
+    /// with [`Report::write_json`]).
     pub fn json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(&self.to_json())
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-        text.push('\n');
-        text
+        let mut bytes = Vec::new();
+        if let Err(e) = self.write_json(&mut bytes) {
+            // Writing to memory fails only if serializing does; that would be a bug.
+            return format!("{{\"error\": \"{e}\"}}\n");
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
     }
 
     /// The human-readable report. `color` adds ANSI colours to the source excerpts.
@@ -257,6 +516,13 @@ impl Report<'_> {
             // An incomplete search may have missed shorter traces, and other sites.
             "shown: the shortest found per failure site, search incomplete"
         };
+        let stuck_paths = self.stuck_paths();
+        let stuck_places = r.stuck.len();
+        let stuck_summary = format!(
+            "{stuck_paths} explored path{} got stuck at {stuck_places} place{}",
+            plural(stuck_paths as usize),
+            plural(stuck_places)
+        );
         match r.verdict {
             Verdict::Unsafe => {
                 let _ = writeln!(
@@ -281,15 +547,54 @@ impl Report<'_> {
                     "INCONCLUSIVE: no failing trace found, but the search is incomplete."
                 );
             }
+            Verdict::Stuck if stuck_places == 0 => {
+                let _ = writeln!(
+                    out,
+                    "STUCK: no failing trace found, but some explored paths got stuck; what follows \
+                     them was not explored, so this is no proof of safety."
+                );
+            }
             Verdict::Stuck => {
                 let _ = writeln!(
                     out,
-                    "STUCK: no failing trace found, but some paths got stuck and were not explored further."
+                    "STUCK: no failing trace found, but {stuck_summary}; what follows them was not \
+                     explored, so this is no proof of safety."
                 );
             }
         }
         for reason in &r.inconclusive {
             let _ = writeln!(out, "  note: {reason}");
+        }
+        if stuck_places > 0 {
+            let indent = match r.verdict {
+                Verdict::Stuck => "  ",
+                Verdict::Safe => {
+                    let _ = writeln!(
+                        out,
+                        "  note: {stuck_summary}, not explored further and counted as safe, as \
+                         HOLiK does:"
+                    );
+                    "    "
+                }
+                Verdict::Unsafe | Verdict::Inconclusive => {
+                    let _ = writeln!(out, "  note: {stuck_summary}, not explored further:");
+                    "    "
+                }
+            };
+            let lines = self.lines();
+            for site in &r.stuck {
+                let at = lines.point(site.span.start);
+                let _ = writeln!(
+                    out,
+                    "{indent}stuck at {}:{}:{}: {} ({} path{})",
+                    self.file,
+                    at.line,
+                    at.column,
+                    stuck_reason_text(&site.reason),
+                    site.paths,
+                    plural(site.paths as usize)
+                );
+            }
         }
         let s = &r.stats;
         let _ = writeln!(
@@ -356,21 +661,10 @@ impl Report<'_> {
         );
         let _ = writeln!(out, "  {}", c.trace);
         if !c.model.is_empty() {
-            let model: Vec<String> = model_order(&c.model)
-                .into_iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
-            let _ = writeln!(out, "  with {}", model.join(", "));
+            let _ = writeln!(out, "  with {}", model_text(&c.model));
             let _ = writeln!(out, "  e.g. {}", c.concrete);
         }
-        let (code, title, label) = match c.kind {
-            FailureKind::Assert => ("C0001", "this assertion fails", "asserted value is 0 here"),
-            FailureKind::Division => (
-                "C0002",
-                "this division divides by zero",
-                "the divisor is 0 here",
-            ),
-        };
+        let (code, title, label) = failure_diagnostic(c.kind);
         let diagnostic =
             Diagnostic::error(code, title).with_label(self.file, c.span.clone(), label);
         for line in diagnostic.render(sources, color).lines() {
@@ -380,6 +674,45 @@ impl Report<'_> {
     }
 }
 
+fn json_stuck_place(site: &StuckSite, lines: &LineIndex) -> JsonStuckPlace {
+    let (reason, name) = stuck_reason_kind(&site.reason);
+    JsonStuckPlace {
+        span: lines.span(&site.span),
+        reason,
+        name: name.map(str::to_string),
+        message: stuck_reason_text(&site.reason),
+        paths: site.paths,
+    }
+}
+
+pub fn severity_name(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+/// The diagnostic code, title and label of a failure of this kind.
+pub fn failure_diagnostic(kind: FailureKind) -> (&'static str, &'static str, &'static str) {
+    match kind {
+        FailureKind::Assert => ("C0001", "this assertion fails", "asserted value is 0 here"),
+        FailureKind::Division => (
+            "C0002",
+            "this division divides by zero",
+            "the divisor is 0 here",
+        ),
+    }
+}
+
+/// The model as `x1 = 100, x2 = 1`, in symbol order.
+pub fn model_text(model: &BTreeMap<String, BigInt>) -> String {
+    model_order(model)
+        .into_iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Model entries in symbol order (`x2` before `x10`).
 fn model_order(model: &BTreeMap<String, BigInt>) -> Vec<(&String, &BigInt)> {
     let mut entries: Vec<_> = model.iter().collect();
@@ -387,7 +720,7 @@ fn model_order(model: &BTreeMap<String, BigInt>) -> Vec<(&String, &BigInt)> {
     entries
 }
 
-fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -437,4 +770,54 @@ pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> boo
         })
         .collect::<Vec<_>>()
         .join(" . ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_count_lines_and_characters_from_one() {
+        let lines = LineIndex::new("ab\nçd\n");
+        assert_eq!(
+            lines.point(0),
+            JsonPoint {
+                line: 1,
+                column: 1,
+                offset: 0
+            }
+        );
+        // `ç` is two bytes, one column.
+        assert_eq!(
+            lines.point(6),
+            JsonPoint {
+                line: 2,
+                column: 3,
+                offset: 6
+            }
+        );
+        assert_eq!(lines.point(7).line, 3);
+    }
+
+    #[test]
+    fn points_outside_the_source_or_inside_a_character_are_clamped() {
+        let lines = LineIndex::new("ab\nçd");
+        assert_eq!(lines.point(99).offset, 6);
+        assert_eq!(lines.point(4).offset, 3);
+        let backwards = Span { start: 5, end: 2 };
+        let span = lines.span(&backwards);
+        assert_eq!(span.end, span.start);
+    }
+
+    #[test]
+    fn stuck_reasons_read_as_phrases() {
+        assert_eq!(
+            stuck_reason_text(&StuckReason::Undeclared("sned".to_string())),
+            "call of the undeclared name `sned`"
+        );
+        assert_eq!(
+            stuck_reason_kind(&StuckReason::UnsetReference("r".to_string())),
+            ("unset_reference", Some("r"))
+        );
+    }
 }

@@ -465,6 +465,8 @@ fn check_file(
             .filter(|_| !args.no_clients)
             .filter(|_| !(args.all && args.client.is_none() && args.format == Format::Text))
             .map(|c| c.clients.clone()),
+        warnings: &loaded.warnings,
+        program: Some(&loaded.program),
     };
     let mut json = None;
     match args.format {

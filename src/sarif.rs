@@ -1,0 +1,776 @@
+//! The report of `holi check` as SARIF 2.1.0 (`--format sarif`), the format code-scanning
+//! services (GitHub code scanning, Azure DevOps, IDE viewers) read.
+//!
+//! One run per document. Its results, in this order:
+//!
+//! * each counterexample: rule `C0001` (a failing `assert`) or `C0002` (a division by
+//!   zero), level `error`, at the failing expression, with one code flow whose steps are
+//!   the trace's moves (each at the declaration of the method or import it names, where
+//!   known) ending at the failing expression;
+//! * each place where explored paths got stuck: rule `C0003`, level `warning`;
+//! * each front-end warning: its own code as rule, at its first label.
+//!
+//! `lang/check-output.md` documents the mapping; `tests/report_formats.rs` validates the
+//! output against the official schema. Like the JSON document, results are serialized
+//! one at a time.
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::report::{
+    failure_diagnostic, model_text, plural, stuck_reason_text, verdict_name, LineIndex, Report,
+    HOLI_VERSION,
+};
+use crate::symbolic::StuckSite;
+use crate::syntax::ast::{Decl, Program, Span};
+use crate::trace::{Counterexample, Dir, FailureKind, Player};
+use serde::{Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+use std::path::{Component, Path};
+
+/// The schema the document declares (the OASIS standard's, errata 01).
+pub const SARIF_SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// The base every artifact URI is relative to: the working directory of the run.
+pub const SRCROOT: &str = "%SRCROOT%";
+
+/// The rule of a stuck place.
+pub const STUCK_CODE: &str = "C0003";
+
+/// The key of holi's partial fingerprint; the suffix is bumped if what it hashes changes.
+pub const FINGERPRINT_KEY: &str = "holiFailure/v1";
+
+/// A rule: code, short description, full description, and where `lang/` documents it.
+struct RuleInfo {
+    id: &'static str,
+    short: &'static str,
+    full: &'static str,
+    doc: &'static str,
+}
+
+const CHECK_DOC: &str = "lang/check-output.md";
+const WARNING_DOC: &str = "lang/README.md";
+
+/// Every rule holi reports under. The warnings mirror the table in `lang/README.md`
+/// (a test keeps them in step).
+const RULES: &[RuleInfo] = &[
+    RuleInfo {
+        id: "C0001",
+        short: "An assertion fails",
+        full: "Some client drives the library, within the bounds k and l, into an `assert` whose \
+               value is 0. The trace of calls and returns across the library's boundary, with \
+               values for its symbols, shows how.",
+        doc: CHECK_DOC,
+    },
+    RuleInfo {
+        id: "C0002",
+        short: "A division by zero",
+        full: "Some client drives the library, within the bounds k and l, into a division whose \
+               divisor is 0. The trace of calls and returns across the library's \
+               boundary, with values for its symbols, shows how.",
+        doc: CHECK_DOC,
+    },
+    RuleInfo {
+        id: STUCK_CODE,
+        short: "Explored paths got stuck",
+        full: "Paths explored by the check got stuck here (a call of an undeclared name, a read \
+               of an unset reference, an ill-typed operation): what would follow them was not \
+               explored, so failures beyond this place may be missed.",
+        doc: CHECK_DOC,
+    },
+    RuleInfo {
+        id: "W0101",
+        short: "Operators of one group mixed without parentheses",
+        full: "Two different operators of one precedence group are mixed without parentheses, \
+               e.g. `a - b + c`: HOLiK gives them no relative priority, holi groups them to \
+               the left. Add parentheses.",
+        doc: WARNING_DOC,
+    },
+    RuleInfo {
+        id: "W0201",
+        short: "An ill-typed expression",
+        full: "An expression is ill-typed; a path that evaluates it gets stuck.",
+        doc: WARNING_DOC,
+    },
+    RuleInfo {
+        id: "W0202",
+        short: "A call of an undeclared name",
+        full: "A name that is neither a variable, a method nor an import is called; a path \
+               that makes the call gets stuck.",
+        doc: WARNING_DOC,
+    },
+    RuleInfo {
+        id: "W0203",
+        short: "An assignment to an undeclared reference",
+        full: "A reference that is never declared is assigned (HOLiK creates it).",
+        doc: WARNING_DOC,
+    },
+    RuleInfo {
+        id: "W0204",
+        short: "A read of an undeclared reference",
+        full: "A reference that is never declared is read; a path that reads it before any \
+               assignment gets stuck.",
+        doc: WARNING_DOC,
+    },
+    RuleInfo {
+        id: "W0205",
+        short: "A function reference to something other than a method",
+        full: "`fun r := m` where `m` is not a method; harmless until `!r` is called.",
+        doc: WARNING_DOC,
+    },
+];
+
+/// The codes of every rule in `tool.driver.rules`, in order.
+pub fn rule_codes() -> impl Iterator<Item = &'static str> {
+    RULES.iter().map(|r| r.id)
+}
+
+/// Where the documentation lives, if the package names its repository
+/// (`repository` in Cargo.toml, a GitHub-style URL): rules then get a `helpUri` and the
+/// tool an `informationUri`. Without it both are left out (they must be absolute URIs).
+fn docs_base(repository: &str) -> Option<String> {
+    let repository = repository.trim_end_matches('/');
+    (!repository.is_empty()).then(|| format!("{repository}/blob/HEAD/"))
+}
+
+#[derive(Serialize)]
+struct Log<'r> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'r>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'r> {
+    tool: Tool,
+    invocations: [Invocation; 1],
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    original_uri_base_ids: BTreeMap<&'static str, ArtifactLocation>,
+    /// Columns are counted in characters, as in the text and JSON reports.
+    column_kind: &'static str,
+    results: Results<'r>,
+    properties: RunProperties<'r>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    semantic_version: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    information_uri: Option<String>,
+    rules: Vec<Rule>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: &'static str,
+    short_description: Text,
+    full_description: Text,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<String>,
+    help: Text,
+    default_configuration: Configuration,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+/// A `message` or `multiformatMessageString` with plain text.
+#[derive(Serialize)]
+struct Text {
+    text: String,
+}
+
+fn text(s: impl Into<String>) -> Text {
+    Text { text: s.into() }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    exit_code: u8,
+    exit_code_description: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+struct Notification {
+    level: &'static str,
+    message: Text,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunProperties<'r> {
+    verdict: &'static str,
+    k: u32,
+    l: u32,
+    all: bool,
+    failing_traces: usize,
+    stuck_paths: u64,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    inconclusive: &'r [String],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult {
+    rule_id: &'static str,
+    /// Omitted for a code missing from [`RULES`] (`ruleId` still names it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule_index: Option<usize>,
+    level: &'static str,
+    message: Text,
+    locations: [Location; 1],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<Location>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    code_flows: Vec<CodeFlow>,
+    partial_fingerprints: BTreeMap<&'static str, String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Text>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    /// The column just after the region, as SARIF counts it.
+    end_column: usize,
+    byte_offset: usize,
+    byte_length: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CodeFlow {
+    message: Text,
+    thread_flows: [ThreadFlow; 1],
+}
+
+#[derive(Serialize)]
+struct ThreadFlow {
+    locations: Vec<ThreadFlowLocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ThreadFlowLocation {
+    location: Location,
+    kinds: Vec<&'static str>,
+    nesting_level: usize,
+    execution_order: usize,
+}
+
+/// What the results need from the report: where things are and how to name the file.
+struct Context<'r> {
+    report: &'r Report<'r>,
+    lines: LineIndex<'r>,
+    artifact: ArtifactLocation,
+    /// Declarations of methods and imports, by name.
+    declarations: BTreeMap<&'r str, Span>,
+}
+
+/// The results of a run, serialized one at a time.
+struct Results<'r>(&'r Context<'r>);
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let cx = self.0;
+        let result = cx.report.result;
+        serializer.collect_seq(
+            result
+                .counterexamples
+                .iter()
+                .enumerate()
+                .map(|(i, c)| cx.counterexample(i, c))
+                .chain(result.stuck.iter().map(|s| cx.stuck(s)))
+                .chain(cx.report.warnings.iter().map(|d| cx.warning(d))),
+        )
+    }
+}
+
+fn rule_index(id: &str) -> Option<usize> {
+    RULES.iter().position(|r| r.id == id)
+}
+
+/// 64-bit FNV-1a: a hash that stays the same across platforms and Rust versions, as
+/// fingerprints must.
+fn fnv1a(parts: &[&str]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        // A separator keeps ("ab", "c") and ("a", "bc") apart.
+        for byte in part.bytes().chain([0xff]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
+}
+
+/// Percent-encodes a path segment for a URI: everything but unreserved characters.
+fn encode_segment(segment: &str, out: &mut String) {
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+}
+
+/// The path as URI path segments joined by `/` (`.` dropped, `..` kept, a root or drive
+/// prefix dropped).
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for component in path.components() {
+        let segment = match component {
+            Component::Normal(s) => s.to_string_lossy(),
+            Component::ParentDir => "..".into(),
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => continue,
+        };
+        if !out.is_empty() {
+            out.push('/');
+        }
+        encode_segment(&segment, &mut out);
+    }
+    out
+}
+
+/// The artifact location of `file`, relative to `cwd` (as `%SRCROOT%`) when it lies
+/// there, else an absolute `file:` URI.
+fn artifact_location(file: &str, cwd: Option<&Path>) -> ArtifactLocation {
+    let path = Path::new(file);
+    let relative = if path.is_absolute() {
+        cwd.and_then(|cwd| path.strip_prefix(cwd).ok())
+    } else {
+        Some(path)
+    };
+    match relative {
+        Some(relative) => ArtifactLocation {
+            uri: uri_path(relative),
+            uri_base_id: Some(SRCROOT),
+        },
+        None => ArtifactLocation {
+            uri: format!("file:///{}", uri_path(path)),
+            uri_base_id: None,
+        },
+    }
+}
+
+fn declarations(program: &Program) -> BTreeMap<&str, Span> {
+    let imports = program
+        .imports
+        .iter()
+        .map(|i| (i.name.name.as_str(), i.name.span.clone()));
+    let methods = program.decls.iter().filter_map(|d| match d {
+        Decl::Method(m) => Some((m.name.name.as_str(), m.name.span.clone())),
+        _ => None,
+    });
+    imports.chain(methods).collect()
+}
+
+impl<'r> Context<'r> {
+    fn location(&self, span: &Span, message: Option<String>) -> Location {
+        let at = self.lines.span(span);
+        Location {
+            id: None,
+            physical_location: PhysicalLocation {
+                artifact_location: self.artifact.clone(),
+                region: Region {
+                    start_line: at.start.line,
+                    start_column: at.start.column,
+                    end_line: at.end.line,
+                    end_column: at.end.column,
+                    byte_offset: at.start.offset,
+                    byte_length: at.end.offset - at.start.offset,
+                },
+            },
+            message: message.map(text),
+        }
+    }
+
+    /// The source text of a span, for fingerprints that survive lines moving.
+    fn snippet(&self, span: &Span) -> &'r str {
+        self.report.source.get(span.clone()).unwrap_or("")
+    }
+
+    fn counterexample(&self, i: usize, c: &Counterexample) -> SarifResult {
+        let (code, title, label) = failure_diagnostic(c.kind);
+        let moves = c.trace.0.len();
+        let what = match c.kind {
+            FailureKind::Assert => "This assertion fails",
+            FailureKind::Division => "This division divides by zero",
+        };
+        let mut message = format!("{what} after {moves} move{}: {}.", plural(moves), c.trace);
+        if !c.model.is_empty() {
+            message.push_str(&format!(
+                " With {}, e.g. {}.",
+                model_text(&c.model),
+                c.concrete
+            ));
+        }
+        match self.report.replayed.as_ref().and_then(|r| r.get(i)) {
+            Some(true) => message.push_str(" Confirmed by replaying a synthesized client."),
+            Some(false) => message.push_str(" NOT confirmed by replay: a bug in holi."),
+            None => {}
+        }
+
+        // Each move at the declaration of what it names; generated names (m1, f1, …)
+        // have none, so they point at the failing expression.
+        let mut depth = 0usize;
+        let mut steps = Vec::with_capacity(moves + 1);
+        for (n, (m, concrete)) in c.trace.0.iter().zip(&c.concrete.0).enumerate() {
+            if m.dir == Dir::Ret {
+                depth = depth.saturating_sub(1);
+            }
+            let who = match m.by {
+                Player::Client => "the client",
+                Player::Library => "the library",
+            };
+            let mut step = match m.dir {
+                Dir::Call => format!(
+                    "{}. {who} calls {}({})",
+                    n + 1,
+                    m.method,
+                    m.value.as_argument()
+                ),
+                Dir::Ret => format!("{}. {who} returns {} from {}", n + 1, m.value, m.method),
+            };
+            if concrete != m {
+                step.push_str(&format!(" (e.g. {concrete})"));
+            }
+            let span = self.declarations.get(m.method.as_str()).unwrap_or(&c.span);
+            steps.push(ThreadFlowLocation {
+                location: self.location(span, Some(step)),
+                kinds: vec![match m.dir {
+                    Dir::Call => "call",
+                    Dir::Ret => "return",
+                }],
+                nesting_level: depth,
+                execution_order: n + 1,
+            });
+            if m.dir == Dir::Call {
+                depth += 1;
+            }
+        }
+        steps.push(ThreadFlowLocation {
+            location: self.location(&c.span, Some(format!("{}. {title}: {label}", moves + 1))),
+            kinds: vec!["danger"],
+            nesting_level: depth,
+            execution_order: moves + 1,
+        });
+
+        let mut fingerprints = BTreeMap::new();
+        let uri = &self.artifact.uri;
+        let trace = c.trace.to_string();
+        fingerprints.insert(
+            FINGERPRINT_KEY,
+            fnv1a(&[code, uri, self.snippet(&c.span), &trace]),
+        );
+        SarifResult {
+            rule_id: code,
+            rule_index: rule_index(code),
+            level: "error",
+            message: text(message),
+            locations: [self.location(&c.span, None)],
+            related_locations: Vec::new(),
+            code_flows: vec![CodeFlow {
+                message: text(format!("the trace of {moves} move{}", plural(moves))),
+                thread_flows: [ThreadFlow { locations: steps }],
+            }],
+            partial_fingerprints: fingerprints,
+        }
+    }
+
+    fn stuck(&self, site: &StuckSite) -> SarifResult {
+        let reason = stuck_reason_text(&site.reason);
+        let message = format!(
+            "{} explored path{} got stuck here: {reason}. What would follow {} was not \
+             explored, so failures beyond this place may be missed.",
+            site.paths,
+            plural(site.paths as usize),
+            if site.paths == 1 { "it" } else { "them" }
+        );
+        let mut fingerprints = BTreeMap::new();
+        fingerprints.insert(
+            FINGERPRINT_KEY,
+            fnv1a(&[
+                STUCK_CODE,
+                &self.artifact.uri,
+                self.snippet(&site.span),
+                &reason,
+            ]),
+        );
+        SarifResult {
+            rule_id: STUCK_CODE,
+            rule_index: rule_index(STUCK_CODE),
+            level: "warning",
+            message: text(message),
+            locations: [self.location(&site.span, None)],
+            related_locations: Vec::new(),
+            code_flows: Vec::new(),
+            partial_fingerprints: fingerprints,
+        }
+    }
+
+    fn warning(&self, d: &Diagnostic) -> SarifResult {
+        let mut message = format!("{}.", d.title.trim_end_matches('.'));
+        if let Some(hint) = &d.hint {
+            message.push_str(&format!(" Hint: {hint}"));
+        }
+        // Labels in other files than the one checked have no source here to locate them.
+        let mut labels = d
+            .labels
+            .iter()
+            .filter(|label| label.file == self.report.file);
+        let primary = labels.next();
+        let span = primary.map_or(0..0, |label| label.span.clone());
+        let related = labels
+            .enumerate()
+            .map(|(n, label)| Location {
+                id: Some(n),
+                ..self.location(&label.span, Some(label.message.clone()))
+            })
+            .collect();
+        let mut fingerprints = BTreeMap::new();
+        fingerprints.insert(
+            FINGERPRINT_KEY,
+            fnv1a(&[d.code, &self.artifact.uri, self.snippet(&span), &d.title]),
+        );
+        SarifResult {
+            rule_id: d.code,
+            rule_index: rule_index(d.code),
+            level: match d.severity {
+                Severity::Warning => "warning",
+                Severity::Error => "error",
+            },
+            message: text(message),
+            locations: [self.location(&span, primary.map(|l| l.message.clone()))],
+            related_locations: related,
+            code_flows: Vec::new(),
+            partial_fingerprints: fingerprints,
+        }
+    }
+}
+
+impl Report<'_> {
+    /// Writes the SARIF 2.1.0 log of this report to `out`, result by result, on one line
+    /// followed by a newline. Artifact URIs are relative to the working directory (`%SRCROOT%`).
+    pub fn write_sarif(&self, out: &mut dyn Write) -> io::Result<()> {
+        let cwd = std::env::current_dir().ok();
+        self.write_sarif_from(cwd.as_deref(), env!("CARGO_PKG_REPOSITORY"), out)
+    }
+
+    /// The SARIF log as a string (for small reports and tests).
+    pub fn sarif(&self) -> String {
+        let mut bytes = Vec::new();
+        if let Err(e) = self.write_sarif(&mut bytes) {
+            return format!("{{\"error\": \"{e}\"}}\n");
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// [`Report::write_sarif`] with the working directory and repository URL given.
+    fn write_sarif_from(
+        &self,
+        cwd: Option<&Path>,
+        repository: &str,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let cx = Context {
+            report: self,
+            lines: self.lines(),
+            artifact: artifact_location(self.file, cwd),
+            declarations: self.program.map(declarations).unwrap_or_default(),
+        };
+        let docs = docs_base(repository);
+        let rules = RULES
+            .iter()
+            .map(|r| Rule {
+                id: r.id,
+                short_description: text(r.short),
+                full_description: text(r.full),
+                help_uri: docs.as_ref().map(|base| format!("{base}{}", r.doc)),
+                help: text(format!("{} See {} in holi's documentation.", r.full, r.doc)),
+                default_configuration: Configuration {
+                    level: if r.id.starts_with('W') || r.id == STUCK_CODE {
+                        "warning"
+                    } else {
+                        "error"
+                    },
+                },
+            })
+            .collect();
+        let exit_code = self.exit_code();
+        let mut notifications: Vec<Notification> = self
+            .result
+            .inconclusive
+            .iter()
+            .map(|reason| Notification {
+                level: "warning",
+                message: text(format!("The search is incomplete: {reason}")),
+            })
+            .collect();
+        if let Some(replayed) = &self.replayed {
+            for (n, _) in replayed.iter().enumerate().filter(|(_, ok)| !**ok) {
+                notifications.push(Notification {
+                    level: "error",
+                    message: text(format!(
+                        "Counterexample {} does not replay: a bug in holi.",
+                        n + 1
+                    )),
+                });
+            }
+        }
+        let original_uri_base_ids = cwd
+            .filter(|cwd| cwd.is_absolute())
+            .map(|cwd| {
+                let mut uri = format!("file:///{}", uri_path(cwd));
+                if !uri.ends_with('/') {
+                    uri.push('/');
+                }
+                (
+                    SRCROOT,
+                    ArtifactLocation {
+                        uri,
+                        uri_base_id: None,
+                    },
+                )
+            })
+            .into_iter()
+            .collect();
+        let log = Log {
+            schema: SARIF_SCHEMA,
+            version: "2.1.0",
+            runs: [Run {
+                tool: Tool {
+                    driver: Driver {
+                        name: "holi",
+                        version: HOLI_VERSION,
+                        semantic_version: HOLI_VERSION,
+                        information_uri: docs.as_ref().map(|base| format!("{base}README.md")),
+                        rules,
+                    },
+                },
+                invocations: [Invocation {
+                    // holi ran to its verdict; only a counterexample that does not replay
+                    // (a bug in holi) means it did not work as it should.
+                    execution_successful: !self.replay_failed(),
+                    exit_code,
+                    exit_code_description: match exit_code {
+                        0 => "safe",
+                        1 => "unsafe",
+                        4 => "stuck",
+                        _ => "inconclusive",
+                    },
+                    tool_execution_notifications: notifications,
+                }],
+                original_uri_base_ids,
+                column_kind: "unicodeCodePoints",
+                results: Results(&cx),
+                properties: RunProperties {
+                    verdict: verdict_name(self.result.verdict),
+                    k: self.k,
+                    l: self.l,
+                    all: self.all,
+                    failing_traces: self.result.failing_traces,
+                    stuck_paths: self.stuck_paths(),
+                    inconclusive: &self.result.inconclusive,
+                },
+            }],
+        };
+        // Compact, unlike the JSON report: a log is for machines, and indenting its deep
+        // nesting would triple its size (312 MB instead of 110 MB for examples/dao.holi
+        // --all, where upload limits of code-scanning services are tens of MB).
+        let mut out = BufWriter::new(out);
+        serde_json::to_writer(&mut out, &log)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_path_is_relative_to_the_source_root() {
+        let at = artifact_location("./examples/my lib.holi", Some(Path::new("/work")));
+        assert_eq!(at.uri, "examples/my%20lib.holi");
+        assert_eq!(at.uri_base_id, Some(SRCROOT));
+    }
+
+    #[test]
+    fn an_absolute_path_under_the_working_directory_becomes_relative() {
+        let at = artifact_location("/work/repo/lib/a.holi", Some(Path::new("/work/repo")));
+        assert_eq!(at.uri, "lib/a.holi");
+        assert_eq!(at.uri_base_id, Some(SRCROOT));
+    }
+
+    #[test]
+    fn an_absolute_path_elsewhere_is_a_file_uri() {
+        let at = artifact_location("/tmp/ü#1.holi", Some(Path::new("/work")));
+        assert_eq!(at.uri, "file:///tmp/%C3%BC%231.holi");
+        assert_eq!(at.uri_base_id, None);
+        assert_eq!(
+            artifact_location("/tmp/a.holi", None).uri,
+            "file:///tmp/a.holi"
+        );
+    }
+
+    #[test]
+    fn help_links_need_a_repository() {
+        assert_eq!(docs_base(""), None);
+        assert_eq!(
+            docs_base("https://example.org/holi/").as_deref(),
+            Some("https://example.org/holi/blob/HEAD/")
+        );
+    }
+
+    #[test]
+    fn fingerprints_are_a_fixed_function_of_their_parts() {
+        // FNV-1a of the bytes "a", 0xff, as any implementation of the algorithm gives it.
+        assert_eq!(fnv1a(&["a"]), "089bc907b544c769");
+        assert_ne!(fnv1a(&["ab", "c"]), fnv1a(&["a", "bc"]));
+    }
+}
