@@ -56,6 +56,11 @@ pub struct Library {
     pub public: Vec<MethodId>,
     /// Where each method is declared, by [`MethodId`].
     pub method_spans: Vec<Span>,
+    /// Whether some path may get stuck: the code mentions an undeclared name or
+    /// reference, or the checker found an ill-typed expression (W0201). Without these
+    /// a path never gets stuck, so the searches that cannot keep stuck places are
+    /// allowed ([`crate::symbolic::split`]).
+    pub may_get_stuck: bool,
 }
 
 impl Library {
@@ -166,7 +171,7 @@ pub fn build(program: &Program) -> Library {
             Decl::Method(_) => {}
         }
     }
-    let store = (0..compiler.refs.len() as RefId)
+    let store: Vec<Initial> = (0..compiler.refs.len() as RefId)
         .map(|id| initial.remove(&id).unwrap_or(Initial::Absent))
         .collect();
     let public = methods
@@ -176,7 +181,13 @@ pub fn build(program: &Program) -> Library {
         .map(|(i, _)| i as MethodId)
         .collect();
 
+    let may_get_stuck = !compiler.undeclared.is_empty()
+        || store.iter().any(|i| matches!(i, Initial::Absent))
+        || crate::types::check_program("", program)
+            .iter()
+            .any(|d| d.code == "W0201");
     Library {
+        may_get_stuck,
         types: compiler.types,
         codes: compiler.codes,
         methods,
@@ -219,6 +230,7 @@ mod tests {
             Initial::Name(GlobalName::Method(1))
         ));
         assert!(lib.undeclared.is_empty());
+        assert!(!lib.may_get_stuck);
     }
 
     #[test]
@@ -229,5 +241,13 @@ mod tests {
         assert!(matches!(lib.store[ghost as usize], Initial::Absent));
         assert!(lib.is_declared("missing") && lib.is_declared("a"));
         assert!(!lib.is_declared("f1"));
+        assert!(lib.may_get_stuck);
+    }
+
+    #[test]
+    fn ill_typed_code_may_get_stuck() {
+        let lib = library("int r := 0; public a (u:unit) :(unit) = { r := !r 1 };");
+        assert!(lib.may_get_stuck);
+        assert!(lib.undeclared.is_empty());
     }
 }
