@@ -105,6 +105,7 @@ pub struct Explorer<'p, 'o> {
     /// a million traces share one with odds below 10⁻⁷), up to [`FAILING_CAP`] of them
     /// without `all`; `failing_capped` once a trace went uncounted for that.
     failing: HashSet<u64>,
+    failing_cap: usize,
     failing_capped: bool,
     /// Every distinct pair of failing trace and failure site, by fingerprint, and the
     /// counterexamples themselves (kept only with `all`): two sites reached by the
@@ -155,6 +156,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             violated: Vec::new(),
             stand_in: None,
             failing: HashSet::new(),
+            failing_cap: FAILING_CAP,
             failing_capped: false,
             all_seen: HashSet::new(),
             all: Vec::new(),
@@ -776,7 +778,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             model: rendered.model,
         };
         let fingerprint = memo::hash128(&text);
-        if self.options.all || self.failing.len() < FAILING_CAP {
+        if self.options.all || self.failing.len() < self.failing_cap {
             self.failing.insert(fingerprint as u64);
         } else if !self.failing.contains(&(fingerprint as u64)) {
             self.failing_capped = true;
@@ -1251,4 +1253,53 @@ fn solvable_for(term: &Term, n: u32) -> bool {
         }
     }
     occurrences(term, n) == 1 && top(term, n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library(source: &str) -> Library {
+        let loaded = crate::frontend::load_str("t.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        crate::build::build(&loaded.program)
+    }
+
+    /// Every sequence of calls fails: 1 + 2 + 4 distinct traces within l = 3.
+    const ALWAYS: &str = "
+        public a (x:int) :(unit) = { assert(x == 0) };
+        public b (x:int) :(unit) = { () };
+    ";
+
+    #[test]
+    fn past_the_cap_the_count_of_failing_traces_is_a_lower_bound() {
+        let lib = library(ALWAYS);
+        let options = CheckOptions {
+            k: 1,
+            l: 3,
+            memo: false,
+            ..CheckOptions::default()
+        };
+        let exact = Explorer::new(&lib, &options).run(&mut |_| {});
+        assert!(exact.failing_traces > 3, "{}", exact.failing_traces);
+        assert!(!exact.failing_traces_lower_bound);
+        let mut capped = Explorer::new(&lib, &options);
+        capped.failing_cap = 3;
+        let capped = capped.run(&mut |_| {});
+        assert_eq!(capped.failing_traces, 3);
+        assert!(capped.failing_traces_lower_bound);
+        // The report itself does not change.
+        assert_eq!(capped.verdict, exact.verdict);
+        assert_eq!(capped.counterexamples.len(), exact.counterexamples.len());
+        // With `all` every trace is output, so it is counted exactly.
+        let all = CheckOptions {
+            all: true,
+            ..options
+        };
+        let mut uncapped = Explorer::new(&lib, &all);
+        uncapped.failing_cap = 3;
+        let uncapped = uncapped.run(&mut |_| {});
+        assert_eq!(uncapped.failing_traces, exact.failing_traces);
+        assert!(!uncapped.failing_traces_lower_bound);
+    }
 }

@@ -294,6 +294,9 @@ pub fn check_with_progress(
                 let mut found = unsettled.found;
                 found.extend(before.counterexamples);
                 split::add_found(&mut result, found);
+                if !result.inconclusive.is_empty() {
+                    result.failing_traces = result.failing_traces.max(before.failing_traces);
+                }
                 result
             }
         };
