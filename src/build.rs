@@ -57,9 +57,10 @@ pub struct Library {
     /// Where each method is declared, by [`MethodId`].
     pub method_spans: Vec<Span>,
     /// Whether some path may get stuck: the code mentions an undeclared name or
-    /// reference, or the checker found an ill-typed expression (W0201). Without these
-    /// a path never gets stuck, so the searches that cannot keep stuck places are
-    /// allowed ([`crate::symbolic::split`]).
+    /// reference, or the checker found an ill-typed expression in a method (W0201,
+    /// which may make an operation get a value of the wrong shape). Without these
+    /// a path never gets stuck, so a search that cannot tell every stuck place may
+    /// still say safe ([`crate::symbolic::split`]).
     pub may_get_stuck: bool,
 }
 
@@ -181,11 +182,17 @@ pub fn build(program: &Program) -> Library {
         .map(|(i, _)| i as MethodId)
         .collect();
 
+    // The checker also checks `main`, which is the client's code, not the library's.
+    let in_methods = |span: &Span| {
+        method_spans
+            .iter()
+            .any(|m| m.start <= span.start && span.end <= m.end)
+    };
     let may_get_stuck = !compiler.undeclared.is_empty()
         || store.iter().any(|i| matches!(i, Initial::Absent))
         || crate::types::check_program("", program)
             .iter()
-            .any(|d| d.code == "W0201");
+            .any(|d| d.code == "W0201" && d.labels.iter().any(|l| in_methods(&l.span)));
     Library {
         may_get_stuck,
         types: compiler.types,
@@ -249,5 +256,8 @@ mod tests {
         let lib = library("int r := 0; public a (u:unit) :(unit) = { r := !r 1 };");
         assert!(lib.may_get_stuck);
         assert!(lib.undeclared.is_empty());
+        // An ill-typed client `main` is not the library's code.
+        let lib = library("public a (u:unit) :(unit) = { () };\nmain = { a 1 };");
+        assert!(!lib.may_get_stuck);
     }
 }

@@ -253,12 +253,7 @@ pub fn check_with_progress(
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let library = crate::build::build(program);
-    if options.split
-        && options.memo
-        && !options.all
-        && !options.first
-        && split::allowed(&library, options)
-    {
+    if options.split && options.memo && !options.all && !options.first {
         // Most libraries are checked whole faster than any split could be; only one
         // that the whole search does not finish soon is split.
         let start = std::time::Instant::now();

@@ -42,11 +42,15 @@
 //! willing trampoline than most real parts, so a library the whole search finishes
 //! soon is not split at all ([`super::SPLIT_AFTER`]).
 //!
-//! A library that may get stuck ([`Library::may_get_stuck`]) is not split, unless
-//! stuck paths do not change the verdict ([`CheckOptions::allow_stuck`]): a part with
-//! no failure site is never searched, and the stand-in's paths are not the library's,
-//! so the stuck places of a split search are not those of the whole one. The stuck
-//! places met in the parts' own searches (without the stand-in) are real and listed.
+//! Stuck paths ([`super::CheckResult::stuck`]): a part with no failure site is never
+//! searched, and the stand-in's paths are not the library's, so the stuck places of a
+//! split search are not those of the whole one. That matters only to a result without
+//! failures, which would be safe where the whole search is stuck: for a library that
+//! may get stuck ([`Library::may_get_stuck`]) such a result is not settled (unless
+//! stuck paths do not change the verdict, [`CheckOptions::allow_stuck`]), and the whole
+//! library is searched. An unsafe result stays unsafe whatever paths get stuck; it
+//! lists the stuck places met in the parts' own searches (without the stand-in), which
+//! are real.
 
 use super::explore::Explorer;
 use super::havoc::Site;
@@ -66,14 +70,8 @@ const MAX_CALLBACKS: u32 = 16;
 const TRAMPOLINE: &str = "holi_split_trampoline";
 const CALLBACK: &str = "holi_split_callback";
 
-/// Whether `lib` may be checked part by part under `options` (see the module docs).
-pub fn allowed(lib: &Library, options: &CheckOptions) -> bool {
-    !lib.may_get_stuck || options.allow_stuck
-}
-
 /// The result of checking `program` (built as `lib`) component by component; or,
-/// when that is not conclusive (or not [`allowed`]), what it found, for [`finish`] or
-/// the whole search.
+/// when that is not conclusive, what it found, for [`finish`] or the whole search.
 pub fn check(
     program: &Program,
     lib: &Library,
@@ -82,14 +80,15 @@ pub fn check(
 ) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let (parts, found, stuck) = if allowed(lib, options) {
-        check_parts(program, lib, options, progress, &mut stats)
-    } else {
-        (None, Vec::new(), Vec::new())
-    };
+    let (parts, found, stuck) = check_parts(program, lib, options, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
+    // Without failures, only the whole search knows every place that gets stuck.
+    let settles = |partial: &Partial| {
+        partial.open.is_empty()
+            && (!partial.settled.is_empty() || !lib.may_get_stuck || options.allow_stuck)
+    };
     match parts {
-        Some(partial) if partial.open.is_empty() => {
+        Some(partial) if settles(&partial) => {
             let mut found = partial.settled;
             found.sort_by_cached_key(order_key);
             // The parts' own counts would count a helper part's failures twice (in its
