@@ -54,8 +54,8 @@
 //! pruned configuration's stuck places were all met below the entry that subsumes it
 //! (cuts aside, which only come from a limit or from branch and bound after a failure,
 //! when the verdict is unsafe anyway). The only steps whose place the key would not
-//! fix are the application of a value and `fst`, `snd`, `not` on one, since their
-//! frames hold no code otherwise; for a library that may get stuck
+//! fix are the application of a value that is not a function, and `fst`, `snd`, `not`
+//! on one, since their frames hold no code otherwise; for a library that may get stuck
 //! ([`crate::build::Library::may_get_stuck`]) the key names those nodes too.
 //!
 //! Keys are stored as 128-bit hashes of the canonical text; two different texts with
@@ -581,7 +581,10 @@ impl Canon<'_, '_> {
             }
             Frame::AppCall(v, e) => {
                 self.b.out.push_str("ac");
-                self.stuck_node(e);
+                // Applying a function never gets stuck at the application itself.
+                if !matches!(v, Value::Fun(name) if !matches!(name, Name::Undeclared(_))) {
+                    self.stuck_node(e);
+                }
                 self.value(v);
             }
             Frame::PairRight(e, env) => {
