@@ -151,7 +151,9 @@ pub struct Stats {
     /// Satisfiability questions answered from the cache of earlier answers (up to
     /// renaming of symbols) instead of by the solver.
     pub cached_answers: u64,
-    /// Paths that ended applying a name that is not declared.
+    /// Paths that ended applying a name that is not declared. Like `stuck_paths`, it
+    /// counts the library's own paths, those of [`CheckResult::stuck`] (not the
+    /// over-approximation's of [`havoc`], nor those with the split's stand-in).
     pub undeclared_calls: u64,
     /// Paths that ended on an ill-shaped operation or an unset reference.
     pub stuck_paths: u64,
