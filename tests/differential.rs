@@ -587,8 +587,8 @@ fn stuck_places(result: &CheckResult) -> BTreeSet<String> {
 
 /// Checks `program` plainly and with each pruning on or off: when the plain search is
 /// complete and stuck, every complete pruned search is stuck at the same places; when
-/// it is safe or unsafe, so is every complete pruned search. Returns whether the plain
-/// search was complete and met stuck paths.
+/// it is safe or unsafe (with stuck paths met), so is every complete pruned search.
+/// Returns whether the plain search was complete and met stuck paths.
 fn stuck_agrees(
     cell: &str,
     program: &holi::syntax::ast::Program,
@@ -609,7 +609,8 @@ fn stuck_agrees(
             ..base.clone()
         },
     );
-    if !complete(&plain) {
+    // Without stuck paths, `compare` checks the verdicts already.
+    if !complete(&plain) || plain.stuck.is_empty() {
         return false;
     }
     let variants: [(&str, CheckOptions); 8] = [
