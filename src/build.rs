@@ -56,6 +56,12 @@ pub struct Library {
     pub public: Vec<MethodId>,
     /// Where each method is declared, by [`MethodId`].
     pub method_spans: Vec<Span>,
+    /// Whether some path may get stuck: the code mentions an undeclared name or
+    /// reference, or the checker found an ill-typed expression in a method (W0201,
+    /// which may make an operation get a value of the wrong shape). Without these
+    /// a path never gets stuck, so a search that cannot tell every stuck place may
+    /// still say safe ([`crate::symbolic::split`]).
+    pub may_get_stuck: bool,
 }
 
 impl Library {
@@ -166,7 +172,7 @@ pub fn build(program: &Program) -> Library {
             Decl::Method(_) => {}
         }
     }
-    let store = (0..compiler.refs.len() as RefId)
+    let store: Vec<Initial> = (0..compiler.refs.len() as RefId)
         .map(|id| initial.remove(&id).unwrap_or(Initial::Absent))
         .collect();
     let public = methods
@@ -176,7 +182,19 @@ pub fn build(program: &Program) -> Library {
         .map(|(i, _)| i as MethodId)
         .collect();
 
+    // The checker also checks `main`, which is the client's code, not the library's.
+    let in_methods = |span: &Span| {
+        method_spans
+            .iter()
+            .any(|m| m.start <= span.start && span.end <= m.end)
+    };
+    let may_get_stuck = !compiler.undeclared.is_empty()
+        || store.iter().any(|i| matches!(i, Initial::Absent))
+        || crate::types::check_program("", program)
+            .iter()
+            .any(|d| d.code == "W0201" && d.labels.iter().any(|l| in_methods(&l.span)));
     Library {
+        may_get_stuck,
         types: compiler.types,
         codes: compiler.codes,
         methods,
@@ -219,6 +237,7 @@ mod tests {
             Initial::Name(GlobalName::Method(1))
         ));
         assert!(lib.undeclared.is_empty());
+        assert!(!lib.may_get_stuck);
     }
 
     #[test]
@@ -229,5 +248,16 @@ mod tests {
         assert!(matches!(lib.store[ghost as usize], Initial::Absent));
         assert!(lib.is_declared("missing") && lib.is_declared("a"));
         assert!(!lib.is_declared("f1"));
+        assert!(lib.may_get_stuck);
+    }
+
+    #[test]
+    fn ill_typed_code_may_get_stuck() {
+        let lib = library("int r := 0; public a (u:unit) :(unit) = { r := !r 1 };");
+        assert!(lib.may_get_stuck);
+        assert!(lib.undeclared.is_empty());
+        // An ill-typed client `main` is not the library's code.
+        let lib = library("public a (u:unit) :(unit) = { () };\nmain = { a 1 };");
+        assert!(!lib.may_get_stuck);
     }
 }

@@ -1,7 +1,7 @@
 //! The engine's semantics on small libraries: bounds k and l exactly as HOLiK's, client
-//! values, revealed names, divisions, and the silent ends of paths.
+//! values, revealed names, divisions, and the ends of paths (stuck ones reported).
 
-use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{check, CheckOptions, CheckResult, StuckReason, Verdict};
 use holi::trace::FailureKind;
 
 fn run(source: &str, k: u32, l: u32) -> CheckResult {
@@ -254,4 +254,133 @@ fn an_interrupt_stops_the_search_cleanly() {
     );
     assert_eq!(result.verdict, Verdict::Inconclusive);
     assert_eq!(result.inconclusive, ["search stopped: interrupted"]);
+}
+
+/// The source text of each stuck place, its reason and its paths.
+fn stuck(source: &str, result: &CheckResult) -> Vec<(String, StuckReason, u64)> {
+    result
+        .stuck
+        .iter()
+        .map(|s| {
+            (
+                source[s.span.clone()].to_string(),
+                s.reason.clone(),
+                s.paths,
+            )
+        })
+        .collect()
+}
+
+fn check_with(source: &str, options: CheckOptions) -> CheckResult {
+    let loaded = holi::frontend::load_str("test.holi", source, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    check(&loaded.program, &options)
+}
+
+/// The DAO example with one typo: each turns the library's only failure into a stuck
+/// path, which must not read as a clean safe result.
+fn dao_typo(from: &str, to: &str) -> String {
+    let dao = include_str!("../examples/dao.holi");
+    assert!(dao.contains(from), "{from} is not in dao.holi");
+    dao.replacen(from, to, 1)
+}
+
+#[test]
+fn a_typo_that_makes_paths_stuck_gives_stuck_not_safe() {
+    let cases = [
+        (
+            dao_typo("send(m)", "sned(m)"),
+            ("sned(m)", StuckReason::Undeclared("sned".to_string())),
+        ),
+        (
+            dao_typo("!balance < m", "!balanse < m"),
+            (
+                "!balanse",
+                StuckReason::UnsetReference("balanse".to_string()),
+            ),
+        ),
+        (
+            dao_typo("!balance - m", "!balance -1"),
+            ("!balance -1", StuckReason::IllTyped),
+        ),
+    ];
+    for (source, (place, reason)) in cases {
+        for options in [
+            CheckOptions::default(),
+            CheckOptions {
+                memo: false,
+                ..CheckOptions::default()
+            },
+            CheckOptions {
+                first: true,
+                ..CheckOptions::default()
+            },
+        ] {
+            let result = check_with(&source, options);
+            assert_eq!(result.verdict, Verdict::Stuck, "{place}");
+            let places = stuck(&source, &result);
+            assert_eq!(places.len(), 1, "{place}: {places:?}");
+            assert_eq!((places[0].0.as_str(), &places[0].1), (place, &reason));
+            let paths: u64 = result.stuck.iter().map(|s| s.paths).sum();
+            assert_eq!(
+                paths,
+                result.stats.undeclared_calls + result.stats.stuck_paths,
+                "{place}: the counters disagree with the places"
+            );
+        }
+        // HOLiK's reading: a stuck path is no trace.
+        let holik = check_with(
+            &source,
+            CheckOptions {
+                allow_stuck: true,
+                ..CheckOptions::default()
+            },
+        );
+        assert_eq!(holik.verdict, Verdict::Safe, "{place}");
+        assert_eq!(stuck(&source, &holik).len(), 1, "{place}");
+    }
+}
+
+#[test]
+fn stuck_places_are_listed_with_a_failure_and_in_source_order() {
+    let source = "
+int n := 0;
+public f (u:unit) :(unit) = { n := !n + 1; missing(!n) };
+public g (x:int) :(unit) = { if x < 0 then !ghost else (fst 1; ()) };
+public h (x:int) :(unit) = { assert(x < 7) };
+";
+    let result = run(source, 2, 2);
+    assert_eq!(result.verdict, Verdict::Unsafe);
+    let places: Vec<(String, StuckReason)> = stuck(source, &result)
+        .into_iter()
+        .map(|(text, reason, _)| (text, reason))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (
+                "missing(!n)".to_string(),
+                StuckReason::Undeclared("missing".to_string())
+            ),
+            (
+                "!ghost".to_string(),
+                StuckReason::UnsetReference("ghost".to_string())
+            ),
+            ("fst 1".to_string(), StuckReason::IllTyped),
+        ]
+    );
+}
+
+#[test]
+fn all_keeps_two_sites_reached_by_the_same_moves() {
+    let source = "public m (x:int) :(unit) = { assert (0 < x); assert (x < 5) };";
+    let default = check_with(source, CheckOptions::default());
+    let all = run(source, 1, 1);
+    assert_eq!(default.counterexamples.len(), 2);
+    assert_eq!(all.counterexamples.len(), 2, "{:?}", traces(&all));
+    assert_eq!(traces(&all), ["call m(x1)", "call m(x1)"]);
+    assert_ne!(all.counterexamples[0].span, all.counterexamples[1].span);
+    // HOLiK counts traces by their text: one.
+    assert_eq!(all.failing_traces, 1);
+    assert!(!all.failing_traces_lower_bound);
 }

@@ -140,11 +140,15 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
             );
         }
     }
-    // The split is tried only past a million configurations; here it is forced.
+    // The split is tried only past `SPLIT_AFTER` configurations; here it is forced. A safe
+    // split of a library that may get stuck is not settled (the whole search decides,
+    // `prunings_keep_the_stuck_places_of_the_benchmark`); HOLiK's reading of stuck
+    // paths lets it settle, for its sites and lengths to be compared.
     let split_options = CheckOptions {
         k,
         l,
         timeout: Some(limit),
+        allow_stuck: true,
         ..CheckOptions::default()
     };
     let split = match split::check(&loaded.program, &lib, &split_options, &mut |_| {}) {
@@ -156,7 +160,11 @@ fn compare(file: &Path, k: u32, l: u32, limit: Duration, tally: &mut Tally) {
     };
     if let Some(split) = split.filter(complete) {
         tally.split_compared += 1;
-        assert_eq!(plain.verdict, split.verdict, "{cell}: split verdict");
+        let holik = match plain.verdict {
+            Verdict::Stuck => Verdict::Safe,
+            verdict => verdict,
+        };
+        assert_eq!(holik, split.verdict, "{cell}: split verdict");
         assert_eq!(
             sites(&plain),
             sites(&split),
@@ -566,4 +574,211 @@ fn first_is_never_far_slower_than_the_exhaustive_search() {
         first.stats.configurations,
         exhaustive.stats.configurations
     );
+}
+
+/// Where a result's paths got stuck: place and reason (the counts may differ).
+fn stuck_places(result: &CheckResult) -> BTreeSet<String> {
+    result
+        .stuck
+        .iter()
+        .map(|s| format!("{:?} {:?}", s.span, s.reason))
+        .collect()
+}
+
+/// Checks `program` plainly and with each pruning on or off: when the plain search is
+/// complete and stuck, every complete pruned search is stuck at the same places; when
+/// it is safe or unsafe (with stuck paths met), so is every complete pruned search.
+/// Returns whether the plain search was complete and met stuck paths.
+fn stuck_agrees(
+    cell: &str,
+    program: &holi::syntax::ast::Program,
+    k: u32,
+    l: u32,
+    limit: Duration,
+) -> bool {
+    let base = CheckOptions {
+        k,
+        l,
+        timeout: Some(limit),
+        ..CheckOptions::default()
+    };
+    let plain = check(
+        program,
+        &CheckOptions {
+            memo: false,
+            ..base.clone()
+        },
+    );
+    // Without stuck paths, `compare` checks the verdicts already.
+    if !complete(&plain) || plain.stuck.is_empty() {
+        return false;
+    }
+    let variants: [(&str, CheckOptions); 8] = [
+        ("default", base.clone()),
+        (
+            "no semantic",
+            CheckOptions {
+                semantic: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no inert",
+            CheckOptions {
+                inert: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no bound",
+            CheckOptions {
+                bound: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no havoc",
+            CheckOptions {
+                havoc: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "no split",
+            CheckOptions {
+                split: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "first",
+            CheckOptions {
+                first: true,
+                ..base.clone()
+            },
+        ),
+        (
+            "first, no memo",
+            CheckOptions {
+                first: true,
+                memo: false,
+                ..base.clone()
+            },
+        ),
+    ];
+    for (name, options) in variants {
+        let pruned = check(program, &options);
+        if !complete(&pruned) {
+            continue;
+        }
+        assert_eq!(
+            plain.verdict, pruned.verdict,
+            "{cell} ({name}): verdicts differ"
+        );
+        if plain.verdict == Verdict::Stuck {
+            assert_eq!(
+                stuck_places(&plain),
+                stuck_places(&pruned),
+                "{cell} ({name}): stuck places differ"
+            );
+        }
+    }
+    // The split, forced, must not pretend a library that may get stuck is safe.
+    let lib = holi::build::build(program);
+    if let Ok(parts) = split::check(program, &lib, &base, &mut |_| {}) {
+        if complete(&parts) {
+            assert_eq!(
+                plain.verdict, parts.verdict,
+                "{cell} (split): verdicts differ"
+            );
+        }
+    }
+    !plain.stuck.is_empty()
+}
+
+#[test]
+fn prunings_keep_the_stuck_places_of_the_dao_typos() {
+    let dao = include_str!("../examples/dao.holi");
+    for (from, to) in [
+        ("send(m)", "sned(m)"),
+        ("!balance < m", "!balanse < m"),
+        ("!balance - m", "!balance -1"),
+    ] {
+        let source = dao.replacen(from, to, 1);
+        let loaded = holi::frontend::load_str("dao.holi", &source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        for (k, l) in [(2, 1), (3, 2), (4, 2)] {
+            let cell = format!("dao with {to} k={k} l={l}");
+            assert!(
+                stuck_agrees(&cell, &loaded.program, k, l, Duration::from_secs(20)),
+                "{cell}: no stuck path"
+            );
+            let plain = run_options(
+                &source,
+                CheckOptions {
+                    k,
+                    l,
+                    memo: false,
+                    ..CheckOptions::default()
+                },
+            );
+            assert_eq!(plain.verdict, Verdict::Stuck, "{cell}");
+        }
+    }
+}
+
+/// The stuck paths of a library whose parts are independent: one part has no failure
+/// site at all, so the split would never search it.
+const STUCK_PART: &str = "
+int a := 0;
+int b := 0;
+public setA (x:int) :(unit) = { a := x };
+public checkA (u:unit) :(unit) = { assert(!a < 10 || 0 < 1) };
+public useB (u:unit) :(unit) = { b := !b + 1; if 2 < !b then sned(!b) else () };
+";
+
+#[test]
+fn prunings_keep_stuck_places_in_a_part_without_failure_sites() {
+    let loaded = holi::frontend::load_str("parts.holi", STUCK_PART, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    for (k, l) in [(2, 3), (3, 3), (2, 4)] {
+        let cell = format!("stuck part k={k} l={l}");
+        assert!(
+            stuck_agrees(&cell, &loaded.program, k, l, Duration::from_secs(20)),
+            "{cell}: no stuck path"
+        );
+    }
+    let lib = holi::build::build(&loaded.program);
+    let options = CheckOptions {
+        k: 2,
+        l: 3,
+        ..CheckOptions::default()
+    };
+    assert!(
+        split::check(&loaded.program, &lib, &options, &mut |_| {}).is_err(),
+        "a library that may get stuck was split"
+    );
+}
+
+#[test]
+fn prunings_keep_the_stuck_places_of_the_benchmark() {
+    let Some(files) = corpus::benchmark("the differential test of stuck places") else {
+        return;
+    };
+    let mut stuck = Vec::new();
+    for file in &files {
+        let loaded = holi::frontend::load(file, false)
+            .unwrap_or_else(|r| panic!("{} does not load:\n{}", file.display(), r.render(false)));
+        if !holi::build::build(&loaded.program).may_get_stuck {
+            continue;
+        }
+        for (k, l) in [(2, 1), (3, 1), (2, 2)] {
+            let cell = format!("{} k={k} l={l}", file.display());
+            if stuck_agrees(&cell, &loaded.program, k, l, Duration::from_millis(1000)) {
+                stuck.push(cell);
+            }
+        }
+    }
+    eprintln!("stuck places compared on {} cells: {stuck:?}", stuck.len());
+    assert!(!stuck.is_empty(), "no benchmark cell meets stuck paths");
 }

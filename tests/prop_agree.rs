@@ -7,8 +7,8 @@
 //!   same moves.
 //! * Interpreter to engine: for random inputs, guard the body with a test of exactly those
 //!   inputs; the program is then deterministic, so the engine must report that failure
-//!   (and only it) when the concrete run fails, and no failure when it ends normally or
-//!   is stuck.
+//!   (and only it) when the concrete run fails, no failure when it ends normally, and a
+//!   stuck path (no failure) when it is stuck.
 
 mod prop_gen;
 
@@ -82,9 +82,10 @@ proptest! {
                 }
             }
             Outcome::Finished(_) | Outcome::Stopped(concrete::Stop::Stuck { .. }) => {
+                let stuck = matches!(run.outcome, Outcome::Stopped(_));
                 prop_assert_eq!(
                     result.verdict,
-                    CheckVerdict::Safe,
+                    if stuck { CheckVerdict::Stuck } else { CheckVerdict::Safe },
                     "{}\nconcrete: {:?}\nengine: {:?}",
                     source,
                     run.outcome,

@@ -90,15 +90,19 @@ pub struct Closure<'p> {
 /// machine needs no extra copies of spans or operands.
 #[derive(Clone, Debug)]
 pub enum Frame<'p> {
-    /// The function position is being evaluated; the argument comes next.
+    /// The function position of this application node is being evaluated; the
+    /// argument comes next.
     AppArg(&'p Expr, Env),
-    /// The argument is being evaluated; then the function is applied.
-    AppCall(Value),
+    /// The argument of this application node is being evaluated; then the function is
+    /// applied.
+    AppCall(Value, &'p Expr),
     PairRight(&'p Expr, Env),
     PairMake(Value),
-    Fst,
-    Snd,
-    Not,
+    /// These operation nodes wait for their operand (the node is where a value of the
+    /// wrong shape gets stuck).
+    Fst(&'p Expr),
+    Snd(&'p Expr),
+    Not(&'p Expr),
     /// The left operand of this binary node is being evaluated.
     BinRight(&'p Expr, Env),
     /// The right operand of this binary node is being evaluated.

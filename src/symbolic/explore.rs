@@ -9,6 +9,17 @@
 //! skipped ([`memo`]); a marker beneath its successors on the worklist records it as
 //! fully explored once they are all done. With `first`, the search runs in passes of
 //! growing trace-length limit and stops at the first failure.
+//!
+//! A path that gets stuck ([`Stop::Stuck`]) is recorded with its place and reason
+//! ([`CheckResult::stuck`]); a complete search without failures but with stuck paths is
+//! [`Verdict::Stuck`], not safe (unless [`CheckOptions::allow_stuck`]). Paths of the
+//! over-approximation ([`super::havoc`]) or with the split's stand-in are not the
+//! library's own, so their stuck places are not recorded. Every pruning keeps the set
+//! of stuck places of a search without failures: subsumption and the symmetry of
+//! revealed closures because a pruned configuration's future is one explored
+//! ([`memo`]); branch and bound because it starts cutting only after a failure, when
+//! the verdict is unsafe whatever else is met; `first` because it stops early only on a
+//! failure, and its last pass is the whole search.
 
 use super::config::{Config, Control};
 use super::havoc::{Havoc, Pure};
@@ -19,13 +30,13 @@ use super::moves::{self, StandIn};
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
 use super::value::{Name, Value};
-use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
+use super::{verdict, CheckOptions, CheckResult, Progress, Stats, StuckReason, StuckSite};
 use crate::build::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
 use num_bigint::BigInt;
 use num_traits::Zero;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -33,6 +44,15 @@ use std::time::Instant;
 
 /// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
+
+/// Distinct failing traces counted exactly (by fingerprint) before the count becomes a
+/// lower bound ([`CheckResult::failing_traces_lower_bound`]): long searches find
+/// millions, and remembering them all would grow memory without bound. About 20 MB.
+const FAILING_CAP: usize = 1 << 20;
+
+/// Solver answers kept for reuse ([`Explorer::query`]); the cache starts afresh when
+/// full, which costs only queries asked again.
+const ANSWERS_CAP: usize = 1 << 18;
 
 /// A worklist entry: a configuration to explore, or the mark that everything pushed
 /// above it — the successors of an opponent configuration — has been explored.
@@ -81,11 +101,19 @@ pub struct Explorer<'p, 'o> {
     violated: Vec<usize>,
     /// The split's stand-in, played by the search.
     stand_in: Option<StandIn>,
-    /// Every distinct failing trace, as a 128-bit hash of its text: large searches
-    /// find millions, and their texts would dominate memory.
-    failing: HashSet<u128>,
-    /// Every distinct failing trace (kept only with `all`).
+    /// Every distinct failing trace, as a 64-bit fingerprint of its text (two of
+    /// a million traces share one with odds below 10⁻⁷), up to [`FAILING_CAP`] of them
+    /// without `all`; `failing_capped` once a trace went uncounted for that.
+    failing: HashSet<u64>,
+    failing_cap: usize,
+    failing_capped: bool,
+    /// Every distinct pair of failing trace and failure site, by fingerprint, and the
+    /// counterexamples themselves (kept only with `all`): two sites reached by the
+    /// same moves are two counterexamples.
+    all_seen: HashSet<u128>,
     all: Vec<Counterexample>,
+    /// Paths stuck per place (span start, end) and reason.
+    stuck: BTreeMap<(usize, usize, StuckReason), u64>,
     /// The shortest failing trace per failure site.
     shortest: HashMap<(FailureKind, Span), Counterexample>,
     stats: Stats,
@@ -128,7 +156,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
             violated: Vec::new(),
             stand_in: None,
             failing: HashSet::new(),
+            failing_cap: FAILING_CAP,
+            failing_capped: false,
+            all_seen: HashSet::new(),
             all: Vec::new(),
+            stuck: BTreeMap::new(),
             shortest: HashMap::new(),
             stats: Stats::default(),
             inconclusive: Vec::new(),
@@ -199,7 +231,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         } else {
             Vec::new()
         };
-        memo::Memo::new(inert)
+        memo::Memo::new(inert, self.lib.may_get_stuck)
     }
 
     /// Searches by `plan`; also says whether the search stopped at `attempt_cap`.
@@ -360,9 +392,35 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 }
             }
             Stop::OutOfFrames => self.stats.frame_limit_paths += 1,
-            Stop::Stuck(Stuck::Undeclared) => self.stats.undeclared_calls += 1,
-            Stop::Stuck(_) => self.stats.stuck_paths += 1,
+            Stop::Stuck { reason, span } => self.stuck_path(reason, span),
         }
+    }
+
+    /// Records a path stuck at `span`, unless it is not one of the library's own paths
+    /// (the over-approximation's, or one with the split's stand-in).
+    fn stuck_path(&mut self, reason: Stuck, span: Span) {
+        if self.havoc.is_some() || self.stand_in.is_some() {
+            return;
+        }
+        let name = |names: &[String], i: u32| names.get(i as usize).cloned().unwrap_or_default();
+        let reason = match reason {
+            Stuck::Undeclared(u) => {
+                self.stats.undeclared_calls += 1;
+                StuckReason::Undeclared(name(&self.lib.undeclared, u))
+            }
+            Stuck::UnsetReference(r) => {
+                self.stats.stuck_paths += 1;
+                StuckReason::UnsetReference(name(&self.lib.refs, r))
+            }
+            Stuck::IllTyped => {
+                self.stats.stuck_paths += 1;
+                StuckReason::IllTyped
+            }
+        };
+        *self
+            .stuck
+            .entry((span.start, span.end, reason))
+            .or_insert(0) += 1;
     }
 
     /// The client's turn in the over-approximation. First the candidate invariants
@@ -613,7 +671,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     .iter()
                     .map(|n| w.get(n).cloned().unwrap_or_default())
                     .collect();
-                self.answers.insert(question.key, Some(values));
+                self.remember(question.key, Some(values));
                 // Z3's model covers the whole path condition; symbols it does not
                 // mention keep their values (they are unconstrained there).
                 let mut merged = (*cfg.witness).clone();
@@ -621,7 +679,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 Some(Rc::new(merged))
             }
             Answer::Unsat => {
-                self.answers.insert(question.key, None);
+                self.remember(question.key, None);
                 None
             }
             Answer::Unknown(reason) => {
@@ -633,6 +691,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 None
             }
         }
+    }
+
+    /// Keeps the answer to a question, within [`ANSWERS_CAP`].
+    fn remember(&mut self, key: String, answer: Option<Vec<BigInt>>) {
+        if self.answers.len() >= ANSWERS_CAP {
+            self.answers.clear();
+        }
+        self.answers.insert(key, answer);
     }
 
     /// Whether the opponent configuration `cfg` is subsumed by one fully explored
@@ -711,7 +777,16 @@ impl<'p, 'o> Explorer<'p, 'o> {
             concrete: rendered.concrete,
             model: rendered.model,
         };
-        let new = self.failing.insert(memo::hash128(&text));
+        let fingerprint = memo::hash128(&text);
+        if self.options.all || self.failing.len() < self.failing_cap {
+            self.failing.insert(fingerprint as u64);
+        } else if !self.failing.contains(&(fingerprint as u64)) {
+            self.failing_capped = true;
+        }
+        let new = self.options.all
+            && self
+                .all_seen
+                .insert(memo::hash128(&format!("{text}\n{kind:?} {span:?}")));
         let key = (kind, span);
         debug_assert_eq!(
             cx.trace.0.len(),
@@ -748,7 +823,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 std::cmp::Ordering::Equal => text < old.trace.to_string(),
             },
         };
-        match (new && self.options.all, better) {
+        match (new, better) {
             (true, true) => {
                 self.all.push(cx.clone());
                 self.shortest.insert(key, cx);
@@ -775,36 +850,40 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let counterexamples: Vec<Counterexample> = keyed.into_iter().map(|(_, _, c)| c).collect();
         self.stats.solver_queries += self.solver.queries;
         self.stats.seconds = self.start.elapsed().as_secs_f64();
-        let verdict = if !counterexamples.is_empty() {
-            Verdict::Unsafe
-        } else if !self.inconclusive.is_empty() {
-            Verdict::Inconclusive
-        } else {
-            Verdict::Safe
-        };
+        let stuck: Vec<StuckSite> = self
+            .stuck
+            .into_iter()
+            .map(|((start, end, reason), paths)| StuckSite {
+                span: start..end,
+                reason,
+                paths,
+            })
+            .collect();
         CheckResult {
-            verdict,
+            verdict: verdict(&counterexamples, &self.inconclusive, &stuck, self.options),
             counterexamples,
             failing_traces: self.failing.len(),
+            failing_traces_lower_bound: self.failing_capped,
             stats: self.stats,
             inconclusive: self.inconclusive,
-            stuck: Vec::new(),
+            stuck,
         }
     }
 }
 
-/// The exhaustive search of `lib`, if it finishes within `budget` configurations.
+/// The exhaustive search of `lib`, if it finishes within `budget` configurations;
+/// otherwise what it found (real traces, stuck places) and its counters.
 pub fn exhaustive_within(
     lib: &Library,
     options: &CheckOptions,
     budget: u64,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<CheckResult, Stats> {
+) -> Result<CheckResult, Box<CheckResult>> {
     let mut explorer = Explorer::new(lib, options);
     explorer.attempt_cap = Some(budget);
     let (result, capped) = explorer.run_plan(Plan::Exhaustive, progress);
     if capped {
-        Err(result.stats)
+        Err(Box::new(result))
     } else {
         Ok(result)
     }
@@ -863,23 +942,46 @@ const FIRST_BUDGET: u64 = 20_000;
 /// the shortest failure per site but must finish first. Either answer is a shortest
 /// failing trace (or a complete search without one), and the work done is within a
 /// constant factor of the faster plan's. Each attempt starts afresh; statistics, the
-/// user's limits and the clock run over the whole race.
+/// stuck paths met, the user's limits and the clock run over the whole race. An
+/// attempt stopped by the user's limits still reports the shortest failing trace any
+/// attempt found, so that more time never weakens the verdict.
 fn race(lib: &Library, options: &CheckOptions, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
     let start = Instant::now();
     let mut spent = Stats::default();
+    let mut stuck = BTreeMap::new();
+    let mut found: Vec<Counterexample> = Vec::new();
     let mut budget = FIRST_BUDGET;
     loop {
         for plan in [Plan::Deepening, Plan::Exhaustive] {
             let mut explorer = Explorer::new(lib, options);
             explorer.start = start;
             explorer.stats = spent.clone();
+            explorer.stuck = std::mem::take(&mut stuck);
             explorer.attempt_cap = Some(spent.configurations.saturating_add(budget));
             let (mut result, capped) = explorer.run_plan(plan, progress);
             if !capped {
+                if result.counterexamples.is_empty() && !result.inconclusive.is_empty() {
+                    // Stopped by the user's limits: the shortest an earlier attempt found.
+                    found.sort_by_cached_key(|c| (c.trace.0.len(), c.trace.to_string()));
+                    result.counterexamples = found;
+                }
                 result.counterexamples.truncate(1);
+                result.failing_traces = result.failing_traces.max(result.counterexamples.len());
+                result.verdict = verdict(
+                    &result.counterexamples,
+                    &result.inconclusive,
+                    &result.stuck,
+                    options,
+                );
                 return result;
             }
+            found.append(&mut result.counterexamples);
             spent = result.stats;
+            stuck = result
+                .stuck
+                .into_iter()
+                .map(|s| ((s.span.start, s.span.end, s.reason), s.paths))
+                .collect();
         }
         budget = budget.saturating_mul(4);
     }
@@ -1151,4 +1253,53 @@ fn solvable_for(term: &Term, n: u32) -> bool {
         }
     }
     occurrences(term, n) == 1 && top(term, n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library(source: &str) -> Library {
+        let loaded = crate::frontend::load_str("t.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        crate::build::build(&loaded.program)
+    }
+
+    /// Every sequence of calls fails: 1 + 2 + 4 distinct traces within l = 3.
+    const ALWAYS: &str = "
+        public a (x:int) :(unit) = { assert(x == 0) };
+        public b (x:int) :(unit) = { () };
+    ";
+
+    #[test]
+    fn past_the_cap_the_count_of_failing_traces_is_a_lower_bound() {
+        let lib = library(ALWAYS);
+        let options = CheckOptions {
+            k: 1,
+            l: 3,
+            memo: false,
+            ..CheckOptions::default()
+        };
+        let exact = Explorer::new(&lib, &options).run(&mut |_| {});
+        assert!(exact.failing_traces > 3, "{}", exact.failing_traces);
+        assert!(!exact.failing_traces_lower_bound);
+        let mut capped = Explorer::new(&lib, &options);
+        capped.failing_cap = 3;
+        let capped = capped.run(&mut |_| {});
+        assert_eq!(capped.failing_traces, 3);
+        assert!(capped.failing_traces_lower_bound);
+        // The report itself does not change.
+        assert_eq!(capped.verdict, exact.verdict);
+        assert_eq!(capped.counterexamples.len(), exact.counterexamples.len());
+        // With `all` every trace is output, so it is counted exactly.
+        let all = CheckOptions {
+            all: true,
+            ..options
+        };
+        let mut uncapped = Explorer::new(&lib, &all);
+        uncapped.failing_cap = 3;
+        let uncapped = uncapped.run(&mut |_| {});
+        assert_eq!(uncapped.failing_traces, exact.failing_traces);
+        assert!(!uncapped.failing_traces_lower_bound);
+    }
 }

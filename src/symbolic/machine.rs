@@ -8,7 +8,7 @@
 //! first. `&&`/`||` evaluate both operands.
 
 use super::config::{Closure, Config, Control, Frame};
-use super::ir::{Expr, ExprKind, GlobalName};
+use super::ir::{Expr, ExprKind, GlobalName, RefId, UndeclaredId};
 use super::term::Term;
 use super::value::{Env, Name, Value};
 use crate::build::Library;
@@ -17,16 +17,17 @@ use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
 use num_traits::Zero;
 
-/// Why a path ended without a move or a failure. None of these is an error: HOLiK's
-/// evaluation is stuck in the same places, which means "no trace".
+/// Why a path ended without a move or a failure. HOLiK's evaluation is stuck in the
+/// same places and drops the path ("no trace"); holi reports where
+/// ([`super::CheckResult::stuck`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stuck {
     /// An application of a name that is neither a library function nor an import.
-    Undeclared,
+    Undeclared(UndeclaredId),
     /// Applying, projecting, comparing or testing a value of the wrong shape.
     IllTyped,
     /// Reading a reference that was never declared nor assigned.
-    UnsetReference,
+    UnsetReference(RefId),
 }
 
 /// Where the machine stopped. The configuration has been advanced up to that point
@@ -41,10 +42,7 @@ pub enum Stop<'p> {
         env: Env,
     },
     /// `assert` on a symbolic condition.
-    Assert {
-        cond: Term,
-        node: &'p Expr,
-    },
+    Assert { cond: Term, node: &'p Expr },
     /// `left / right` with a symbolic divisor.
     Divide {
         left: Term,
@@ -52,22 +50,22 @@ pub enum Stop<'p> {
         node: &'p Expr,
     },
     /// `assert(0)` or a division by the literal value 0.
-    Fail {
-        kind: FailureKind,
-        span: Span,
-    },
+    Fail { kind: FailureKind, span: Span },
     /// The library applies a client-owned name.
-    PCall {
-        name: Name,
-        arg: Value,
-    },
+    PCall { name: Name, arg: Value },
     /// The library returns `value` to the client's pending call.
-    PReturn {
-        value: Value,
-    },
+    PReturn { value: Value },
     /// A library function applied with no frame left (k = 0): the path ends silently.
     OutOfFrames,
-    Stuck(Stuck),
+    /// The path is stuck at `span`: the application, read or ill-shaped operation.
+    Stuck { reason: Stuck, span: Span },
+}
+
+fn stuck<'p>(reason: Stuck, at: &Expr) -> Stop<'p> {
+    Stop::Stuck {
+        reason,
+        span: at.span.clone(),
+    }
 }
 
 /// Runs internal steps of `cfg` until it stops.
@@ -82,12 +80,12 @@ pub fn run<'p>(cfg: &mut Config<'p>, lib: &'p Library) -> Stop<'p> {
             },
             Control::Return(value) => match cfg.kont.pop() {
                 None => return Stop::PReturn { value },
-                Some(frame) => match resume(cfg, frame, value) {
+                Some(frame) => match resume(cfg, lib, frame, value) {
                     Ok(next) => next,
                     Err(stop) => return stop,
                 },
             },
-            Control::Apply(fun, arg) => match apply(cfg, lib, fun, arg) {
+            Control::Apply(fun, arg) => match apply(cfg, lib, fun, arg, None) {
                 Ok(next) => next,
                 Err(stop) => return stop,
             },
@@ -105,7 +103,7 @@ fn eval<'p>(
     Ok(match &e.kind {
         ExprKind::Local(i) => match env.get(*i) {
             Some(v) => Control::Return(v.clone()),
-            None => return Err(Stop::Stuck(Stuck::IllTyped)),
+            None => return Err(stuck(Stuck::IllTyped, e)),
         },
         ExprKind::Global(g) => Control::Return(Value::Fun(match *g {
             GlobalName::Method(m) => Name::Method(m),
@@ -116,14 +114,14 @@ fn eval<'p>(
         ExprKind::Unit => Control::Return(Value::Unit),
         ExprKind::Deref(r) => match &cfg.store[*r as usize] {
             Some(v) => Control::Return(v.clone()),
-            None => return Err(Stop::Stuck(Stuck::UnsetReference)),
+            None => return Err(stuck(Stuck::UnsetReference(*r), e)),
         },
         ExprKind::Assign(r, rhs) => {
             push(cfg, Frame::Assign(*r));
             Control::Eval(rhs, env)
         }
-        ExprKind::App(f, a) => {
-            push(cfg, Frame::AppArg(a, env.clone()));
+        ExprKind::App(f, _) => {
+            push(cfg, Frame::AppArg(e, env.clone()));
             Control::Eval(f, env)
         }
         ExprKind::Pair(a, b) => {
@@ -131,15 +129,15 @@ fn eval<'p>(
             Control::Eval(a, env)
         }
         ExprKind::Fst(a) => {
-            push(cfg, Frame::Fst);
+            push(cfg, Frame::Fst(e));
             Control::Eval(a, env)
         }
         ExprKind::Snd(a) => {
-            push(cfg, Frame::Snd);
+            push(cfg, Frame::Snd(e));
             Control::Eval(a, env)
         }
         ExprKind::Not(a) => {
-            push(cfg, Frame::Not);
+            push(cfg, Frame::Not(e));
             Control::Eval(a, env)
         }
         ExprKind::Binary(_, a, _) => {
@@ -181,49 +179,54 @@ fn new_closure<'p>(cfg: &mut Config<'p>, lib: &'p Library, code_id: u32, env: En
     Value::Fun(Name::Closure(n))
 }
 
-fn int<'a>(value: &Value) -> Result<&Term, Stop<'a>> {
+/// `value` as an integer for the operation `at`, which is stuck on anything else.
+fn int<'a, 'p>(value: &'a Value, at: &Expr) -> Result<&'a Term, Stop<'p>> {
     match value {
         Value::Int(t) => Ok(t),
-        _ => Err(Stop::Stuck(Stuck::IllTyped)),
+        _ => Err(stuck(Stuck::IllTyped, at)),
     }
 }
 
 fn resume<'p>(
     cfg: &mut Config<'p>,
+    lib: &'p Library,
     frame: Frame<'p>,
     value: Value,
 ) -> Result<Control<'p>, Stop<'p>> {
     Ok(match frame {
-        Frame::AppArg(arg, env) => {
-            cfg.kont.push(Frame::AppCall(value));
+        Frame::AppArg(node, env) => {
+            let ExprKind::App(_, arg) = &node.kind else {
+                return Err(stuck(Stuck::IllTyped, node));
+            };
+            cfg.kont.push(Frame::AppCall(value, node));
             Control::Eval(arg, env)
         }
-        Frame::AppCall(fun) => Control::Apply(fun, value),
+        Frame::AppCall(fun, node) => return apply(cfg, lib, fun, value, Some(node)),
         Frame::PairRight(right, env) => {
             cfg.kont.push(Frame::PairMake(value));
             Control::Eval(right, env)
         }
         Frame::PairMake(left) => Control::Return(Value::pair(left, value)),
-        Frame::Fst | Frame::Snd => match value {
+        Frame::Fst(node) | Frame::Snd(node) => match value {
             Value::Pair(p) => {
                 let (a, b) = &*p;
-                Control::Return(if matches!(frame, Frame::Fst) { a } else { b }.clone())
+                Control::Return(if matches!(frame, Frame::Fst(_)) { a } else { b }.clone())
             }
-            _ => return Err(Stop::Stuck(Stuck::IllTyped)),
+            _ => return Err(stuck(Stuck::IllTyped, node)),
         },
-        Frame::Not => Control::Return(Value::Int(Term::not(int(&value)?))),
+        Frame::Not(node) => Control::Return(Value::Int(Term::not(int(&value, node)?))),
         Frame::BinRight(node, env) => {
             let ExprKind::Binary(_, _, right) = &node.kind else {
-                return Err(Stop::Stuck(Stuck::IllTyped));
+                return Err(stuck(Stuck::IllTyped, node));
             };
             cfg.kont.push(Frame::BinApply(node, value));
             Control::Eval(right, env)
         }
         Frame::BinApply(node, left) => {
             let ExprKind::Binary(op, _, _) = &node.kind else {
-                return Err(Stop::Stuck(Stuck::IllTyped));
+                return Err(stuck(Stuck::IllTyped, node));
             };
-            let (a, b) = (int(&left)?, int(&value)?);
+            let (a, b) = (int(&left, node)?, int(&value, node)?);
             if *op == crate::syntax::ast::BinOp::Div && b.as_const().is_none() {
                 return Err(Stop::Divide {
                     left: a.clone(),
@@ -244,9 +247,9 @@ fn resume<'p>(
         Frame::Seq(next, env) => Control::Eval(next, env),
         Frame::If(node, env) => {
             let ExprKind::If(_, then, else_) = &node.kind else {
-                return Err(Stop::Stuck(Stuck::IllTyped));
+                return Err(stuck(Stuck::IllTyped, node));
             };
-            match int(&value)? {
+            match int(&value, node)? {
                 Term::Const(c) if c.is_zero() => Control::Eval(else_, env),
                 Term::Const(_) => Control::Eval(then, env),
                 cond => {
@@ -263,7 +266,7 @@ fn resume<'p>(
             cfg.store.set(r as usize, Some(value));
             Control::Return(Value::Unit)
         }
-        Frame::Assert(node) => match int(&value)? {
+        Frame::Assert(node) => match int(&value, node)? {
             Term::Const(c) if c.is_zero() => {
                 return Err(Stop::Fail {
                     kind: FailureKind::Assert,
@@ -286,15 +289,22 @@ fn resume<'p>(
 }
 
 /// Applies `fun` to `arg`: a library function opens a frame (consuming k), a client
-/// function is a P-call.
+/// function is a P-call. `node` is the application in the library's code, where a
+/// stuck application is reported; a client's call (`None`) always applies a library
+/// function, so it never gets stuck.
 fn apply<'p>(
     cfg: &mut Config<'p>,
     lib: &'p Library,
     fun: Value,
     arg: Value,
+    node: Option<&'p Expr>,
 ) -> Result<Control<'p>, Stop<'p>> {
+    let stuck_at = |reason| Stop::Stuck {
+        reason,
+        span: node.map(|e| e.span.clone()).unwrap_or_default(),
+    };
     let Value::Fun(name) = fun else {
-        return Err(Stop::Stuck(Stuck::IllTyped));
+        return Err(stuck_at(Stuck::IllTyped));
     };
     let (body, env) = match name {
         Name::Method(m) => (&lib.method_code(m).body, Env::default().push(arg)),
@@ -308,7 +318,7 @@ fn apply<'p>(
             (&code.body, env.push(arg))
         }
         Name::Import(_) | Name::Client(_) => return Err(Stop::PCall { name, arg }),
-        Name::Undeclared(_) => return Err(Stop::Stuck(Stuck::Undeclared)),
+        Name::Undeclared(u) => return Err(stuck_at(Stuck::Undeclared(u))),
     };
     if cfg.k == 0 {
         return Err(Stop::OutOfFrames);

@@ -48,6 +48,16 @@
 //! machine depends on their contents, so configurations that differ only there have the
 //! same future.
 //!
+//!
+//! Stuck paths ([`super::CheckResult::stuck`]) are kept the same way: the place where a
+//! path gets stuck is a node of the library's code reached by the same steps, so a
+//! pruned configuration's stuck places were all met below the entry that subsumes it
+//! (cuts aside, which only come from a limit or from branch and bound after a failure,
+//! when the verdict is unsafe anyway). The only steps whose place the key would not
+//! fix are the application of a value that is not a function, and `fst`, `snd`, `not`
+//! on one, since their frames hold no code otherwise; for a library that may get stuck
+//! ([`crate::build::Library::may_get_stuck`]) the key names those nodes too.
+//!
 //! Keys are stored as 128-bit hashes of the canonical text; two different texts with
 //! the same hash would be a 2⁻¹²⁸-scale accident.
 
@@ -189,6 +199,8 @@ pub struct Memo {
     buffers: Buffers,
     /// References left out of keys and shapes, by id ([`super::inert`]).
     inert: Vec<bool>,
+    /// Write the nodes of frames that matter only for where a path gets stuck.
+    stuck_nodes: bool,
 }
 
 /// Keys are hashes already: the table uses their low bits as they are.
@@ -212,10 +224,12 @@ impl Hasher for KeyHasher {
 }
 
 impl Memo {
-    /// An empty memo whose keys leave out the references flagged in `inert`.
-    pub fn new(inert: Vec<bool>) -> Memo {
+    /// An empty memo whose keys leave out the references flagged in `inert`, and name
+    /// the nodes where a path may get stuck if `stuck_nodes` (see the module docs).
+    pub fn new(inert: Vec<bool>, stuck_nodes: bool) -> Memo {
         Memo {
             inert,
+            stuck_nodes,
             ..Memo::default()
         }
     }
@@ -343,6 +357,7 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
     let mut c = Canon {
         cfg,
         b,
+        stuck_nodes: memo.stuck_nodes,
         frozen: false,
         holes,
     };
@@ -427,6 +442,7 @@ struct Buffers {
 struct Canon<'a, 'p> {
     cfg: &'a Config<'p>,
     b: &'a mut Buffers,
+    stuck_nodes: bool,
     /// No more numbering of compound terms: the path condition's conjuncts are sorted,
     /// so they may refer to terms of the state but not to each other.
     frozen: bool,
@@ -548,6 +564,13 @@ impl Canon<'_, '_> {
         self.b.out.push(']');
     }
 
+    /// The node of a frame whose only effect on the future is where it may get stuck.
+    fn stuck_node(&mut self, e: &super::ir::Expr) {
+        if self.stuck_nodes {
+            let _ = write!(self.b.out, "@{}", e as *const _ as usize);
+        }
+    }
+
     /// An evaluation-context frame; program points by the address of their node.
     fn frame(&mut self, f: &Frame) {
         let at = |e: &super::ir::Expr| e as *const _ as usize;
@@ -556,8 +579,12 @@ impl Canon<'_, '_> {
                 let _ = write!(self.b.out, "aa{}", at(e));
                 self.env(env);
             }
-            Frame::AppCall(v) => {
+            Frame::AppCall(v, e) => {
                 self.b.out.push_str("ac");
+                // Applying a function never gets stuck at the application itself.
+                if !matches!(v, Value::Fun(name) if !matches!(name, Name::Undeclared(_))) {
+                    self.stuck_node(e);
+                }
                 self.value(v);
             }
             Frame::PairRight(e, env) => {
@@ -568,9 +595,18 @@ impl Canon<'_, '_> {
                 self.b.out.push_str("pm");
                 self.value(v);
             }
-            Frame::Fst => self.b.out.push_str("fst"),
-            Frame::Snd => self.b.out.push_str("snd"),
-            Frame::Not => self.b.out.push_str("not"),
+            Frame::Fst(e) => {
+                self.b.out.push_str("fst");
+                self.stuck_node(e);
+            }
+            Frame::Snd(e) => {
+                self.b.out.push_str("snd");
+                self.stuck_node(e);
+            }
+            Frame::Not(e) => {
+                self.b.out.push_str("not");
+                self.stuck_node(e);
+            }
             Frame::BinRight(e, env) => {
                 let _ = write!(self.b.out, "br{}", at(e));
                 self.env(env);

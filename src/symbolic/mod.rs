@@ -151,7 +151,9 @@ pub struct Stats {
     /// Satisfiability questions answered from the cache of earlier answers (up to
     /// renaming of symbols) instead of by the solver.
     pub cached_answers: u64,
-    /// Paths that ended applying a name that is not declared.
+    /// Paths that ended applying a name that is not declared. Like `stuck_paths`, it
+    /// counts the library's own paths, those of [`CheckResult::stuck`] (not the
+    /// over-approximation's of [`havoc`], nor those with the split's stand-in).
     pub undeclared_calls: u64,
     /// Paths that ended on an ill-shaped operation or an unset reference.
     pub stuck_paths: u64,
@@ -180,15 +182,55 @@ pub struct CheckResult {
     /// The shortest failing trace per failure site (or every distinct one with `all`),
     /// sorted by number of moves, then text.
     pub counterexamples: Vec<Counterexample>,
-    /// Distinct failing traces found (by text). Exhaustive with `all`; without it the
-    /// subsumption of configurations (and `first`) skips failures already represented
-    /// by an equally short one at the same site, so this counts those found.
+    /// Distinct failing traces found (by text; with `all`, a trace that fails at two
+    /// sites is two counterexamples but one trace here). Exhaustive with `all`; without
+    /// it the subsumption of configurations (and `first`) skips failures already
+    /// represented by an equally short one at the same site, so this counts those found.
     pub failing_traces: usize,
+    /// Whether `failing_traces` is only a lower bound: past a million distinct traces
+    /// (never with `all`) the search stops remembering new ones, to bound its memory.
+    pub failing_traces_lower_bound: bool,
     pub stats: Stats,
     /// Why the result is not complete (limits, interruption, solver `unknown`).
     pub inconclusive: Vec<String>,
     /// Where explored paths got stuck, in source order.
     pub stuck: Vec<StuckSite>,
+}
+
+/// The verdict of a search that found `counterexamples`, stopped short for the
+/// `inconclusive` reasons, and got stuck at `stuck`.
+fn verdict(
+    counterexamples: &[Counterexample],
+    inconclusive: &[String],
+    stuck: &[StuckSite],
+    options: &CheckOptions,
+) -> Verdict {
+    if !counterexamples.is_empty() {
+        Verdict::Unsafe
+    } else if !inconclusive.is_empty() {
+        Verdict::Inconclusive
+    } else if !stuck.is_empty() && !options.allow_stuck {
+        Verdict::Stuck
+    } else {
+        Verdict::Safe
+    }
+}
+
+/// Adds the stuck places `more` to `into`, adding up the paths of a place in both;
+/// keeps source order.
+fn add_stuck(into: &mut Vec<StuckSite>, more: Vec<StuckSite>) {
+    for site in more {
+        match into
+            .iter_mut()
+            .find(|s| s.span == site.span && s.reason == site.reason)
+        {
+            Some(s) => s.paths += site.paths,
+            None => into.push(site),
+        }
+    }
+    into.sort_by(|a, b| {
+        (a.span.start, a.span.end, &a.reason).cmp(&(b.span.start, b.span.end, &b.reason))
+    });
 }
 
 /// A snapshot of a running search, for progress displays.
@@ -217,10 +259,11 @@ pub fn check_with_progress(
         // Most libraries are checked whole faster than any split could be; only one
         // that the whole search does not finish soon is split.
         let start = std::time::Instant::now();
-        let mut spent = match explore::exhaustive_within(&library, options, SPLIT_AFTER, progress) {
+        let before = match explore::exhaustive_within(&library, options, SPLIT_AFTER, progress) {
             Ok(result) => return result,
-            Err(spent) => spent,
+            Err(partial) => partial,
         };
+        let mut spent = before.stats.clone();
         let rest = |options: &CheckOptions, spent: &Stats| {
             let mut rest = options.clone();
             rest.timeout = options
@@ -242,12 +285,27 @@ pub fn check_with_progress(
                     Some(partial) => split::finish(&library, partial, &left, progress),
                     None => explore::Explorer::new(&library, &left).run(progress),
                 };
-                split::add_found(&mut result, unsettled.found);
+                add_stuck(&mut result.stuck, unsettled.stuck);
+                // Stopped early, it still reports every real trace found so far: the
+                // whole search's before the split too, so more time never loses one.
+                let mut found = unsettled.found;
+                found.extend(before.counterexamples);
+                split::add_found(&mut result, found);
+                if !result.inconclusive.is_empty() {
+                    result.failing_traces = result.failing_traces.max(before.failing_traces);
+                }
                 result
             }
         };
+        add_stuck(&mut result.stuck, before.stuck);
         split::add_stats(&mut result.stats, &spent);
         result.stats.seconds = start.elapsed().as_secs_f64();
+        result.verdict = verdict(
+            &result.counterexamples,
+            &result.inconclusive,
+            &result.stuck,
+            options,
+        );
         return result;
     }
     explore::Explorer::new(&library, options).run(progress)

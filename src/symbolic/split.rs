@@ -41,12 +41,22 @@
 //! within k frames) the whole library is searched as usual. The stand-in is a far more
 //! willing trampoline than most real parts, so a library the whole search finishes
 //! soon is not split at all ([`super::SPLIT_AFTER`]).
+//!
+//! Stuck paths ([`super::CheckResult::stuck`]): a part with no failure site is never
+//! searched, and the stand-in's paths are not the library's, so the stuck places of a
+//! split search are not those of the whole one. That matters only to a result without
+//! failures, which would be safe where the whole search is stuck: for a library that
+//! may get stuck ([`Library::may_get_stuck`]) such a result is not settled (unless
+//! stuck paths do not change the verdict, [`CheckOptions::allow_stuck`]), and the whole
+//! library is searched. An unsafe result stays unsafe whatever paths get stuck; it
+//! lists the stuck places met in the parts' own searches (without the stand-in), which
+//! are real.
 
 use super::explore::Explorer;
 use super::havoc::Site;
 use super::ir::{CodeId, Expr, ExprKind, ImportId, MethodId};
 use super::moves::StandIn;
-use super::{CheckOptions, CheckResult, Progress, Stats, Verdict};
+use super::{add_stuck, verdict, CheckOptions, CheckResult, Progress, Stats, StuckSite, Verdict};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{Program, Visibility};
 use crate::trace::{Counterexample, FailureKind};
@@ -70,31 +80,34 @@ pub fn check(
 ) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let (parts, found) = check_parts(program, lib, options, progress, &mut stats);
+    let (parts, found, stuck) = check_parts(program, lib, options, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
+    // Without failures, only the whole search knows every place that gets stuck.
+    let settles = |partial: &Partial| {
+        partial.open.is_empty()
+            && (!partial.settled.is_empty() || !lib.may_get_stuck || options.allow_stuck)
+    };
     match parts {
-        Some(partial) if partial.open.is_empty() => {
+        Some(partial) if settles(&partial) => {
             let mut found = partial.settled;
             found.sort_by_cached_key(order_key);
             // The parts' own counts would count a helper part's failures twice (in its
             // own check and as a helper), so only the reported traces are counted.
             Ok(CheckResult {
-                verdict: if found.is_empty() {
-                    Verdict::Safe
-                } else {
-                    Verdict::Unsafe
-                },
+                verdict: verdict(&found, &[], &stuck, options),
                 failing_traces: found.len(),
+                failing_traces_lower_bound: false,
                 counterexamples: found,
                 stats,
                 inconclusive: Vec::new(),
-                stuck: Vec::new(),
+                stuck,
             })
         }
         partial => Err(Box::new(Unsettled {
             stats,
             partial,
             found,
+            stuck,
         })),
     }
 }
@@ -128,6 +141,8 @@ pub struct Unsettled {
     /// The shortest real failing trace per site that the parts' searches found,
     /// complete or not ([`add_found`]).
     pub found: Vec<Counterexample>,
+    /// Where the parts' own searches got stuck.
+    pub stuck: Vec<StuckSite>,
 }
 
 pub struct Partial {
@@ -174,6 +189,7 @@ pub fn finish(
     CheckResult {
         verdict: Verdict::Unsafe,
         failing_traces: found.len(),
+        failing_traces_lower_bound: false,
         counterexamples: found,
         stats: whole.stats,
         inconclusive: whole.inconclusive,
@@ -181,21 +197,21 @@ pub fn finish(
     }
 }
 
-/// The split's bounds, if they settle what they can; and the shortest real trace per
-/// site its searches found.
+/// The split's bounds, if they settle what they can; the shortest real trace per site
+/// its searches found; and where they got stuck.
 fn check_parts(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
-) -> (Option<Partial>, Vec<Counterexample>) {
+) -> (Option<Partial>, Vec<Counterexample>, Vec<StuckSite>) {
     let parts = Components::of(lib);
     if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
-        return (None, Vec::new());
+        return (None, Vec::new(), Vec::new());
     }
     let Some(callbacks) = callbacks_per_component(lib, &parts, options.k) else {
-        return (None, Vec::new());
+        return (None, Vec::new(), Vec::new());
     };
     let mut search = PartSearch {
         program,
@@ -206,9 +222,10 @@ fn check_parts(
         total,
         progress,
         real: BTreeMap::new(),
+        stuck: Vec::new(),
     };
     let partial = settle(&mut search, &callbacks);
-    (partial, search.real.into_values().collect())
+    (partial, search.real.into_values().collect(), search.stuck)
 }
 
 /// [`check_parts`] with its searches set up.
@@ -300,6 +317,8 @@ struct PartSearch<'a> {
     progress: &'a mut dyn FnMut(&Progress),
     /// The shortest real failing trace per site found so far.
     real: BTreeMap<SiteKey, Counterexample>,
+    /// Where the searches got stuck (those with the stand-in record nothing).
+    stuck: Vec<StuckSite>,
 }
 
 impl PartSearch<'_> {
@@ -343,6 +362,7 @@ impl PartSearch<'_> {
         }
         let result = explorer.run(self.progress);
         add_stats(self.total, &result.stats);
+        add_stuck(&mut self.stuck, result.stuck.clone());
         let real = result
             .counterexamples
             .iter()
@@ -828,6 +848,7 @@ mod tests {
             verdict: Verdict::Inconclusive,
             counterexamples: Vec::new(),
             failing_traces: 0,
+            failing_traces_lower_bound: false,
             stats: Stats::default(),
             inconclusive: vec!["search stopped".to_string()],
             stuck: Vec::new(),
