@@ -279,7 +279,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 }
             };
             if let Some(reason) = self.out_of_budget() {
-                self.inconclusive.push(format!("search stopped: {reason}"));
+                self.note(format!("search stopped: {reason}"));
                 return false;
             }
             if self
@@ -683,13 +683,32 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 None
             }
             Answer::Unknown(reason) => {
-                let reason =
-                    format!("solver returned unknown ({reason}); a branch was not explored");
-                if !self.inconclusive.contains(&reason) {
-                    self.inconclusive.push(reason);
-                }
+                self.note(format!(
+                    "solver returned unknown ({reason}); a branch was not explored"
+                ));
                 None
             }
+            Answer::TimedOut => {
+                // The query's limit is no later than the search's deadline.
+                self.note(match self.out_of_budget() {
+                    Some(stop) => format!("search stopped: {stop}"),
+                    None => "solver returned unknown (the query ran past the solver \
+                             timeout); a branch was not explored"
+                        .to_string(),
+                });
+                None
+            }
+            Answer::Interrupted => {
+                self.note("search stopped: interrupted".to_string());
+                None
+            }
+        }
+    }
+
+    /// Records why the result is incomplete, once per reason.
+    fn note(&mut self, reason: String) {
+        if !self.inconclusive.contains(&reason) {
+            self.inconclusive.push(reason);
         }
     }
 

@@ -26,16 +26,23 @@ pub enum Answer {
     Unsat,
     /// Z3 could not decide (its reason).
     Unknown(String),
+    /// Cut short when its time limit ran out.
+    TimedOut,
+    /// Cut short because the interrupt flag ([`Solver::interrupt_on`]) was set.
+    Interrupted,
 }
 
 pub struct Solver {
+    /// First, so that it is dropped (its thread joined) before the Z3 solver.
+    watchdog: Watchdog,
     z3: z3::Solver,
+    /// An empty solver of the same context ([`Solver::clear_interrupt`]).
+    blank: z3::Solver,
     asserted: Vec<Rc<PcNode>>,
     ints: HashMap<*const Node, (Rc<Node>, Int)>,
     bools: HashMap<*const Node, (Rc<Node>, Bool)>,
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
-    watchdog: Watchdog,
     pub queries: u64,
     /// Quantifier elimination, for [`Solver::project`], and its results by the text of
     /// the question up to renaming of symbols.
@@ -52,9 +59,19 @@ impl Default for Solver {
 impl Solver {
     pub fn new() -> Solver {
         let z3 = z3::Solver::new();
+        // By default Z3 takes SIGINT over during every check: a Ctrl-C meant for holi
+        // would only cancel the running query, and the search would go on.
+        let mut params = z3::Params::new();
+        params.set_bool("ctrl_c", false);
+        z3.set_params(&params);
+        let blank = z3::Solver::new();
+        blank.set_params(&params);
+        // Pushed, so that its checks go to the SMT core, which clears interrupts.
+        blank.push();
         let watchdog = Watchdog::start(ContextPtr(z3.get_context().get_z3_context()));
         Solver {
             z3,
+            blank,
             watchdog,
             asserted: Vec::new(),
             ints: HashMap::new(),
@@ -69,7 +86,8 @@ impl Solver {
     /// Is `pc ∧ (term ≠ 0)` (or `= 0` when `!holds`) satisfiable? `symbols` is the
     /// number of symbols on the path; the model gives a value to those the formula
     /// mentions (the others are unconstrained and read as 0). A query that runs longer
-    /// than `limit` is `Unknown`.
+    /// than `limit` is `TimedOut`; one running when the interrupt flag is set (or
+    /// started after) is `Interrupted`.
     pub fn check(
         &mut self,
         pc: &Option<Rc<PcNode>>,
@@ -93,11 +111,12 @@ impl Solver {
         let cond = self.condition(term, holds);
         self.z3.push();
         self.z3.assert(&cond);
-        self.watchdog.arm(limit);
-        let result = self.z3.check();
-        self.watchdog.disarm();
-        let answer = match result {
-            SatResult::Sat => match self.z3.get_model() {
+        let (result, cut) = self.run(limit);
+        let answer = match (result, cut) {
+            // Z3 gives its own reasons for a cancelled check (often "incomplete").
+            (SatResult::Unknown, Some(Cut::TimedOut)) => Answer::TimedOut,
+            (SatResult::Unknown, Some(Cut::Interrupted)) => Answer::Interrupted,
+            (SatResult::Sat, _) => match self.z3.get_model() {
                 Some(model) => {
                     let witness = relevant
                         .into_iter()
@@ -110,8 +129,8 @@ impl Solver {
                 }
                 None => Answer::Unknown("Z3 gave no model".to_string()),
             },
-            SatResult::Unsat => Answer::Unsat,
-            SatResult::Unknown => Answer::Unknown(
+            (SatResult::Unsat, _) => Answer::Unsat,
+            (SatResult::Unknown, None) => Answer::Unknown(
                 self.z3
                     .get_reason_unknown()
                     .unwrap_or_else(|| "unknown".to_string()),
@@ -128,9 +147,11 @@ impl Solver {
     /// a term or conjunct is nonlinear or there are more than [`MAX_PROJECTED`]
     /// conjuncts, or Z3 cannot eliminate the symbols.
     ///
-    /// Never interrupted: Z3 4.8.12 can answer later queries of the same context
-    /// wrongly after its `qe` tactic is interrupted (a model missing a constrained
-    /// symbol), so the size and linearity limits keep it short instead.
+    /// Never interrupted (the watchdog is armed only around solver checks, and clears
+    /// its interrupts after them, [`Solver::run`]): Z3 4.8.12 can answer later queries
+    /// of the same context wrongly after its `qe` tactic is interrupted (a model
+    /// missing a constrained symbol), so the size and linearity limits keep it short
+    /// instead.
     pub fn project(&mut self, pc: &Option<Rc<PcNode>>, terms: &[Term]) -> Option<Bool> {
         if !terms.iter().all(linear) {
             return None;
@@ -193,7 +214,7 @@ impl Solver {
 
     /// Whether every tuple of values `terms` take under the path condition lies in one
     /// of `regions` (formulas over the slots, as [`Solver::project`] makes them).
-    /// `false` when Z3 cannot tell within `limit`.
+    /// `false` when Z3 cannot tell within `limit` or is interrupted.
     pub fn covered(
         &mut self,
         pc: &Option<Rc<PcNode>>,
@@ -218,14 +239,34 @@ impl Solver {
         }
         let inside: Vec<Bool> = regions.iter().map(|r| (*r).clone()).collect();
         self.z3.assert(Bool::or(&inside).not());
-        self.watchdog.arm(limit);
-        let result = self.z3.check();
-        self.watchdog.disarm();
+        let (result, _) = self.run(limit);
         self.z3.pop(1);
         result == SatResult::Unsat
     }
 
-    /// Lets Ctrl-C (or any other setter of `flag`) cut a running query short.
+    /// Checks the solver's assertions under the watchdog: the result, and whether
+    /// the watchdog cut the check short.
+    fn run(&mut self, limit: Option<Duration>) -> (SatResult, Option<Cut>) {
+        self.watchdog.arm(limit);
+        let result = self.z3.check();
+        let cut = self.watchdog.disarm();
+        if cut.is_some() {
+            self.clear_interrupt();
+        }
+        (result, cut)
+    }
+
+    /// An interrupt that lands while no check runs (just before or after the one the
+    /// watchdog cuts short) leaves Z3 4.8.12's context marked cancelled until an SMT
+    /// check starts, which clears the mark: a quantifier elimination run before then
+    /// would be interrupted. An empty check clears it at once.
+    fn clear_interrupt(&self) {
+        self.blank.check();
+    }
+
+    /// Lets Ctrl-C (or any other setter of `flag`) cut a running query short: within
+    /// [`USER_POLL`] of the flag being set, the query is interrupted (repeatedly, until
+    /// Z3 stops), and so is every later query at its start.
     pub fn interrupt_on(&mut self, flag: Arc<AtomicBool>) {
         self.watchdog.lock().user = Some(flag);
     }
@@ -415,6 +456,139 @@ fn to_bigint(value: &Int) -> Option<BigInt> {
     })
 }
 
+/// Why the watchdog cut a query short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cut {
+    TimedOut,
+    Interrupted,
+}
+
+/// The Z3 context of the searching thread, for interrupting it from the watchdog.
+struct ContextPtr(z3_sys::Z3_context);
+
+// SAFETY: the pointer is only ever passed to `Z3_interrupt`, which Z3 documents as the
+// way to stop a computation from another thread. The context outlives the watchdog:
+// `Solver` declares its watchdog first, so the watchdog's thread is joined before the
+// Z3 solver (which holds the context) is dropped.
+unsafe impl Send for ContextPtr {}
+
+/// A query in progress.
+struct Running {
+    /// When it must stop; `None` for no limit of its own (or one past any `Instant`).
+    deadline: Option<Instant>,
+    /// Why the watchdog is cutting it short, once it is.
+    cut: Option<Cut>,
+}
+
+#[derive(Default)]
+struct Watch {
+    running: Option<Running>,
+    /// Set by the user (Ctrl-C) to stop the search.
+    user: Option<Arc<AtomicBool>>,
+    stop: bool,
+}
+
+/// Stops a Z3 query that outlives its limit or that the user interrupts. Z3 4.8's own
+/// `timeout` parameter is not honoured by every decision procedure (nonlinear integer
+/// arithmetic can ignore it for minutes), while `Z3_interrupt` is. But an interrupt
+/// only reaches a check that is under way: one that lands just before Z3 starts the
+/// check, or while a phase of it does not listen, is lost. So once a query must stop,
+/// the watchdog interrupts it again every [`REPEAT`] until the query is over.
+///
+/// It interrupts only while a query is armed, holding the lock that [`Watchdog::disarm`]
+/// takes: once `disarm` returns, no interrupt is under way or to come, so nothing but
+/// the armed solver checks is ever interrupted (quantifier elimination must not be).
+struct Watchdog {
+    shared: Arc<(Mutex<Watch>, Condvar)>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// How often a running query looks at the user's interrupt flag.
+const USER_POLL: Duration = Duration::from_millis(20);
+
+/// How often a query that must stop is interrupted again.
+const REPEAT: Duration = Duration::from_millis(5);
+
+impl Watchdog {
+    fn start(ctx: ContextPtr) -> Watchdog {
+        let shared = Arc::new((Mutex::new(Watch::default()), Condvar::new()));
+        let watched = Arc::clone(&shared);
+        // Without a thread no query can be cut short, but every answer is still sound.
+        let thread = std::thread::Builder::new()
+            .name("holi-z3-watchdog".to_string())
+            .spawn(move || watch(&ctx, &watched))
+            .ok();
+        Watchdog { shared, thread }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Watch> {
+        self.shared.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A query starts; with no limit it runs until done or interrupted by the user.
+    fn arm(&self, limit: Option<Duration>) {
+        let deadline = limit.and_then(|l| Instant::now().checked_add(l));
+        self.lock().running = Some(Running {
+            deadline,
+            cut: None,
+        });
+        self.shared.1.notify_one();
+    }
+
+    /// The query is over; says whether the watchdog cut it short, and why.
+    fn disarm(&self) -> Option<Cut> {
+        self.lock().running.take().and_then(|r| r.cut)
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.lock().stop = true;
+        self.shared.1.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
+    let (lock, wake) = shared;
+    let mut w = lock.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if w.stop {
+            return;
+        }
+        let user = w.user.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
+        let Some(running) = &mut w.running else {
+            w = wake.wait(w).unwrap_or_else(|e| e.into_inner());
+            continue;
+        };
+        let now = Instant::now();
+        if running.cut.is_none() {
+            if user {
+                running.cut = Some(Cut::Interrupted);
+            } else if running.deadline.is_some_and(|d| now >= d) {
+                running.cut = Some(Cut::TimedOut);
+            }
+        }
+        let nap = if running.cut.is_some() {
+            // SAFETY: see `ContextPtr`. The lock is held, so the query is still armed:
+            // the searching thread is in, or just before or after, `Z3_solver_check`,
+            // where an interrupt stops only that check.
+            unsafe { z3_sys::Z3_interrupt(ctx.0) };
+            REPEAT
+        } else {
+            running.deadline.map_or(USER_POLL, |d| {
+                d.saturating_duration_since(now).min(USER_POLL)
+            })
+        };
+        w = wake
+            .wait_timeout(w, nap)
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,6 +708,109 @@ mod tests {
             .is_some());
     }
 
+    /// `y > 0 ∧ x² − 61y² = 1`: Pell's equation, whose least solution (x = 1766319049)
+    /// Z3 does not find in minutes.
+    fn pell() -> (Option<Rc<PcNode>>, Term) {
+        let (x, y) = (Term::sym(1), Term::sym(2));
+        let positive = conjunct(bin(BinOp::Lt, &int(0), &y), None);
+        let xx = bin(BinOp::Mul, &x, &x);
+        let yy = bin(BinOp::Mul, &int(61), &bin(BinOp::Mul, &y, &y));
+        (
+            positive,
+            bin(BinOp::Eq, &bin(BinOp::Sub, &xx, &yy), &int(1)),
+        )
+    }
+
+    /// Generous: the limit that must hold is "seconds, not never".
+    const PROMPTLY: Duration = Duration::from_secs(20);
+
+    #[test]
+    fn a_query_past_its_limit_times_out_and_later_queries_are_answered() {
+        let mut solver = Solver::new();
+        let (pc, pell) = pell();
+        let start = Instant::now();
+        let limit = Some(Duration::from_millis(200));
+        assert!(matches!(
+            solver.check(&pc, &pell, true, 2, limit),
+            Answer::TimedOut
+        ));
+        assert!(start.elapsed() < PROMPTLY, "{:?}", start.elapsed());
+        assert!(matches!(
+            solver.check(&pc, &pell, false, 2, None),
+            Answer::Sat(_)
+        ));
+    }
+
+    /// A limit so short that it runs out before Z3 starts the check: an interrupt
+    /// that lands before the check must not leave the check to run unbounded.
+    #[test]
+    fn a_tiny_limit_always_stops_the_query() {
+        let mut solver = Solver::new();
+        let (pc, pell) = pell();
+        for _ in 0..20 {
+            let start = Instant::now();
+            let answer = solver.check(&pc, &pell, true, 2, Some(Duration::from_micros(10)));
+            assert!(matches!(answer, Answer::TimedOut));
+            assert!(start.elapsed() < PROMPTLY, "{:?}", start.elapsed());
+        }
+    }
+
+    #[test]
+    fn the_interrupt_flag_stops_a_running_query() {
+        let mut solver = Solver::new();
+        let flag = Arc::new(AtomicBool::new(false));
+        solver.interrupt_on(Arc::clone(&flag));
+        let (pc, pell) = pell();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            flag.store(true, Ordering::Relaxed);
+            Instant::now()
+        });
+        let answer = solver.check(&pc, &pell, true, 2, None);
+        let returned = Instant::now();
+        let set = setter.join().unwrap();
+        assert!(matches!(answer, Answer::Interrupted));
+        assert!(returned.saturating_duration_since(set) < PROMPTLY);
+        // A query started after the flag is set stops too.
+        assert!(matches!(
+            solver.check(&pc, &pell, true, 2, None),
+            Answer::Interrupted
+        ));
+    }
+
+    #[test]
+    fn any_limit_is_accepted() {
+        let mut solver = Solver::new();
+        let (pc, pell) = pell();
+        let limit = Some(Duration::MAX);
+        assert!(matches!(
+            solver.check(&pc, &pell, false, 2, limit),
+            Answer::Sat(_)
+        ));
+        let positive = slot(0).gt(Int::from_i64(0));
+        assert!(solver.covered(&pc, &[Term::sym(2)], &[&positive], limit));
+    }
+
+    /// What the watchdog does after an interrupt that may have landed outside the
+    /// check it cut short: a later projection must not be interrupted by it.
+    #[test]
+    fn a_projection_after_an_interrupt_is_exact() {
+        let mut solver = Solver::new();
+        // SAFETY: the context is alive (the solver holds it); the watchdog does the
+        // same from its thread.
+        unsafe { z3_sys::Z3_interrupt(solver.z3.get_context().get_z3_context()) };
+        solver.clear_interrupt();
+        let x1 = Term::sym(1);
+        let below = conjunct(bin(BinOp::Le, &x1, &int(100)), None);
+        let balance = bin(BinOp::Sub, &int(100), &x1);
+        let region = solver
+            .project(&below, std::slice::from_ref(&balance))
+            .expect("a projection");
+        let z = z3::Solver::new();
+        z.assert(region.iff(slot(0).ge(Int::from_i64(0))).not());
+        assert_eq!(z.check(), SatResult::Unsat, "region {region}");
+    }
+
     #[test]
     fn incremental_checks_follow_the_path() {
         let mut solver = Solver::new();
@@ -562,101 +839,5 @@ mod tests {
             Answer::Sat(_)
         ));
         assert_eq!(solver.queries, 3);
-    }
-}
-
-/// The Z3 context of the searching thread, for interrupting it from the watchdog.
-struct ContextPtr(z3_sys::Z3_context);
-
-// SAFETY: the pointer is only ever passed to `Z3_interrupt`, which Z3 documents as the
-// way to stop a computation from another thread; the context outlives the watchdog
-// because `Solver` joins the watchdog before its own Z3 solver and context go away.
-unsafe impl Send for ContextPtr {}
-
-#[derive(Default)]
-struct Watch {
-    /// When the running query must stop; `None` while no query runs.
-    deadline: Option<Instant>,
-    /// Set by the user (Ctrl-C) to stop the search.
-    user: Option<Arc<AtomicBool>>,
-    stop: bool,
-}
-
-/// Stops a Z3 query that outlives its limit or that the user interrupts. Z3 4.8's own
-/// `timeout` parameter is not honoured by every decision procedure (nonlinear integer
-/// arithmetic can ignore it for minutes), while `Z3_interrupt` is; an interrupt that
-/// arrives when no query runs has no effect.
-struct Watchdog {
-    shared: Arc<(Mutex<Watch>, Condvar)>,
-    thread: Option<JoinHandle<()>>,
-}
-
-/// How often a running query looks at the user's interrupt flag.
-const USER_POLL: Duration = Duration::from_millis(100);
-
-impl Watchdog {
-    fn start(ctx: ContextPtr) -> Watchdog {
-        let shared = Arc::new((Mutex::new(Watch::default()), Condvar::new()));
-        let watched = Arc::clone(&shared);
-        // Without a thread no query can be cut short, but every answer is still sound.
-        let thread = std::thread::Builder::new()
-            .name("holi-z3-watchdog".to_string())
-            .spawn(move || watch(&ctx, &watched))
-            .ok();
-        Watchdog { shared, thread }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Watch> {
-        self.shared.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A query starts; with no limit it runs until done or interrupted by the user.
-    fn arm(&self, limit: Option<Duration>) {
-        let mut w = self.lock();
-        let now = Instant::now();
-        w.deadline = Some(limit.map_or(now + Duration::from_secs(u32::MAX as u64), |l| now + l));
-        self.shared.1.notify_one();
-    }
-
-    fn disarm(&self) {
-        self.lock().deadline = None;
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        self.lock().stop = true;
-        self.shared.1.notify_one();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
-    let (lock, wake) = shared;
-    let mut w = lock.lock().unwrap_or_else(|e| e.into_inner());
-    loop {
-        if w.stop {
-            return;
-        }
-        let Some(deadline) = w.deadline else {
-            w = wake.wait(w).unwrap_or_else(|e| e.into_inner());
-            continue;
-        };
-        let now = Instant::now();
-        let user = w.user.as_ref().is_some_and(|f| f.load(Ordering::Relaxed));
-        if now >= deadline || user {
-            // SAFETY: see `ContextPtr`; the searching thread is inside `Z3_solver_check`
-            // or about to disarm, and an interrupt outside a check is a no-op.
-            unsafe { z3_sys::Z3_interrupt(ctx.0) };
-            w.deadline = None;
-            continue;
-        }
-        let nap = (deadline - now).min(USER_POLL);
-        w = wake
-            .wait_timeout(w, nap)
-            .map(|(g, _)| g)
-            .unwrap_or_else(|e| e.into_inner().0);
     }
 }
