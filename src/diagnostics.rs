@@ -111,7 +111,7 @@ impl Sources {
 }
 
 /// `text` as ariadne should see it so that its line:column agrees with an editor's (and with
-/// [`crate::report::position`]): lines end at `\n` only. ariadne also breaks lines at a lone
+/// [`crate::report::LineIndex`]): lines end at `\n` only. ariadne also breaks lines at a lone
 /// CR, VT, FF, NEL, U+2028 and U+2029; each becomes a blank of the same length in bytes and
 /// characters, so every byte offset and column stays put. A text ending in `\n` gets a blank
 /// last line, so that a span at the very end is on the line after it, as in an editor.
@@ -335,8 +335,9 @@ mod tests {
     #[test]
     fn locations_agree_with_report_positions() {
         let text = "a\r\nb\rc\x0Bd\x0C\u{0085}é\u{2028}\u{2029}\t\n\nz\n";
+        let lines = crate::report::LineIndex::new(text);
         for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
-            let p = crate::report::position(text, at);
+            let p = lines.point(at);
             assert_eq!(
                 location(&render(text, at..at, false)),
                 format!("{}:{}", p.line, p.column),

@@ -52,7 +52,7 @@ pub struct Report<'a> {
     pub result: &'a CheckResult,
     /// Per counterexample (same order), whether replaying it against a synthesized
     /// client reproduced the failure; filled in by the replay step when it runs.
-    pub replayed: Option<Vec<bool>>,
+    pub replayed: Option<Vec<Replay>>,
     /// Per counterexample, the synthesized client: its path when written to a directory,
     /// else its source; `None` where no client could be written. Filled in by synthesis.
     pub clients: Option<Vec<Option<String>>>,
@@ -132,6 +132,10 @@ pub struct JsonReport<'r> {
     /// Serialized one at a time.
     pub counterexamples: JsonCounterexamples<'r>,
     pub failing_traces: usize,
+    /// Set when more distinct failing traces were met than holi keeps count of, so
+    /// `failing_traces` is a lower bound; omitted otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub failing_traces_lower_bound: bool,
     pub stats: JsonStats,
     /// Why the search is incomplete; omitted when it is complete.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
@@ -188,6 +192,9 @@ pub struct JsonCounterexample {
     pub model: BTreeMap<String, serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replayed: Option<bool>,
+    /// How replay ended, including a replay cut short (then `replayed` is absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
 }
@@ -305,6 +312,41 @@ fn json_move(m: &Move) -> JsonMove {
     }
 }
 
+/// What replaying a counterexample's synthesized client came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replay {
+    /// The client made the same moves and failed at the same place.
+    Confirmed,
+    /// It did not: a bug in holi.
+    Mismatch,
+    /// The command's time limit came before this replay could finish.
+    TimeLimit,
+    /// Ctrl-C came before this replay could finish.
+    Interrupted,
+}
+
+impl Replay {
+    /// `Some(confirmed)` for a replay that ran to its end.
+    pub fn finished(self) -> Option<bool> {
+        match self {
+            Replay::Confirmed => Some(true),
+            Replay::Mismatch => Some(false),
+            Replay::TimeLimit | Replay::Interrupted => None,
+        }
+    }
+
+    /// The line the text report shows.
+    pub fn text(self) -> &'static str {
+        match self {
+            Replay::Confirmed => "confirmed by replay",
+            Replay::Mismatch => "NOT confirmed by replay: a bug in holi (details on stderr)",
+            Replay::TimeLimit => "not replayed: the time limit came first",
+            Replay::Interrupted => "not replayed: interrupted",
+        }
+    }
+}
+
 impl Report<'_> {
     /// The exit code `holi check` ends with for this report: 0 safe, 1 unsafe, 3
     /// inconclusive or a counterexample that did not replay (a bug in holi), 4 stuck.
@@ -324,7 +366,7 @@ impl Report<'_> {
     pub fn replay_failed(&self) -> bool {
         self.replayed
             .as_ref()
-            .is_some_and(|r| r.iter().any(|confirmed| !confirmed))
+            .is_some_and(|r| r.contains(&Replay::Mismatch))
     }
 
     /// Paths that got stuck, over all places.
@@ -360,7 +402,11 @@ impl Report<'_> {
                 .iter()
                 .map(|(k, v)| (k.clone(), json_int(v)))
                 .collect(),
-            replayed: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
+            replayed: self
+                .replayed
+                .as_ref()
+                .and_then(|r| r.get(i).and_then(|r| r.finished())),
+            replay: self.replayed.as_ref().and_then(|r| r.get(i).copied()),
             client: self
                 .clients
                 .as_ref()
@@ -388,6 +434,7 @@ impl Report<'_> {
                 lines,
             },
             failing_traces: self.result.failing_traces,
+            failing_traces_lower_bound: self.result.failing_traces_lower_bound,
             stats: JsonStats {
                 configurations: stats.configurations,
                 subsumed: stats.subsumed,
@@ -481,15 +528,7 @@ impl Report<'_> {
         for (i, c) in self.result.counterexamples.iter().enumerate() {
             out.push_str(&self.counterexample_text(c, i + 1, total, &sources, color));
             if let Some(r) = self.replayed.as_ref().and_then(|r| r.get(i)) {
-                let _ = writeln!(
-                    out,
-                    "  {}",
-                    if *r {
-                        "confirmed by replay"
-                    } else {
-                        "NOT confirmed by replay: a bug in holi (details on stderr)"
-                    }
-                );
+                let _ = writeln!(out, "  {}", r.text());
             }
             match self.clients.as_ref().and_then(|c| c.get(i)) {
                 // A single line is the path the client was written to.
@@ -527,7 +566,12 @@ impl Report<'_> {
             Verdict::Unsafe => {
                 let _ = writeln!(
                     out,
-                    "UNSAFE: {} failing trace{} {} within the bounds ({} {shown}).",
+                    "UNSAFE: {}{} failing trace{} {} within the bounds ({} {shown}).",
+                    if r.failing_traces_lower_bound {
+                        "at least "
+                    } else {
+                        ""
+                    },
                     r.failing_traces,
                     plural(r.failing_traces),
                     if self.all { "in all" } else { "found" },

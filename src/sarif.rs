@@ -16,8 +16,8 @@
 
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::report::{
-    failure_diagnostic, model_text, plural, stuck_reason_text, verdict_name, LineIndex, Report,
-    HOLI_VERSION,
+    failure_diagnostic, model_text, plural, stuck_reason_text, verdict_name, LineIndex, Replay,
+    Report, HOLI_VERSION,
 };
 use crate::symbolic::StuckSite;
 use crate::syntax::ast::{Decl, Program, Span};
@@ -131,14 +131,6 @@ pub fn rule_codes() -> impl Iterator<Item = &'static str> {
 fn docs_base(repository: &str) -> Option<String> {
     let repository = repository.trim_end_matches('/');
     (!repository.is_empty()).then(|| format!("{repository}/blob/HEAD/"))
-}
-
-#[derive(Serialize)]
-struct Log<'r> {
-    #[serde(rename = "$schema")]
-    schema: &'static str,
-    version: &'static str,
-    runs: [Run<'r>; 1],
 }
 
 #[derive(Serialize)]
@@ -450,8 +442,14 @@ impl<'r> Context<'r> {
             ));
         }
         match self.report.replayed.as_ref().and_then(|r| r.get(i)) {
-            Some(true) => message.push_str(" Confirmed by replaying a synthesized client."),
-            Some(false) => message.push_str(" NOT confirmed by replay: a bug in holi."),
+            Some(Replay::Confirmed) => {
+                message.push_str(" Confirmed by replaying a synthesized client.")
+            }
+            Some(Replay::Mismatch) => message.push_str(" NOT confirmed by replay: a bug in holi."),
+            Some(Replay::TimeLimit) => {
+                message.push_str(" Not replayed: the time limit came first.")
+            }
+            Some(Replay::Interrupted) => message.push_str(" Not replayed: interrupted."),
             None => {}
         }
 
@@ -597,8 +595,9 @@ impl Report<'_> {
     /// Writes the SARIF 2.1.0 log of this report to `out`, result by result, on one line
     /// followed by a newline. Artifact URIs are relative to the working directory (`%SRCROOT%`).
     pub fn write_sarif(&self, out: &mut dyn Write) -> io::Result<()> {
-        let cwd = std::env::current_dir().ok();
-        self.write_sarif_from(cwd.as_deref(), env!("CARGO_PKG_REPOSITORY"), out)
+        let mut log = SarifLog::begin(out)?;
+        log.run(self)?;
+        log.finish()
     }
 
     /// The SARIF log as a string (for small reports and tests).
@@ -610,8 +609,9 @@ impl Report<'_> {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
-    /// [`Report::write_sarif`] with the working directory and repository URL given.
-    fn write_sarif_from(
+    /// This report's run of a SARIF log, with the working directory and repository URL
+    /// given.
+    fn write_run(
         &self,
         cwd: Option<&Path>,
         repository: &str,
@@ -652,7 +652,11 @@ impl Report<'_> {
             })
             .collect();
         if let Some(replayed) = &self.replayed {
-            for (n, _) in replayed.iter().enumerate().filter(|(_, ok)| !**ok) {
+            for (n, _) in replayed
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| **r == Replay::Mismatch)
+            {
                 notifications.push(Notification {
                     level: "error",
                     message: text(format!(
@@ -679,53 +683,87 @@ impl Report<'_> {
             })
             .into_iter()
             .collect();
-        let log = Log {
-            schema: SARIF_SCHEMA,
-            version: "2.1.0",
-            runs: [Run {
-                tool: Tool {
-                    driver: Driver {
-                        name: "holi",
-                        version: HOLI_VERSION,
-                        semantic_version: HOLI_VERSION,
-                        information_uri: docs.as_ref().map(|base| format!("{base}README.md")),
-                        rules,
-                    },
+        let run = Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "holi",
+                    version: HOLI_VERSION,
+                    semantic_version: HOLI_VERSION,
+                    information_uri: docs.as_ref().map(|base| format!("{base}README.md")),
+                    rules,
                 },
-                invocations: [Invocation {
-                    // holi ran to its verdict; only a counterexample that does not replay
-                    // (a bug in holi) means it did not work as it should.
-                    execution_successful: !self.replay_failed(),
-                    exit_code,
-                    exit_code_description: match exit_code {
-                        0 => "safe",
-                        1 => "unsafe",
-                        4 => "stuck",
-                        _ => "inconclusive",
-                    },
-                    tool_execution_notifications: notifications,
-                }],
-                original_uri_base_ids,
-                column_kind: "unicodeCodePoints",
-                results: Results(&cx),
-                properties: RunProperties {
-                    verdict: verdict_name(self.result.verdict),
-                    k: self.k,
-                    l: self.l,
-                    all: self.all,
-                    failing_traces: self.result.failing_traces,
-                    stuck_paths: self.stuck_paths(),
-                    inconclusive: &self.result.inconclusive,
+            },
+            invocations: [Invocation {
+                // holi ran to its verdict; only a counterexample that does not replay
+                // (a bug in holi) means it did not work as it should.
+                execution_successful: !self.replay_failed(),
+                exit_code,
+                exit_code_description: match exit_code {
+                    0 => "safe",
+                    1 => "unsafe",
+                    4 => "stuck",
+                    _ => "inconclusive",
                 },
+                tool_execution_notifications: notifications,
             }],
+            original_uri_base_ids,
+            column_kind: "unicodeCodePoints",
+            results: Results(&cx),
+            properties: RunProperties {
+                verdict: verdict_name(self.result.verdict),
+                k: self.k,
+                l: self.l,
+                all: self.all,
+                failing_traces: self.result.failing_traces,
+                stuck_paths: self.stuck_paths(),
+                inconclusive: &self.result.inconclusive,
+            },
         };
-        // Compact, unlike the JSON report: a log is for machines, and indenting its deep
-        // nesting would triple its size (312 MB instead of 110 MB for examples/dao.holi
-        // --all, where upload limits of code-scanning services are tens of MB).
+        serde_json::to_writer(out, &run).map_err(io::Error::from)
+    }
+}
+
+/// A SARIF log written run by run: one run per checked file, each written as soon as
+/// its report is known. Compact, unlike the JSON report: a log is for machines, and
+/// indenting its deep nesting would triple its size (312 MB instead of 110 MB for
+/// examples/dao.holi --all, where upload limits of code-scanning services are tens of MB).
+pub struct SarifLog<'w> {
+    out: BufWriter<&'w mut dyn Write>,
+    runs: usize,
+    cwd: Option<std::path::PathBuf>,
+}
+
+impl<'w> SarifLog<'w> {
+    pub fn begin(out: &'w mut dyn Write) -> io::Result<SarifLog<'w>> {
         let mut out = BufWriter::new(out);
-        serde_json::to_writer(&mut out, &log)?;
-        out.write_all(b"\n")?;
-        out.flush()
+        write!(
+            out,
+            "{{\"$schema\":{},\"version\":\"2.1.0\",\"runs\":[",
+            serde_json::to_string(SARIF_SCHEMA)?
+        )?;
+        Ok(SarifLog {
+            out,
+            runs: 0,
+            cwd: std::env::current_dir().ok(),
+        })
+    }
+
+    /// Appends the run of one report.
+    pub fn run(&mut self, report: &Report) -> io::Result<()> {
+        if self.runs > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.runs += 1;
+        report.write_run(
+            self.cwd.as_deref(),
+            env!("CARGO_PKG_REPOSITORY"),
+            &mut self.out,
+        )
+    }
+
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.write_all(b"]}\n")?;
+        self.out.flush()
     }
 }
 

@@ -5,7 +5,7 @@
 use holi::diagnostics::Diagnostic;
 use holi::frontend;
 use holi::replay;
-use holi::report::{BoundSource, Report};
+use holi::report::{BoundSource, Replay, Report};
 use holi::symbolic::{self, CheckOptions, CheckResult, Stats, StuckReason, StuckSite, Verdict};
 use holi::syntax::ast::Program;
 use holi::trace::{Counterexample, Dir, FailureKind, Move, Player, Trace, TraceValue};
@@ -73,7 +73,7 @@ struct Checked {
     k: u32,
     l: u32,
     all: bool,
-    replayed: Option<Vec<bool>>,
+    replayed: Option<Vec<Replay>>,
     clients: Option<Vec<Option<String>>>,
 }
 
@@ -116,13 +116,20 @@ fn check(path: &str, all: bool, bounds: Option<(u32, u32)>) -> Checked {
         let options = replay::ConfirmOptions {
             replay: true,
             client_dir: None,
+            ..Default::default()
         };
         let confirmed = replay::confirm(&loaded.program, &result.counterexamples, &options, "c")
             .expect("no client is written");
         let replayed = confirmed
             .verdicts
             .iter()
-            .map(|v| v == &Some(replay::Verdict::Confirmed))
+            .map(|v| {
+                if v == &Some(replay::Verdict::Confirmed) {
+                    Replay::Confirmed
+                } else {
+                    Replay::Mismatch
+                }
+            })
             .collect();
         (Some(replayed), Some(confirmed.clients.clone()))
     };
@@ -350,6 +357,7 @@ fn result(verdict: Verdict, counterexamples: Vec<Counterexample>) -> CheckResult
     CheckResult {
         verdict,
         failing_traces: counterexamples.len(),
+        failing_traces_lower_bound: false,
         counterexamples,
         stats: Stats::default(),
         inconclusive: Vec::new(),
@@ -528,7 +536,7 @@ fn sarif_results_carry_rules_regions_code_flows_and_fingerprints() {
     shorter.concrete.0.remove(0);
     let result = result(Verdict::Unsafe, vec![counterexample(11), shorter]);
     let mut r = report(&result, &program, &warnings);
-    r.replayed = Some(vec![true, true]);
+    r.replayed = Some(vec![Replay::Confirmed, Replay::Confirmed]);
     let sarif: Value = serde_json::from_str(&r.sarif()).expect("JSON");
     assert_valid(sarif_schema(), &sarif, "hand-made");
     assert_eq!(sarif["version"], "2.1.0");
@@ -630,7 +638,7 @@ fn a_counterexample_that_does_not_replay_is_a_failed_execution() {
     let program = program();
     let result = result(Verdict::Unsafe, vec![counterexample(11)]);
     let mut r = report(&result, &program, &[]);
-    r.replayed = Some(vec![false]);
+    r.replayed = Some(vec![Replay::Mismatch]);
     assert_eq!(r.exit_code(), 3);
     let sarif: Value = serde_json::from_str(&r.sarif()).expect("JSON");
     assert_valid(sarif_schema(), &sarif, "replay failure");

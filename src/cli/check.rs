@@ -6,16 +6,19 @@
 use super::inputs::{self, Input};
 use super::ui::Ui;
 use super::{parse_seconds, Outcome};
+use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;
 use crate::replay;
-use crate::report::{BoundSource, Report};
+use crate::report::{BoundSource, Replay, Report, HOLI_VERSION, JSON_SCHEMA_VERSION};
+use crate::sarif::SarifLog;
 use crate::symbolic::{
     self, CheckOptions, CheckResult, Progress, Stats, Verdict, DEFAULT_K, DEFAULT_L,
 };
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -23,8 +26,12 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// For people: traces, values, source excerpts, clients.
     Text,
+    /// The documented JSON report (`lang/check-output.schema.json`).
     Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
 }
 
 #[derive(Args, Debug)]
@@ -164,19 +171,24 @@ pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     }
     let several = inputs.len() > 1;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut sink = match Sink::begin(args.format, several, &mut out) {
+        Ok(sink) => sink,
+        Err(e) => return write_failed(&e),
+    };
     let mut results = Vec::new();
-    let mut json_documents = Vec::new();
     for input in &inputs {
-        let (result, json) = check_file(input, &args, ui, deadline, &interrupt);
-        if let Some(json) = json {
-            json_documents.push(json);
+        let (result, written) = check_file(input, &args, ui, deadline, &interrupt, &mut sink);
+        if let Err(e) = written {
+            return write_failed(&e);
         }
         results.push(result);
     }
-    if args.format == Format::Json {
-        print_json(json_documents, several);
+    if let Err(e) = sink.finish() {
+        return write_failed(&e);
     }
-    if several && !matches!(args.format, Format::Json) {
+    if several && args.format == Format::Text {
         print!("{}", summary(&results, ui.quiet()));
     }
     combine(results.iter().map(|r| r.outcome))
@@ -250,23 +262,78 @@ fn summary(results: &[FileResult], quiet: bool) -> String {
     out
 }
 
-fn print_json(documents: Vec<serde_json::Value>, several: bool) {
-    let value = if several {
-        serde_json::json!({
-            "schema_version": crate::report::SCHEMA_VERSION,
-            "holi_version": env!("CARGO_PKG_VERSION"),
-            "files": documents,
+/// Where reports go: text as each file is done, or one JSON or SARIF document that
+/// grows file by file (never held whole in memory: `--all` can list hundreds of
+/// thousands of traces).
+enum Sink<'w> {
+    Text,
+    Json {
+        out: &'w mut dyn Write,
+        /// Several files: one document with a `files` array of reports.
+        several: bool,
+        written: usize,
+    },
+    Sarif(SarifLog<'w>),
+}
+
+impl<'w> Sink<'w> {
+    fn begin(format: Format, several: bool, out: &'w mut dyn Write) -> std::io::Result<Sink<'w>> {
+        Ok(match format {
+            Format::Text => Sink::Text,
+            Format::Json => {
+                if several {
+                    write!(
+                        out,
+                        "{{\n\"schema_version\": \"{JSON_SCHEMA_VERSION}\",\n\"holi_version\": \"{HOLI_VERSION}\",\n\"files\": [\n"
+                    )?;
+                }
+                Sink::Json {
+                    out,
+                    several,
+                    written: 0,
+                }
+            }
+            Format::Sarif => Sink::Sarif(SarifLog::begin(out)?),
         })
-    } else {
-        match documents.into_iter().next() {
-            Some(document) => document,
-            None => return,
-        }
-    };
-    match serde_json::to_string_pretty(&value) {
-        Ok(text) => println!("{text}"),
-        Err(e) => eprintln!("error: cannot write the JSON report: {e}"),
     }
+
+    /// Writes a checked file's report (text reports are printed by the caller).
+    fn report(&mut self, report: &Report) -> std::io::Result<()> {
+        match self {
+            Sink::Text => Ok(()),
+            Sink::Json { out, written, .. } => {
+                if *written > 0 {
+                    out.write_all(b",\n")?;
+                }
+                *written += 1;
+                report.write_json(*out)
+            }
+            Sink::Sarif(log) => log.run(report),
+        }
+    }
+
+    fn finish(self) -> std::io::Result<()> {
+        match self {
+            Sink::Text => Ok(()),
+            Sink::Json { out, several, .. } => {
+                if several {
+                    out.write_all(b"]\n}\n")?;
+                }
+                out.flush()
+            }
+            Sink::Sarif(log) => log.finish(),
+        }
+    }
+}
+
+/// A report that could not be written: a closed pipe (`holi check … | head`) is no error
+/// of holi's, anything else is said.
+fn write_failed(error: &std::io::Error) -> Outcome {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        return Outcome::Ok;
+    }
+    eprintln!("error: cannot write the report: {error}");
+    Outcome::BadInput
 }
 
 /// The line a quiet run prints for a file.
@@ -327,14 +394,16 @@ fn verbose_stats(s: &Stats, options: &CheckOptions) -> String {
     out
 }
 
-/// Checks one input. Returns its result and, under `--format json`, its document.
+/// Checks one input and writes its report. Returns its result and whether the report
+/// could be written.
 fn check_file(
     input: &Input,
     args: &CheckArgs,
     ui: &Ui,
     deadline: Option<Instant>,
     interrupt: &Arc<AtomicBool>,
-) -> (FileResult, Option<serde_json::Value>) {
+    sink: &mut Sink,
+) -> (FileResult, std::io::Result<()>) {
     let not_checked = |name: String| FileResult {
         name,
         outcome: Outcome::BadInput,
@@ -344,7 +413,7 @@ fn check_file(
         Ok(loaded) => loaded,
         Err(rejected) => {
             eprint!("{}", rejected.render(ui.color_stderr));
-            return (not_checked(rejected.name), None);
+            return (not_checked(rejected.name), Ok(()));
         }
     };
     ui.warnings(&loaded.render_warnings(ui.color_stderr));
@@ -371,7 +440,7 @@ fn check_file(
             outcome: Outcome::Ok,
             verdict: None,
         };
-        return (skipped, None);
+        return (skipped, Ok(()));
     }
     let mut errors: Vec<Diagnostic> = client_error(&loaded).into_iter().collect();
     if k == 0 {
@@ -385,7 +454,7 @@ fn check_file(
         for e in errors {
             eprint!("{}", e.render(&sources, ui.color_stderr));
         }
-        return (not_checked(loaded.name), None);
+        return (not_checked(loaded.name), Ok(()));
     }
 
     let options = CheckOptions {
@@ -431,13 +500,10 @@ fn check_file(
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: cannot write the synthesized clients: {e}");
-                return (not_checked(loaded.name), None);
+                return (not_checked(loaded.name), Ok(()));
             }
         }
     };
-    let replay_failed = confirmation
-        .as_ref()
-        .is_some_and(|c| !c.failures().is_empty());
     if let Some(c) = &confirmation {
         for (n, verdict) in c.failures() {
             eprintln!("error: holi bug: counterexample {n} does not replay: {verdict}");
@@ -453,12 +519,10 @@ fn check_file(
         l_source,
         all: args.all,
         result: &result,
-        replayed: confirmation.as_ref().filter(|_| !args.no_replay).map(|c| {
-            c.verdicts
-                .iter()
-                .map(|v| v == &Some(replay::Verdict::Confirmed))
-                .collect()
-        }),
+        replayed: confirmation
+            .as_ref()
+            .filter(|_| !args.no_replay)
+            .map(|c| c.verdicts.iter().map(replay_status).collect()),
         // Under --all the text would repeat a whole client per trace: list paths only.
         clients: confirmation
             .as_ref()
@@ -468,33 +532,43 @@ fn check_file(
         warnings: &loaded.warnings,
         program: Some(&loaded.program),
     };
-    let mut json = None;
-    match args.format {
-        Format::Text if ui.quiet() => print!("{}", quiet_line(&loaded.name, &result)),
+    let written = match args.format {
+        Format::Text if ui.quiet() => {
+            print!("{}", quiet_line(&loaded.name, &result));
+            Ok(())
+        }
         Format::Text => {
             print!("{}", report.text(ui.color_stdout));
             if ui.verbose() {
                 print!("{}", verbose_stats(&result.stats, &options));
             }
+            Ok(())
         }
-        Format::Json => json = Some(serde_json::to_value(report.to_json()).unwrap_or_default()),
-    }
-    let outcome = if replay_failed {
-        Outcome::Inconclusive
-    } else {
-        match result.verdict {
-            Verdict::Unsafe => Outcome::Failure,
-            Verdict::Safe => Outcome::Ok,
-            Verdict::Inconclusive => Outcome::Inconclusive,
-            Verdict::Stuck => Outcome::Stuck,
-        }
+        Format::Json | Format::Sarif => sink.report(&report),
+    };
+    let outcome = match report.exit_code() {
+        0 => Outcome::Ok,
+        1 => Outcome::Failure,
+        4 => Outcome::Stuck,
+        _ => Outcome::Inconclusive,
     };
     let file_result = FileResult {
         name: loaded.name.clone(),
         outcome,
         verdict: Some(result.verdict),
     };
-    (file_result, json)
+    (file_result, written)
+}
+
+/// How a counterexample's replay ended, for the report. No verdict means no client could
+/// be written for it: like a mismatch, a bug in holi.
+fn replay_status(verdict: &Option<replay::Verdict>) -> Replay {
+    match verdict {
+        Some(replay::Verdict::Confirmed) => Replay::Confirmed,
+        Some(replay::Verdict::NotReplayed(Cutoff::TimeLimit)) => Replay::TimeLimit,
+        Some(replay::Verdict::NotReplayed(Cutoff::Interrupted)) => Replay::Interrupted,
+        Some(replay::Verdict::Mismatch { .. }) | None => Replay::Mismatch,
+    }
 }
 
 /// Runs the search, with a progress line on a terminal once it takes over a second.
