@@ -402,7 +402,7 @@ impl Checker<'_> {
                 .with_hint(reference_hint.unwrap_or_else(|| {
                     format!(
                         "{near}Declare `{x}` as a method or `import` it. HOLiK lets such a call \
-                         get stuck silently (no trace), and so does holi."
+                         get stuck silently; holi reports where paths got stuck (`holi explain C0003`)."
                     )
                 }))
         } else {
@@ -559,7 +559,7 @@ mod tests {
                 "Did you mean `balance`",
                 "Did you mean `amount`",
                 "Declare `zzz` as a method or `import` it. HOLiK lets such a call get stuck \
-                 silently (no trace), and so does holi.",
+                 silently; holi reports where paths got stuck (`holi explain C0003`).",
                 "Did you mean `count`",
                 "Did you mean `count`",
             ]

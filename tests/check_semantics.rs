@@ -289,8 +289,8 @@ fn dao_typo(from: &str, to: &str) -> String {
 fn a_typo_that_makes_paths_stuck_gives_stuck_not_safe() {
     let cases = [
         (
-            dao_typo("send(m)", "sned(m)"),
-            ("sned(m)", StuckReason::Undeclared("sned".to_string())),
+            dao_typo("send m", "sned m"),
+            ("sned m", StuckReason::Undeclared("sned".to_string())),
         ),
         (
             dao_typo("!balance < m", "!balanse < m"),

@@ -228,3 +228,74 @@ fn the_progress_line_shows_the_search_in_a_real_terminal() {
     assert!(screen.contains("/s, "), "{screen}");
     assert!(screen.contains("so far"), "{screen}");
 }
+
+/// `examples/dao.holi` with one typo: each makes the paths through it stuck.
+fn dao_with(typo: (&str, &str)) -> (tempfile::TempDir, String) {
+    let source = std::fs::read_to_string(example("dao.holi")).unwrap();
+    assert!(source.contains(typo.0), "{source}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dao_typo.holi");
+    std::fs::write(&path, source.replacen(typo.0, typo.1, 1)).unwrap();
+    let path = path.display().to_string();
+    (dir, path)
+}
+
+const TYPOS: [(&str, &str); 3] = [
+    ("send m", "sned m"),
+    ("!balance - m", "!balanse - m"),
+    ("!balance - m", "!balance -1"),
+];
+
+#[test]
+fn a_typo_never_gives_a_clean_safe() {
+    for typo in TYPOS {
+        let (_dir, path) = dao_with(typo);
+        let out = holi(&["check", &path]);
+        assert_eq!(
+            out.status.code(),
+            Some(4),
+            "{typo:?}: {}",
+            text(&out.stderr)
+        );
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("STUCK: no failing trace found"),
+            "{typo:?}: {stdout}"
+        );
+        assert!(stdout.contains("stuck at "), "{typo:?}: {stdout}");
+        assert!(!stdout.contains("SAFE within"), "{typo:?}: {stdout}");
+
+        let json = holi(&["check", &path, "--format", "json"]);
+        assert_eq!(json.status.code(), Some(4));
+        let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(doc["verdict"], "stuck", "{typo:?}");
+        assert!(doc["stuck"]["paths"].as_u64().unwrap_or(0) > 0, "{doc}");
+        let place = &doc["stuck"]["places"][0];
+        assert!(
+            place["span"]["start"]["line"].as_u64().unwrap_or(0) > 0,
+            "{doc}"
+        );
+        // The warning the front end gave is in the document too.
+        assert!(!doc["warnings"].as_array().unwrap().is_empty(), "{doc}");
+    }
+}
+
+#[test]
+fn a_near_miss_name_gets_a_suggestion() {
+    let (_dir, path) = dao_with(TYPOS[0]);
+    let stderr = text(&holi(&["check", &path, "-q"]).stderr);
+    assert!(stderr.is_empty(), "-q prints no warning: {stderr}");
+    let stderr = text(&holi(&["check", &path]).stderr);
+    assert!(stderr.contains("warning[W0202]"), "{stderr}");
+    assert!(stderr.contains("Did you mean `send`?"), "{stderr}");
+}
+
+#[test]
+fn allow_stuck_is_holiks_reading_with_the_places_still_listed() {
+    let (_dir, path) = dao_with(TYPOS[0]);
+    let out = holi(&["check", &path, "--allow-stuck"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("SAFE within the bounds"), "{stdout}");
+    assert!(stdout.contains("stuck at "), "{stdout}");
+}

@@ -700,7 +700,7 @@ fn stuck_agrees(
 fn prunings_keep_the_stuck_places_of_the_dao_typos() {
     let dao = include_str!("../examples/dao.holi");
     for (from, to) in [
-        ("send(m)", "sned(m)"),
+        ("send m", "sned m"),
         ("!balance < m", "!balanse < m"),
         ("!balance - m", "!balance -1"),
     ] {

@@ -150,16 +150,7 @@ fn fmt_prints_canonical_text_and_checks_it() {
          public withdraw (m:int) :(unit) = {\n  if !bal >= m then\n    send m;\n    bal := !bal - m\n  \
          else\n    ()\n};\n"
     );
-    let canonical = temp_file(&stdout);
-    assert_eq!(
-        holi(&[
-            "fmt",
-            "--check",
-            canonical.path().to_str().expect("utf-8 path")
-        ])
-        .0,
-        0
-    );
+    assert_canonical(&stdout);
     assert_eq!(
         holi(&["fmt", "--check", messy.path().to_str().expect("utf-8 path")]).0,
         1
@@ -252,16 +243,7 @@ fn fmt_output_is_linear_in_deep_nesting() {
         stdout.len(),
         source.len()
     );
-    let canonical = temp_file(&stdout);
-    assert_eq!(
-        holi(&[
-            "fmt",
-            "--check",
-            canonical.path().to_str().expect("utf-8 path")
-        ])
-        .0,
-        0
-    );
+    assert_canonical(&stdout);
 }
 
 #[test]
@@ -365,4 +347,11 @@ fn names_resolve_over_the_whole_file() {
                   public c (u:unit) :(int) = { !g 1 };";
     let loaded = load_str("order", source, true).expect("declaration order is free");
     assert!(loaded.warnings.is_empty());
+}
+
+/// `text` passes `holi fmt --check`.
+fn assert_canonical(text: &str) {
+    let canonical = temp_file(text);
+    let path = canonical.path().to_str().expect("utf-8 path");
+    assert_eq!(holi(&["fmt", "--check", path]).0, 0, "{text}");
 }

@@ -653,10 +653,11 @@ fn a_counterexample_that_does_not_replay_is_a_failed_execution() {
 
 #[test]
 fn every_warning_code_in_the_language_reference_has_a_sarif_rule() {
-    let readme = std::fs::read_to_string(root().join("lang/README.md")).expect("lang/README.md");
-    let codes: Vec<String> = readme
+    let reference =
+        std::fs::read_to_string(root().join("lang/diagnostics.md")).expect("lang/diagnostics.md");
+    let codes: Vec<String> = reference
         .lines()
-        .filter_map(|line| line.strip_prefix("| W"))
+        .filter_map(|line| line.strip_prefix("### W"))
         .map(|rest| format!("W{}", &rest[..4]))
         .collect();
     assert!(codes.len() >= 5, "{codes:?}");
@@ -710,4 +711,63 @@ fn json_and_sarif_are_streamed_not_built_whole() {
         doc["runs"][0]["results"].as_array().map(Vec::len),
         Some(3002)
     );
+}
+
+/// `holi check` as a process, from the repository root.
+fn holi_cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_holi"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("holi runs")
+}
+
+#[test]
+fn several_files_make_one_valid_json_document_and_one_sarif_log() {
+    let files = [
+        "examples/dao.holi",
+        "examples/dao_fixed.holi",
+        "tests/data/stuck_safe.holi",
+    ];
+    let json = holi_cli(&[&["check", "--format", "json"][..], &files].concat());
+    assert_eq!(json.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&json.stdout).expect("one JSON document");
+    assert_valid(holi_schema(), &doc, "several files");
+    let verdicts: Vec<&str> = doc["files"]
+        .as_array()
+        .expect("a files array")
+        .iter()
+        .map(|r| r["verdict"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(verdicts, ["unsafe", "safe", "stuck"]);
+
+    let sarif = holi_cli(&[&["check", "--format", "sarif"][..], &files].concat());
+    assert_eq!(sarif.status.code(), Some(1));
+    let log: Value = serde_json::from_slice(&sarif.stdout).expect("one SARIF log");
+    assert_valid(sarif_schema(), &log, "several files");
+    let exit_codes: Vec<i64> = log["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|run| run["invocations"][0]["exitCode"].as_i64().unwrap_or(-1))
+        .collect();
+    assert_eq!(exit_codes, [1, 0, 4]);
+}
+
+#[test]
+fn clients_can_be_left_out_of_the_report() {
+    let with = holi_cli(&["check", "examples/dao.holi", "--format", "json"]);
+    let without = holi_cli(&[
+        "check",
+        "examples/dao.holi",
+        "--format",
+        "json",
+        "--no-clients",
+    ]);
+    let with: Value = serde_json::from_slice(&with.stdout).unwrap();
+    let without: Value = serde_json::from_slice(&without.stdout).unwrap();
+    assert!(with["counterexamples"][0]["client"].is_string());
+    assert!(without["counterexamples"][0].get("client").is_none());
+    assert_eq!(without["counterexamples"][0]["replay"], "confirmed");
+    assert_valid(holi_schema(), &without, "--no-clients");
 }
