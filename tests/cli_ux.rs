@@ -299,3 +299,49 @@ fn allow_stuck_is_holiks_reading_with_the_places_still_listed() {
     assert!(stdout.contains("SAFE within the bounds"), "{stdout}");
     assert!(stdout.contains("stuck at "), "{stdout}");
 }
+
+#[test]
+fn the_timeout_bounds_the_whole_command_replay_included() {
+    // 12,000 failing methods: 12,000 counterexamples to synthesize clients for and replay.
+    let library: String = (0..12_000)
+        .map(|i| format!("public m{i} (x:int) :(unit) = {{ assert (x < {i}) }};\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.holi");
+    std::fs::write(&path, library).unwrap();
+    let start = std::time::Instant::now();
+    let out = holi(&[
+        "check",
+        path.to_str().unwrap(),
+        "--k",
+        "1",
+        "--l",
+        "1",
+        "--timeout",
+        "3",
+        "--format",
+        "json",
+        "--no-clients",
+    ]);
+    // Not a speed goal: before, replay alone ran on for a minute past the limit.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let replays: Vec<&str> = doc["counterexamples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["replay"].as_str())
+        .collect();
+    assert!(!replays.is_empty());
+    assert!(
+        replays
+            .iter()
+            .all(|r| *r == "confirmed" || *r == "time-limit"),
+        "{replays:?}"
+    );
+}

@@ -346,10 +346,12 @@ fn quiet_line(name: &str, result: &CheckResult) -> String {
                 .map(|c| c.trace.0.len())
                 .min()
                 .unwrap_or(0);
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
             format!(
-                " ({} failing trace{}, shortest {shortest} moves)",
+                " ({} failing trace{}, shortest {shortest} move{})",
                 result.failing_traces,
-                if result.failing_traces == 1 { "" } else { "s" }
+                plural(result.failing_traces),
+                plural(shortest)
             )
         }
         Verdict::Stuck => format!(" ({} places where paths got stuck)", result.stuck.len()),
