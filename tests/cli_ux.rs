@@ -345,3 +345,25 @@ fn the_timeout_bounds_the_whole_command_replay_included() {
         "{replays:?}"
     );
 }
+
+#[test]
+fn a_closed_pipe_is_no_panic_and_keeps_the_verdict() {
+    for format in ["text", "json", "sarif"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_holi"))
+            .args(["check", &example("dao.holi"), "--all", "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before holi writes: like `holi check … | head -c 0`.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: {}",
+            text(&out.stderr)
+        );
+        assert!(!text(&out.stderr).contains("panicked"), "{format}");
+    }
+}

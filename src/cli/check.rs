@@ -175,23 +175,26 @@ pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
     let mut out = stdout.lock();
     let mut sink = match Sink::begin(args.format, several, &mut out) {
         Ok(sink) => sink,
-        Err(e) => return write_failed(&e),
+        Err(e) => return write_failed(&e, Outcome::Ok),
     };
     let mut results = Vec::new();
     for input in &inputs {
         let (result, written) = check_file(input, &args, ui, deadline, &interrupt, &mut sink);
-        if let Err(e) = written {
-            return write_failed(&e);
-        }
         results.push(result);
+        if let Err(e) = written {
+            return write_failed(&e, combine(results.iter().map(|r| r.outcome)));
+        }
     }
-    if let Err(e) = sink.finish() {
-        return write_failed(&e);
+    let outcome = combine(results.iter().map(|r| r.outcome));
+    let summarized = if several {
+        sink.text(&summary(&results, ui.quiet()))
+    } else {
+        Ok(())
+    };
+    match summarized.and_then(|()| sink.finish()) {
+        Ok(()) => outcome,
+        Err(e) => write_failed(&e, outcome),
     }
-    if several && args.format == Format::Text {
-        print!("{}", summary(&results, ui.quiet()));
-    }
-    combine(results.iter().map(|r| r.outcome))
 }
 
 /// The exit code of several files: bad input first (something was not checked), then
@@ -266,7 +269,7 @@ fn summary(results: &[FileResult], quiet: bool) -> String {
 /// grows file by file (never held whole in memory: `--all` can list hundreds of
 /// thousands of traces).
 enum Sink<'w> {
-    Text,
+    Text(&'w mut dyn Write),
     Json {
         out: &'w mut dyn Write,
         /// Several files: one document with a `files` array of reports.
@@ -279,7 +282,7 @@ enum Sink<'w> {
 impl<'w> Sink<'w> {
     fn begin(format: Format, several: bool, out: &'w mut dyn Write) -> std::io::Result<Sink<'w>> {
         Ok(match format {
-            Format::Text => Sink::Text,
+            Format::Text => Sink::Text(out),
             Format::Json => {
                 if several {
                     write!(
@@ -297,10 +300,19 @@ impl<'w> Sink<'w> {
         })
     }
 
-    /// Writes a checked file's report (text reports are printed by the caller).
+    /// Writes text for people (ignored by the machine formats).
+    fn text(&mut self, text: &str) -> std::io::Result<()> {
+        match self {
+            Sink::Text(out) => out.write_all(text.as_bytes()),
+            Sink::Json { .. } | Sink::Sarif(_) => Ok(()),
+        }
+    }
+
+    /// Writes a checked file's report to a machine format (the text report goes
+    /// through [`Sink::text`]).
     fn report(&mut self, report: &Report) -> std::io::Result<()> {
         match self {
-            Sink::Text => Ok(()),
+            Sink::Text(_) => Ok(()),
             Sink::Json { out, written, .. } => {
                 if *written > 0 {
                     out.write_all(b",\n")?;
@@ -314,7 +326,7 @@ impl<'w> Sink<'w> {
 
     fn finish(self) -> std::io::Result<()> {
         match self {
-            Sink::Text => Ok(()),
+            Sink::Text(out) => out.flush(),
             Sink::Json { out, several, .. } => {
                 if several {
                     out.write_all(b"]\n}\n")?;
@@ -326,11 +338,12 @@ impl<'w> Sink<'w> {
     }
 }
 
-/// A report that could not be written: a closed pipe (`holi check … | head`) is no error
-/// of holi's, anything else is said.
-fn write_failed(error: &std::io::Error) -> Outcome {
+/// A report that could not be written. A closed pipe (`holi check … | head`) is no error
+/// of holi's: the exit code is still the verdict of what was checked. Anything else is
+/// said, and is bad usage.
+fn write_failed(error: &std::io::Error, so_far: Outcome) -> Outcome {
     if error.kind() == std::io::ErrorKind::BrokenPipe {
-        return Outcome::Ok;
+        return so_far;
     }
     eprintln!("error: cannot write the report: {error}");
     Outcome::BadInput
@@ -535,17 +548,11 @@ fn check_file(
         program: Some(&loaded.program),
     };
     let written = match args.format {
-        Format::Text if ui.quiet() => {
-            print!("{}", quiet_line(&loaded.name, &result));
-            Ok(())
-        }
-        Format::Text => {
-            print!("{}", report.text(ui.color_stdout));
-            if ui.verbose() {
-                print!("{}", verbose_stats(&result.stats, &options));
-            }
-            Ok(())
-        }
+        Format::Text if ui.quiet() => sink.text(&quiet_line(&loaded.name, &result)),
+        Format::Text if ui.verbose() => sink
+            .text(&report.text(ui.color_stdout))
+            .and_then(|()| sink.text(&verbose_stats(&result.stats, &options))),
+        Format::Text => sink.text(&report.text(ui.color_stdout)),
         Format::Json | Format::Sarif => sink.report(&report),
     };
     let outcome = match report.exit_code() {
