@@ -876,12 +876,7 @@ mod tests {
     }
 
     fn mv(dir: Dir, by: Player, method: &str, value: TraceValue) -> Move {
-        Move {
-            dir,
-            by,
-            method: method.to_string(),
-            value,
-        }
+        Move::new(dir, by, method, value)
     }
 
     fn cx(moves: Vec<Move>) -> Counterexample {

@@ -73,6 +73,17 @@ pub struct Move {
     pub value: TraceValue,
 }
 
+impl Move {
+    pub fn new(dir: Dir, by: Player, method: &str, value: TraceValue) -> Move {
+        Move {
+            dir,
+            by,
+            method: method.to_string(),
+            value,
+        }
+    }
+}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let dir = match self.dir {

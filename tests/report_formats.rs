@@ -311,12 +311,7 @@ fn sym(s: &str) -> TraceValue {
 }
 
 fn mv(dir: Dir, by: Player, method: &str, value: TraceValue) -> Move {
-    Move {
-        dir,
-        by,
-        method: method.to_string(),
-        value,
-    }
+    Move::new(dir, by, method, value)
 }
 
 fn counterexample(first: i64) -> Counterexample {

@@ -242,6 +242,22 @@ mod tests {
         );
     }
 
+    /// Runs `client` linked with `library` under the default limits.
+    fn run_linked(
+        library: &Program,
+        client: &Program,
+        on_move: &mut dyn FnMut(&Move),
+    ) -> RunResult {
+        run(
+            Linked {
+                library: Some(library),
+                client,
+            },
+            Limits::default(),
+            on_move,
+        )
+    }
+
     #[test]
     fn names_resolve_lazily_to_methods_references_and_imports() {
         let library = program(
@@ -251,14 +267,7 @@ mod tests {
              public get (x:unit) :(int) = { (!r)(!n) };",
         );
         let client = program("import get :(unit -> int) main = { get() };");
-        let result = run(
-            Linked {
-                library: Some(&library),
-                client: &client,
-            },
-            Limits::default(),
-            &mut |_| {},
-        );
+        let result = run_linked(&library, &client, &mut |_| {});
         assert_eq!(result.outcome, Outcome::Finished(int(10)));
     }
 
@@ -287,14 +296,7 @@ mod tests {
              main = { withdraw(60) };",
         );
         let mut seen = Vec::new();
-        let result = run(
-            Linked {
-                library: Some(&library),
-                client: &client,
-            },
-            Limits::default(),
-            &mut |m| seen.push(m.to_string()),
-        );
+        let result = run_linked(&library, &client, &mut |m| seen.push(m.to_string()));
         assert!(matches!(
             result.outcome,
             Outcome::Failed(Failure {
@@ -329,14 +331,7 @@ mod tests {
              public userExec (w:unit -> unit) :(unit) = { w() };
              main = { open() };",
         );
-        let result = run(
-            Linked {
-                library: Some(&library),
-                client: &client,
-            },
-            Limits::default(),
-            &mut |_| {},
-        );
+        let result = run_linked(&library, &client, &mut |_| {});
         let moves: Vec<String> = result.moves.iter().map(|m| m.to_string()).collect();
         assert_eq!(
             moves,
