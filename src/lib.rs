@@ -17,7 +17,7 @@
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::explore`]) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::explore`]) | build → failing traces with Z3 models |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
 //! | command line | [`cli`] | arguments → one of the above → exit code |
@@ -48,7 +48,9 @@
 //!   condition of the configuration being explored; a query Z3 cannot decide makes the
 //!   verdict inconclusive, never safe or unsafe. Quantifier elimination is never
 //!   interrupted (Z3 4.8.12 answers later queries wrongly after that; it is kept to
-//!   small linear problems instead).
+//!   small linear problems instead). Nonlinear queries go to a child process
+//!   ([`symbolic::worker`]) that is killed at any limit, because Z3's nonlinear
+//!   procedure may ignore an interrupt: every limit holds in every query.
 //! * **Pruning keeps every failure site and its minimal length.** The default search
 //!   skips client turns subsumed by explored ones ([`symbolic::memo`]: equal up to
 //!   renaming, or with values inside explored regions of the same shape, with budgets

@@ -14,20 +14,20 @@ use crate::syntax::ast::{Program, Span};
 use crate::trace::{Counterexample, FailureKind, Move, Player, TraceValue};
 use num_bigint::BigInt;
 use serde::{Serialize, Serializer};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
+use std::rc::Rc;
+use std::time::Instant;
 
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.0.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.1.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The version of the JSON report format (`lang/check-output.md`).
-pub const SCHEMA_VERSION: &str = "1.0.0";
 
 /// Where the bounds of a run came from, for the header line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -62,6 +62,9 @@ pub struct Report<'a> {
     /// The checked program, where at hand: SARIF points each move of a trace at the
     /// declaration of the method or import it names.
     pub program: Option<&'a Program>,
+    /// The end of `--timeout`: past it, a `--all` listing stops and says how many
+    /// counterexamples it left out ([`Report::listed`]).
+    pub deadline: Option<Instant>,
 }
 
 /// A place in the source: 1-based line and column (in characters), and the 0-based
@@ -131,6 +134,9 @@ pub struct JsonReport<'r> {
     pub verdict: &'static str,
     /// Serialized one at a time.
     pub counterexamples: JsonCounterexamples<'r>,
+    /// How many counterexamples the listing left out at the time limit (after them,
+    /// so that it is known when written).
+    pub unlisted: Unlisted,
     pub failing_traces: usize,
     /// Set when more distinct failing traces were met than holi keeps count of, so
     /// `failing_traces` is a lower bound; omitted otherwise.
@@ -162,18 +168,25 @@ pub struct JsonPosition {
 pub struct JsonCounterexamples<'r> {
     report: &'r Report<'r>,
     lines: &'r LineIndex<'r>,
+    left_out: Rc<Cell<usize>>,
 }
 
 impl Serialize for JsonCounterexamples<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(
             self.report
-                .result
-                .counterexamples
-                .iter()
-                .enumerate()
+                .listed(&self.left_out)
                 .map(|(i, c)| self.report.json_counterexample(i, c, self.lines)),
         )
+    }
+}
+
+/// The number of counterexamples left out, once the list before it is written.
+pub struct Unlisted(Rc<Cell<usize>>);
+
+impl Serialize for Unlisted {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.0.get() as u64)
     }
 }
 
@@ -414,9 +427,35 @@ impl Report<'_> {
         }
     }
 
+    /// The counterexamples to list, with their indices. A `--all` listing can be long:
+    /// once the deadline has passed it stops (after the first counterexample, so that
+    /// an unsafe verdict always shows one) and `left_out` says how many it left out,
+    /// so that `--timeout` holds while the report is written. Without `--all` there is
+    /// at most one counterexample per failure site, and all are listed.
+    pub fn listed<'s>(
+        &'s self,
+        left_out: &'s Cell<usize>,
+    ) -> impl Iterator<Item = (usize, &'s Counterexample)> + 's {
+        let total = self.result.counterexamples.len();
+        self.result
+            .counterexamples
+            .iter()
+            .enumerate()
+            .map_while(move |(i, c)| {
+                let late = self.all && i > 0 && self.deadline.is_some_and(|d| Instant::now() >= d);
+                if late {
+                    left_out.set(total - i);
+                    None
+                } else {
+                    Some((i, c))
+                }
+            })
+    }
+
     /// The JSON document; `lines` must index this report's source ([`Report::lines`]).
     pub fn to_json<'r>(&'r self, lines: &'r LineIndex<'r>) -> JsonReport<'r> {
         let stats = &self.result.stats;
+        let left_out = Rc::new(Cell::new(0));
         JsonReport {
             schema_version: JSON_SCHEMA_VERSION,
             holi_version: HOLI_VERSION,
@@ -432,7 +471,9 @@ impl Report<'_> {
             counterexamples: JsonCounterexamples {
                 report: self,
                 lines,
+                left_out: Rc::clone(&left_out),
             },
+            unlisted: Unlisted(left_out),
             failing_traces: self.result.failing_traces,
             failing_traces_lower_bound: self.result.failing_traces_lower_bound,
             stats: JsonStats {
@@ -525,7 +566,8 @@ impl Report<'_> {
         let mut sources = Sources::new();
         sources.add(self.file, self.source);
         let total = self.result.counterexamples.len();
-        for (i, c) in self.result.counterexamples.iter().enumerate() {
+        let left_out = Cell::new(0);
+        for (i, c) in self.listed(&left_out) {
             out.push_str(&self.counterexample_text(c, i + 1, total, &sources, color));
             if let Some(r) = self.replayed.as_ref().and_then(|r| r.get(i)) {
                 let _ = writeln!(out, "  {}", r.text());
@@ -575,7 +617,7 @@ impl Report<'_> {
                     r.failing_traces,
                     plural(r.failing_traces),
                     if self.all { "in all" } else { "found" },
-                    total
+                    total - left_out.get()
                 );
             }
             Verdict::Safe => {
@@ -608,6 +650,15 @@ impl Report<'_> {
         }
         for reason in &r.inconclusive {
             let _ = writeln!(out, "  note: {reason}");
+        }
+        if left_out.get() > 0 {
+            let _ = writeln!(
+                out,
+                "  note: {} more failing trace{} not listed: the time limit ran out while the \
+                 report was written",
+                left_out.get(),
+                plural(left_out.get())
+            );
         }
         if stuck_places > 0 {
             let indent = match r.verdict {

@@ -23,6 +23,7 @@ use crate::symbolic::StuckSite;
 use crate::syntax::ast::{Decl, Program, Span};
 use crate::trace::{Counterexample, Dir, FailureKind, Player};
 use serde::{Serialize, Serializer};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path};
@@ -216,6 +217,17 @@ struct RunProperties<'r> {
     stuck_paths: u64,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     inconclusive: &'r [String],
+    /// Counterexamples not given as results: the time limit ran out while they were
+    /// written (after the results, so that it is known).
+    unlisted: UnlistedCount<'r>,
+}
+
+struct UnlistedCount<'r>(&'r Cell<usize>);
+
+impl Serialize for UnlistedCount<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.0.get() as u64)
+    }
 }
 
 #[derive(Serialize)]
@@ -300,6 +312,8 @@ struct Context<'r> {
     artifact: ArtifactLocation,
     /// Declarations of methods and imports, by name.
     declarations: BTreeMap<&'r str, Span>,
+    /// Counterexamples the results left out at the time limit ([`Report::listed`]).
+    left_out: Cell<usize>,
 }
 
 /// The results of a run, serialized one at a time.
@@ -310,10 +324,8 @@ impl Serialize for Results<'_> {
         let cx = self.0;
         let result = cx.report.result;
         serializer.collect_seq(
-            result
-                .counterexamples
-                .iter()
-                .enumerate()
+            cx.report
+                .listed(&cx.left_out)
                 .map(|(i, c)| cx.counterexample(i, c))
                 .chain(result.stuck.iter().map(|s| cx.stuck(s)))
                 .chain(cx.report.warnings.iter().map(|d| cx.warning(d))),
@@ -622,6 +634,7 @@ impl Report<'_> {
             lines: self.lines(),
             artifact: artifact_location(self.file, cwd),
             declarations: self.program.map(declarations).unwrap_or_default(),
+            left_out: Cell::new(0),
         };
         let docs = docs_base(repository);
         let rules = RULES
@@ -717,6 +730,7 @@ impl Report<'_> {
                 failing_traces: self.result.failing_traces,
                 stuck_paths: self.stuck_paths(),
                 inconclusive: &self.result.inconclusive,
+                unlisted: UnlistedCount(&cx.left_out),
             },
         };
         serde_json::to_writer(out, &run).map_err(io::Error::from)

@@ -300,6 +300,38 @@ fn allow_stuck_is_holiks_reading_with_the_places_still_listed() {
     assert!(stdout.contains("stuck at "), "{stdout}");
 }
 
+/// `--all` finds failing traces faster than they can be rendered: at the deadline the
+/// listing stops, and says so, instead of running on for as long as the search did.
+#[test]
+fn the_timeout_bounds_an_all_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.holi");
+    std::fs::write(
+        &path,
+        "public a (x:int) :(unit) = { assert(not (x == 7)) };\n\
+         public b (x:int) :(unit) = { () };\n\
+         public c (x:int) :(unit) = { () };\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let bounds = ["--k", "1", "--l", "40", "--all", "--timeout", "2"];
+    let out = holi(&[&["check", path][..], &bounds[..]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("(1 listed)"), "{report}");
+    assert!(
+        report.contains("more failing traces not listed"),
+        "{report}"
+    );
+    let json = holi(&[&["check", path, "--format", "json"][..], &bounds[..]].concat());
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(doc["unlisted"].as_u64().unwrap() > 0, "{}", doc["unlisted"]);
+    assert_eq!(
+        doc["counterexamples"].as_array().unwrap().len() as u64 + doc["unlisted"].as_u64().unwrap(),
+        doc["failing_traces"].as_u64().unwrap()
+    );
+}
+
 #[test]
 fn the_timeout_bounds_the_whole_command_replay_included() {
     // 12,000 failing methods: 12,000 counterexamples to synthesize clients for and replay.

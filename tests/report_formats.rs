@@ -92,6 +92,7 @@ impl Checked {
             clients: self.clients.clone(),
             warnings: &self.warnings,
             program: Some(&self.program),
+            deadline: None,
         }
     }
 }
@@ -378,6 +379,7 @@ fn report<'a>(
         clients: None,
         warnings,
         program: Some(program),
+        deadline: None,
     }
 }
 
@@ -765,4 +767,57 @@ fn clients_can_be_left_out_of_the_report() {
     assert!(without["counterexamples"][0].get("client").is_none());
     assert_eq!(without["counterexamples"][0]["replay"], "confirmed");
     assert_valid(holi_schema(), &without, "--no-clients");
+}
+
+/// An `--all` listing that the deadline overtakes stops after the first counterexample
+/// and says how many it left out, in every format; without `--all` (one counterexample
+/// per failure site) or before the deadline, every counterexample is listed.
+#[test]
+fn a_listing_past_the_deadline_says_what_it_left_out() {
+    let program = program();
+    let result = result(
+        Verdict::Unsafe,
+        vec![counterexample(1), counterexample(2), counterexample(3)],
+    );
+    let past = Some(std::time::Instant::now());
+    let late = Report {
+        all: true,
+        deadline: past,
+        ..report(&result, &program, &[])
+    };
+    let text = late.text(false);
+    assert!(text.contains("(1 listed)"), "{text}");
+    assert!(
+        text.contains(
+            "note: 2 more failing traces not listed: the time limit ran out while the report \
+             was written"
+        ),
+        "{text}"
+    );
+    let json: Value = serde_json::from_str(&late.json()).unwrap();
+    assert_eq!(json["counterexamples"].as_array().unwrap().len(), 1);
+    assert_eq!(json["unlisted"], 2);
+    assert_valid(holi_schema(), &json, "a cut listing");
+    let sarif: Value = serde_json::from_str(&late.sarif()).unwrap();
+    let run = &sarif["runs"][0];
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.iter().filter(|r| r["ruleId"] == "C0001").count(), 1);
+    assert_eq!(run["properties"]["unlisted"], 2);
+    assert_valid(sarif_schema(), &sarif, "a cut SARIF log");
+
+    let in_time = Report {
+        all: true,
+        deadline: std::time::Instant::now().checked_add(std::time::Duration::from_secs(3600)),
+        ..report(&result, &program, &[])
+    };
+    let shortest_only = Report {
+        deadline: past,
+        ..report(&result, &program, &[])
+    };
+    for full in [in_time, shortest_only] {
+        let json: Value = serde_json::from_str(&full.json()).unwrap();
+        assert_eq!(json["counterexamples"].as_array().unwrap().len(), 3);
+        assert_eq!(json["unlisted"], 0);
+        assert!(!full.text(false).contains("not listed"));
+    }
 }

@@ -492,6 +492,9 @@ fn check_file(
         max_configurations: args.max_configurations,
         interrupt: Some(Arc::clone(interrupt)),
         allow_stuck: args.allow_stuck,
+        // holi itself, started as a solver process; without it (a rare platform
+        // failure) nonlinear queries run in-process.
+        solver_process: std::env::current_exe().ok(),
     };
     let result = search(&loaded, &options, ui);
 
@@ -546,6 +549,7 @@ fn check_file(
             .map(|c| c.clients.clone()),
         warnings: &loaded.warnings,
         program: Some(&loaded.program),
+        deadline,
     };
     let written = match args.format {
         Format::Text if ui.quiet() => sink.text(&quiet_line(&loaded.name, &result)),
@@ -566,7 +570,19 @@ fn check_file(
         outcome,
         verdict: Some(result.verdict),
     };
+    // A `--all` search can leave gigabytes of counterexamples: freeing them takes a
+    // second that the time limit has no room for, and nothing waits for it.
+    drop(report);
+    free_in_background((result, confirmation));
     (file_result, written)
+}
+
+/// Drops `value` on a thread of its own (here if none can be started); the process
+/// does not wait for it to finish.
+fn free_in_background<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("holi-free".to_string())
+        .spawn(move || drop(value));
 }
 
 /// How a counterexample's replay ended, for the report. No verdict means no client could

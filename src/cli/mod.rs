@@ -111,6 +111,16 @@ fn completions(shell: clap_complete::Shell) -> Outcome {
     Outcome::Ok
 }
 
+fn solver_worker() -> Outcome {
+    match crate::symbolic::worker::serve() {
+        Ok(()) => Outcome::Ok,
+        Err(e) => {
+            eprintln!("error: {e}");
+            Outcome::BadInput
+        }
+    }
+}
+
 fn man() -> Outcome {
     let mut out = Vec::new();
     let rendered = clap_mangen::Man::new(command()).render(&mut out);
@@ -141,6 +151,13 @@ fn man() -> Outcome {
 }
 
 pub fn main() -> ExitCode {
+    // Not a subcommand of the interface: `holi check` starts it ([`crate::symbolic::worker`]).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == crate::symbolic::worker::COMMAND)
+    {
+        return ExitCode::from(solver_worker() as u8);
+    }
     let cli = Cli::parse();
     let ui = Ui::new(cli.color, cli.quiet, cli.verbose);
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.

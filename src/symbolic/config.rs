@@ -162,6 +162,8 @@ pub struct PcNode {
     pub symbols: SymbolSet,
     /// The symbols `term` mentions, in order of appearance.
     pub own_symbols: Vec<u32>,
+    /// Whether this or an earlier conjunct is nonlinear ([`Term::is_linear`]).
+    pub nonlinear: bool,
     pub parent: Option<Rc<PcNode>>,
 }
 
@@ -322,12 +324,14 @@ impl<'p> Config<'p> {
         for &n in &mentioned {
             symbols.insert(n);
         }
+        let nonlinear = !term.is_linear() || self.pc.as_ref().is_some_and(|p| p.nonlinear);
         self.pc = Some(Rc::new(PcNode {
             term,
             holds,
             depth,
             symbols,
             own_symbols: mentioned,
+            nonlinear,
             parent: self.pc.take(),
         }));
         self.witness = witness;

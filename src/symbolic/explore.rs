@@ -111,7 +111,8 @@ pub struct Explorer<'p, 'o> {
     /// counterexamples themselves (kept only with `all`): two sites reached by the
     /// same moves are two counterexamples.
     all_seen: HashSet<u128>,
-    all: Vec<Counterexample>,
+    /// With their texts, rendered when found, to sort them by.
+    all: Vec<(String, Counterexample)>,
     /// Paths stuck per place (span start, end) and reason.
     stuck: BTreeMap<(usize, usize, StuckReason), u64>,
     /// The shortest failing trace per failure site.
@@ -134,6 +135,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
             solver.interrupt_on(Arc::clone(flag));
+        }
+        if let Some(program) = &options.solver_process {
+            solver.nonlinear_in_process(program.clone());
         }
         Explorer {
             lib,
@@ -844,10 +848,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
         };
         match (new, better) {
             (true, true) => {
-                self.all.push(cx.clone());
+                self.all.push((text, cx.clone()));
                 self.shortest.insert(key, cx);
             }
-            (true, false) => self.all.push(cx),
+            (true, false) => self.all.push((text, cx)),
             (false, true) => {
                 self.shortest.insert(key, cx);
             }
@@ -856,15 +860,17 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     fn finish(mut self) -> CheckResult {
-        let mut counterexamples: Vec<Counterexample> = if self.options.all {
+        let mut keyed: Vec<(usize, String, Counterexample)> = if self.options.all {
             std::mem::take(&mut self.all)
+                .into_iter()
+                .map(|(text, c)| (c.trace.0.len(), text, c))
+                .collect()
         } else {
-            self.shortest.into_values().collect()
+            self.shortest
+                .into_values()
+                .map(|c| (c.trace.0.len(), c.trace.to_string(), c))
+                .collect()
         };
-        let mut keyed: Vec<(usize, String, Counterexample)> = counterexamples
-            .drain(..)
-            .map(|c| (c.trace.0.len(), c.trace.to_string(), c))
-            .collect();
         keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         let counterexamples: Vec<Counterexample> = keyed.into_iter().map(|(_, _, c)| c).collect();
         self.stats.solver_queries += self.solver.queries;

@@ -19,6 +19,7 @@ pub mod solver;
 pub mod split;
 pub mod term;
 pub mod value;
+pub mod worker;
 
 use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
@@ -82,6 +83,11 @@ pub struct CheckOptions {
     /// when some paths got stuck (the benchmark's `--allow-stuck`). Without it such a
     /// result is [`Verdict::Stuck`].
     pub allow_stuck: bool,
+    /// The program (normally `holi` itself) that answers nonlinear solver queries in a
+    /// child process, so that `timeout`, `solver_timeout` and `interrupt` stop them
+    /// promptly ([`solver::Solver::nonlinear_in_process`]). `None` answers them in this
+    /// process, where Z3's nonlinear arithmetic may notice a limit late.
+    pub solver_process: Option<std::path::PathBuf>,
 }
 
 impl Default for CheckOptions {
@@ -102,6 +108,7 @@ impl Default for CheckOptions {
             max_configurations: None,
             interrupt: None,
             allow_stuck: false,
+            solver_process: None,
         }
     }
 }

@@ -8,9 +8,11 @@
 
 use super::config::{connected_conjuncts, PcNode};
 use super::term::{Node, Term, Witness};
+use super::worker::{self, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,6 +50,10 @@ pub struct Solver {
     /// the question up to renaming of symbols.
     qe: z3::Tactic,
     projections: HashMap<String, Option<Bool>>,
+    /// Where nonlinear queries go, when set ([`Solver::nonlinear_in_process`]).
+    worker: Option<Worker>,
+    /// The user's interrupt flag ([`Solver::interrupt_on`]), for the worker's queries.
+    user: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Solver {
@@ -80,7 +86,24 @@ impl Solver {
             queries: 0,
             qe: z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify")),
             projections: HashMap::new(),
+            worker: None,
+            user: None,
         }
+    }
+
+    /// Sends every query whose assertions are nonlinear to a child process started
+    /// from `program` (normally `holi` itself, see [`worker`]), where a limit or an
+    /// interrupt always stops it: Z3's nonlinear arithmetic may ignore an in-process
+    /// interrupt for tens of seconds. Without this such queries run here, answered
+    /// the same but stopped only when Z3 next looks.
+    ///
+    /// The child is asked only the conjuncts of the path condition connected to the
+    /// query's symbols: the others mention none of them and are satisfied by the
+    /// configuration's witness, which the search keeps for the symbols the reply does
+    /// not give. So the answer is the in-process one, and a model from the child,
+    /// merged into that witness, is a model of the whole path condition.
+    pub fn nonlinear_in_process(&mut self, program: PathBuf) {
+        self.worker = Some(Worker::new(program));
     }
 
     /// Is `pc ∧ (term ≠ 0)` (or `= 0` when `!holds`) satisfiable? `symbols` is the
@@ -96,6 +119,11 @@ impl Solver {
         symbols: u32,
         limit: Option<Duration>,
     ) -> Answer {
+        if self.worker.is_some() && (pc.as_ref().is_some_and(|p| p.nonlinear) || !term.is_linear())
+        {
+            self.queries += 1;
+            return self.check_in_worker(pc, term, holds, limit);
+        }
         let mut relevant = Vec::new();
         term.symbols(&mut relevant);
         if let Some(p) = pc {
@@ -140,6 +168,57 @@ impl Solver {
         answer
     }
 
+    /// [`Solver::check`] in the worker.
+    fn check_in_worker(
+        &mut self,
+        pc: &Option<Rc<PcNode>>,
+        term: &Term,
+        holds: bool,
+        limit: Option<Duration>,
+    ) -> Answer {
+        let mut mentioned = Vec::new();
+        term.symbols(&mut mentioned);
+        let mut symbols: HashSet<u32> = mentioned.into_iter().collect();
+        let mut assertions: Vec<Bool> = connected_conjuncts(pc, &mut symbols)
+            .into_iter()
+            .map(|p| self.condition(&p.term, p.holds))
+            .collect();
+        assertions.push(self.condition(term, holds));
+        let mut numbers: Vec<u32> = symbols.into_iter().collect();
+        numbers.sort_unstable();
+        match self.ask_worker(&assertions, &numbers, limit) {
+            Reply::Sat(values) => Answer::Sat(worker::witness(&numbers, values)),
+            Reply::Unsat => Answer::Unsat,
+            Reply::Unknown(reason) => Answer::Unknown(reason),
+            Reply::TimedOut => Answer::TimedOut,
+            Reply::Interrupted => Answer::Interrupted,
+        }
+    }
+
+    /// Asks the worker whether `assertions` hold together, and the values of the
+    /// symbols `numbers` if they do.
+    fn ask_worker(
+        &mut self,
+        assertions: &[Bool],
+        numbers: &[u32],
+        limit: Option<Duration>,
+    ) -> Reply {
+        let question = z3::Solver::new();
+        for a in assertions {
+            question.assert(a);
+        }
+        let names: Vec<String> = numbers
+            .iter()
+            .map(|&n| self.symbol(n).to_string())
+            .collect();
+        let deadline = limit.and_then(|l| Instant::now().checked_add(l));
+        let user = self.user.as_deref();
+        match &mut self.worker {
+            Some(worker) => worker.ask(&question.to_string(), &names, deadline, user),
+            None => Reply::Unknown("no solver process".to_string()),
+        }
+    }
+
     /// The values `terms` take together under the path condition: a quantifier-free
     /// formula over the slots `y0, y1, …` (one per term) that holds exactly for the
     /// tuples `(t0, t1, …)` of some model of the conjuncts connected to the terms'
@@ -153,7 +232,7 @@ impl Solver {
     /// missing a constrained symbol), so the size and linearity limits keep it short
     /// instead.
     pub fn project(&mut self, pc: &Option<Rc<PcNode>>, terms: &[Term]) -> Option<Bool> {
-        if !terms.iter().all(linear) {
+        if !terms.iter().all(Term::is_linear) {
             return None;
         }
         let mut in_terms = Vec::new();
@@ -164,7 +243,7 @@ impl Solver {
         let projected = connected_conjuncts(pc, &mut symbols);
         let mut symbols: Vec<u32> = symbols.into_iter().collect();
         symbols.sort_unstable();
-        if projected.len() > MAX_PROJECTED || !projected.iter().all(|p| linear(&p.term)) {
+        if projected.len() > MAX_PROJECTED || !projected.iter().all(|p| p.term.is_linear()) {
             return None;
         }
         // Distinct unconstrained symbols take every tuple of values.
@@ -225,6 +304,27 @@ impl Solver {
         if regions.iter().any(|r| r.as_bool() == Some(true)) {
             return true;
         }
+        if self.worker.is_some()
+            && (pc.as_ref().is_some_and(|p| p.nonlinear) || !terms.iter().all(Term::is_linear))
+        {
+            // Conjuncts not connected to the terms do not restrict their values.
+            let mut symbols = HashSet::new();
+            for t in terms {
+                let mut mentioned = Vec::new();
+                t.symbols(&mut mentioned);
+                symbols.extend(mentioned);
+            }
+            let mut assertions: Vec<Bool> = connected_conjuncts(pc, &mut symbols)
+                .into_iter()
+                .map(|p| self.condition(&p.term, p.holds))
+                .collect();
+            for (i, t) in terms.iter().enumerate() {
+                assertions.push(slot(i).eq(self.int_of(t)));
+            }
+            let inside: Vec<Bool> = regions.iter().map(|r| (*r).clone()).collect();
+            assertions.push(Bool::or(&inside).not());
+            return self.ask_worker(&assertions, &[], limit) == Reply::Unsat;
+        }
         if self.ints.len() + self.bools.len() > MAX_TRANSLATED {
             // Coverage checks translate the terms of every client turn they compare,
             // and the caches keep them alive; translating again is cheap.
@@ -268,6 +368,7 @@ impl Solver {
     /// [`USER_POLL`] of the flag being set, the query is interrupted (repeatedly, until
     /// Z3 stops), and so is every later query at its start.
     pub fn interrupt_on(&mut self, flag: Arc<AtomicBool>) {
+        self.user = Some(Arc::clone(&flag));
         self.watchdog.lock().user = Some(flag);
     }
 
@@ -409,21 +510,6 @@ const MAX_TRANSLATED: usize = 1 << 20;
 /// Conjuncts a projection takes at most.
 const MAX_PROJECTED: usize = 64;
 
-/// Whether `term` is linear: no product or quotient of two symbolic terms.
-fn linear(term: &Term) -> bool {
-    match term {
-        Term::Const(_) => true,
-        Term::Node(node) => match &**node {
-            Node::Sym(_) => true,
-            Node::Not(a) => linear(a),
-            Node::Bin(BinOp::Mul | BinOp::Div, a, b) => {
-                linear(a) && linear(b) && (a.as_const().is_some() || b.as_const().is_some())
-            }
-            Node::Bin(_, a, b) => linear(a) && linear(b),
-        },
-    }
-}
-
 /// The i-th value of a tuple in a projection.
 fn slot(i: usize) -> Int {
     Int::new_const(format!("y{i}"))
@@ -442,7 +528,7 @@ fn int_const(c: &BigInt) -> Int {
 }
 
 /// A Z3 integer numeral as a BigInt (Z3 prints negative numerals as `(- 5)`).
-fn to_bigint(value: &Int) -> Option<BigInt> {
+pub(super) fn to_bigint(value: &Int) -> Option<BigInt> {
     if let Some(small) = value.as_i64() {
         return Some(BigInt::from(small));
     }
@@ -643,12 +729,14 @@ mod tests {
     fn conjunct(term: Term, parent: Option<Rc<PcNode>>) -> Option<Rc<PcNode>> {
         let mut own_symbols = Vec::new();
         term.symbols(&mut own_symbols);
+        let nonlinear = !term.is_linear() || parent.as_ref().is_some_and(|p| p.nonlinear);
         Some(Rc::new(PcNode {
             term,
             holds: true,
             depth: parent.as_ref().map_or(1, |p| p.depth + 1),
             symbols: Default::default(),
             own_symbols,
+            nonlinear,
             parent,
         }))
     }
@@ -822,6 +910,7 @@ mod tests {
             depth: 1,
             symbols: Default::default(),
             own_symbols: vec![1],
+            nonlinear: false,
             parent: None,
         }));
         let lt = Term::binary(BinOp::Lt, &x, &Term::Const(BigInt::from(5))).unwrap();

@@ -100,6 +100,26 @@ impl Term {
         }
     }
 
+    /// Whether the term is linear arithmetic: no product of two symbolic terms and no
+    /// division by one. Z3 decides linear questions with procedures that stop when
+    /// interrupted; nonlinear ones may not ([`super::worker`]).
+    pub fn is_linear(&self) -> bool {
+        match self {
+            Term::Const(_) => true,
+            Term::Node(node) => match &**node {
+                Node::Sym(_) => true,
+                Node::Not(a) => a.is_linear(),
+                Node::Bin(BinOp::Mul, a, b) => {
+                    a.is_linear()
+                        && b.is_linear()
+                        && (a.as_const().is_some() || b.as_const().is_some())
+                }
+                Node::Bin(BinOp::Div, a, b) => a.is_linear() && b.as_const().is_some(),
+                Node::Bin(_, a, b) => a.is_linear() && b.is_linear(),
+            },
+        }
+    }
+
     /// HOLi-like infix text with the fewest parentheses, symbols named by `name`.
     pub fn render(&self, name: &dyn Fn(u32) -> String) -> String {
         let mut out = String::new();

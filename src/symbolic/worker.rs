@@ -1,0 +1,425 @@
+//! Solver queries answered in a child process, so that a limit always stops them.
+//!
+//! Z3 4.8's nonlinear integer arithmetic (nlsat) does not look at its cancel flag in
+//! parts of its work: `Z3_interrupt` can go unnoticed for tens of seconds, so neither
+//! the per-query limit, nor the search's deadline, nor Ctrl-C would hold in-process. A
+//! process can always be killed. [`super::solver::Solver`] sends the queries whose
+//! assertions are nonlinear here (linear ones, nearly all, stay in-process and
+//! incremental); the child answers one question at a time and is killed, and started
+//! again for the next question, when a question must stop.
+//!
+//! Protocol (one question at a time, text): the parent writes a line
+//! `<number of names> <length of the query in bytes>`, a line with the names of the
+//! symbols whose values it wants, separated by spaces, then the query: SMT-LIB 2
+//! declarations and assertions as Z3 prints them. The child writes one line: `sat`
+//! followed by one value per name (`_` for a symbol the model leaves free), `unsat`, or
+//! `unknown` followed by Z3's reason. It exits when its input closes, even in the middle
+//! of a question, so that it never outlives its parent.
+
+use super::term::Witness;
+use num_bigint::BigInt;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use z3::ast::Int;
+use z3::SatResult;
+
+/// The (hidden) `holi` subcommand that runs [`serve`].
+pub const COMMAND: &str = "solver-worker";
+
+/// How often a question in progress looks at the user's interrupt flag.
+const USER_POLL: Duration = Duration::from_millis(20);
+
+/// How a question ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// The values of the asked names, `None` for those the model leaves free.
+    Sat(Vec<Option<BigInt>>),
+    Unsat,
+    /// Z3 could not decide, or the child failed (the reason).
+    Unknown(String),
+    TimedOut,
+    Interrupted,
+}
+
+/// The parent's end: the program to start and the child in use, if any.
+pub struct Worker {
+    program: PathBuf,
+    running: Option<Running>,
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    /// The child's reply lines; `None` once its output ends.
+    replies: Receiver<Option<String>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// A worker that starts `program COMMAND` (normally `holi` itself) when first asked.
+    pub fn new(program: PathBuf) -> Worker {
+        Worker {
+            program,
+            running: None,
+        }
+    }
+
+    /// Asks whether the assertions of `query` are satisfiable and, if so, the values of
+    /// `names`. Past `deadline`, or once `user` is set, the child is killed and the
+    /// answer is `TimedOut` or `Interrupted`.
+    pub fn ask(
+        &mut self,
+        query: &str,
+        names: &[String],
+        deadline: Option<Instant>,
+        user: Option<&AtomicBool>,
+    ) -> Reply {
+        let interrupted = || user.is_some_and(|f| f.load(Ordering::Relaxed));
+        if interrupted() {
+            return Reply::Interrupted;
+        }
+        let running = match self.start() {
+            Ok(running) => running,
+            Err(e) => return Reply::Unknown(format!("cannot start the solver process: {e}")),
+        };
+        let request = format!("{} {}\n{}\n", names.len(), query.len(), names.join(" "));
+        let sent = running
+            .stdin
+            .write_all(request.as_bytes())
+            .and_then(|()| running.stdin.write_all(query.as_bytes()))
+            .and_then(|()| running.stdin.flush());
+        if let Err(e) = sent {
+            self.stop();
+            return Reply::Unknown(format!("the solver process stopped: {e}"));
+        }
+        loop {
+            if interrupted() {
+                self.stop();
+                return Reply::Interrupted;
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                self.stop();
+                return Reply::TimedOut;
+            }
+            let nap = deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL));
+            let Some(running) = &self.running else {
+                return Reply::Unknown("the solver process stopped".to_string());
+            };
+            match running.replies.recv_timeout(nap) {
+                Ok(Some(line)) => {
+                    let reply = parse_reply(&line, names.len());
+                    if matches!(reply, Reply::Unknown(_)) {
+                        // The child may be in any state after a failure.
+                        self.stop();
+                    }
+                    return reply;
+                }
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    self.stop();
+                    return Reply::Unknown("the solver process ended unexpectedly".to_string());
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// The process id of the child, while one runs (between questions it is kept for
+    /// the next one).
+    pub fn process_id(&self) -> Option<u32> {
+        self.running.as_ref().map(|r| r.child.id())
+    }
+
+    fn start(&mut self) -> io::Result<&mut Running> {
+        if self.running.is_none() {
+            let mut command = Command::new(&self.program);
+            command
+                .arg(COMMAND)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                // Its own process group: a Ctrl-C at the terminal is the parent's to
+                // handle (the parent kills the child), not a signal that kills the
+                // child first and leaves the parent to guess why its answer is missing.
+                .process_group(0);
+            let mut child = command.spawn()?;
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(io::Error::other("no pipe to the solver process"));
+            };
+            let (sender, replies) = mpsc::channel();
+            let reader = std::thread::Builder::new()
+                .name("holi-solver-replies".to_string())
+                .spawn(move || {
+                    for line in BufReader::new(stdout).lines() {
+                        match line {
+                            Ok(line) => {
+                                if sender.send(Some(line)).is_err() {
+                                    return;
+                                }
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                    let _ = sender.send(None);
+                });
+            let reader = match reader {
+                Ok(reader) => reader,
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(e);
+                }
+            };
+            self.running = Some(Running {
+                child,
+                stdin,
+                replies,
+                reader: Some(reader),
+            });
+        }
+        self.running
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no solver process"))
+    }
+
+    /// Kills the child (if any) and waits for it, so that no process is left behind.
+    fn stop(&mut self) {
+        if let Some(mut running) = self.running.take() {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+            // The child is gone, so its output has ended and the reader returns.
+            if let Some(reader) = running.reader.take() {
+                let _ = reader.join();
+            }
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn parse_reply(line: &str, names: usize) -> Reply {
+    let mut words = line.split_whitespace();
+    match words.next() {
+        Some("sat") => {
+            let values: Option<Vec<Option<BigInt>>> = words
+                .map(|w| match w {
+                    "_" => Some(None),
+                    _ => BigInt::from_str(w).ok().map(Some),
+                })
+                .collect();
+            match values {
+                Some(values) if values.len() == names => Reply::Sat(values),
+                _ => Reply::Unknown(format!("malformed reply from the solver process: {line}")),
+            }
+        }
+        Some("unsat") => Reply::Unsat,
+        Some("unknown") => Reply::Unknown(words.collect::<Vec<_>>().join(" ")),
+        _ => Reply::Unknown(format!("malformed reply from the solver process: {line}")),
+    }
+}
+
+/// The child's side: answers questions from standard input until it closes. Returns
+/// an error only for a malformed request (its input is not from a parent `holi`).
+pub fn serve() -> Result<(), String> {
+    let (sender, questions) = mpsc::channel();
+    // Reading on a thread of its own, so that the end of the input is seen even while
+    // Z3 is busy: the child must not outlive its parent.
+    std::thread::Builder::new()
+        .name("holi-solver-questions".to_string())
+        .spawn(move || {
+            let mut input = BufReader::new(io::stdin().lock());
+            loop {
+                match read_question(&mut input) {
+                    Ok(None) => std::process::exit(0),
+                    question => {
+                        let malformed = question.is_err();
+                        if sender.send(question).is_err() || malformed {
+                            return;
+                        }
+                    }
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the reader: {e}"))?;
+    let stdout = io::stdout();
+    for question in questions {
+        let (names, query) = question?.ok_or("no question")?;
+        let line = answer(&names, &query);
+        let mut out = stdout.lock();
+        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// The next question: its names and its query; `None` at the end of the input.
+fn read_question(input: &mut impl BufRead) -> Result<Option<(Vec<String>, String)>, String> {
+    let mut header = String::new();
+    match input.read_line(&mut header) {
+        Ok(0) => return Ok(None),
+        Ok(_) => {}
+        Err(e) => return Err(format!("cannot read a question: {e}")),
+    }
+    let malformed = || format!("malformed question header `{}`", header.trim_end());
+    let mut counts = header.split_whitespace().map(usize::from_str);
+    let (Some(Ok(count)), Some(Ok(length)), None) = (counts.next(), counts.next(), counts.next())
+    else {
+        return Err(malformed());
+    };
+    let mut names = String::new();
+    input
+        .read_line(&mut names)
+        .map_err(|e| format!("cannot read a question: {e}"))?;
+    let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
+    if names.len() != count {
+        return Err(malformed());
+    }
+    let mut query = Vec::new();
+    input
+        .take(length as u64)
+        .read_to_end(&mut query)
+        .map_err(|e| format!("cannot read a question: {e}"))?;
+    if query.len() != length {
+        return Err("the input ended in the middle of a question".to_string());
+    }
+    let query = String::from_utf8(query).map_err(|_| "a question that is not UTF-8")?;
+    Ok(Some((names, query)))
+}
+
+/// The reply line to one question.
+fn answer(names: &[String], query: &str) -> String {
+    if query.contains('\0') {
+        return "unknown a query with a NUL byte".to_string();
+    }
+    let solver = z3::Solver::new();
+    solver.from_string(query);
+    let ctx = solver.get_context().get_z3_context();
+    // SAFETY: the context belongs to this thread and is alive (the solver holds it).
+    let parsed = unsafe { z3_sys::Z3_get_error_code(ctx) } == z3_sys::ErrorCode::Ok;
+    if !parsed {
+        return "unknown the solver process could not parse its query".to_string();
+    }
+    match solver.check() {
+        SatResult::Unsat => "unsat".to_string(),
+        SatResult::Unknown => format!(
+            "unknown {}",
+            solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "unknown".to_string())
+        ),
+        SatResult::Sat => {
+            let Some(model) = solver.get_model() else {
+                return "unknown Z3 gave no model".to_string();
+            };
+            let mut line = "sat".to_string();
+            for name in names {
+                let value = model
+                    .get_const_interp(&Int::new_const(name.as_str()))
+                    .and_then(|v| super::solver::to_bigint(&v));
+                line.push(' ');
+                match value {
+                    Some(v) => line.push_str(&v.to_string()),
+                    None => line.push('_'),
+                }
+            }
+            line
+        }
+    }
+}
+
+/// The witness in a reply to a question about the symbols `numbers`.
+pub fn witness(numbers: &[u32], values: Vec<Option<BigInt>>) -> Witness {
+    numbers
+        .iter()
+        .zip(values)
+        .filter_map(|(&n, v)| Some((n, v?)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(names: &[&str], query: &str) -> String {
+        format!(
+            "{} {}\n{}\n{query}",
+            names.len(),
+            query.len(),
+            names.join(" ")
+        )
+    }
+
+    #[test]
+    fn questions_are_read_as_written() {
+        let text = question(
+            &["s1", "s2"],
+            "(declare-fun s1 () Int)\n(assert (> s1 3))\n",
+        ) + &question(&[], "(assert false)");
+        let mut input = io::Cursor::new(text.into_bytes());
+        let (names, query) = read_question(&mut input).unwrap().unwrap();
+        assert_eq!(names, ["s1", "s2"]);
+        assert_eq!(query, "(declare-fun s1 () Int)\n(assert (> s1 3))\n");
+        let (names, query) = read_question(&mut input).unwrap().unwrap();
+        assert!(names.is_empty());
+        assert_eq!(query, "(assert false)");
+        assert_eq!(read_question(&mut input), Ok(None));
+    }
+
+    #[test]
+    fn malformed_questions_are_errors_not_panics() {
+        for text in ["x y\n\n", "1 5\n\nabc", "2 0\ns1\n", "1 2 3\n", "-1 0\n\n"] {
+            let mut input = io::Cursor::new(text.as_bytes().to_vec());
+            assert!(read_question(&mut input).is_err(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn answers_give_models_and_never_take_garbage_for_a_formula() {
+        let sat = answer(
+            &["s1".to_string(), "s2".to_string()],
+            "(declare-fun s1 () Int)\n(assert (= (* s1 s1) 49))\n(assert (> s1 0))",
+        );
+        assert_eq!(sat, "sat 7 _");
+        assert_eq!(
+            answer(&[], "(declare-fun s1 () Int)\n(assert (< (* s1 s1) 0))"),
+            "unsat"
+        );
+        for garbage in ["(assert (> s9 0))", "(assert", "((((", "(assert true)\0"] {
+            assert!(answer(&[], garbage).starts_with("unknown"), "{garbage}");
+        }
+    }
+
+    #[test]
+    fn replies_are_parsed_strictly() {
+        assert_eq!(
+            parse_reply("sat -12 _ 340282366920938463463374607431768211456", 3),
+            Reply::Sat(vec![
+                Some(BigInt::from(-12)),
+                None,
+                Some(BigInt::from_str("340282366920938463463374607431768211456").unwrap())
+            ])
+        );
+        assert_eq!(parse_reply("unsat", 0), Reply::Unsat);
+        assert_eq!(
+            parse_reply("unknown (incomplete quantifiers)", 0),
+            Reply::Unknown("(incomplete quantifiers)".to_string())
+        );
+        for bad in ["sat 1", "sat x", "", "maybe"] {
+            assert!(matches!(parse_reply(bad, 2), Reply::Unknown(_)), "{bad}");
+        }
+    }
+}
