@@ -334,3 +334,44 @@ fn the_solver_process_ends_with_its_input() {
     }
     assert!(child.wait().unwrap().success());
 }
+
+/// Coverage checks (semantic subsumption) on a nonlinear path condition go to the
+/// solver process too, with the same answers: `x·x ≤ 4` confines `x` to `[-2, 2]`.
+#[test]
+fn nonlinear_coverage_checks_are_answered_by_the_solver_process() {
+    use holi::symbolic::config::PcNode;
+    use holi::symbolic::solver::Solver;
+    use holi::symbolic::term::Term;
+    use holi::syntax::ast::BinOp;
+    use std::rc::Rc;
+    use z3::ast::Int;
+    let x = Term::sym(1);
+    let square = Term::binary(BinOp::Mul, &x, &x).unwrap();
+    let small = Term::binary(BinOp::Le, &square, &Term::Const(4.into())).unwrap();
+    let mut symbols = holi::symbolic::config::SymbolSet::default();
+    symbols.insert(1);
+    let pc = Some(Rc::new(PcNode {
+        term: small,
+        holds: true,
+        depth: 1,
+        symbols,
+        own_symbols: vec![1],
+        nonlinear: true,
+        parent: None,
+    }));
+    let y0 = Int::new_const("y0");
+    let within = y0.ge(Int::from_i64(-2)) & y0.le(Int::from_i64(2));
+    let positive = y0.gt(Int::from_i64(0));
+    for program in [Some(HOLI), None] {
+        let mut solver = Solver::new();
+        if let Some(program) = program {
+            solver.nonlinear_in_process(program.into());
+        }
+        let terms = [x.clone()];
+        assert!(solver.covered(&pc, &terms, &[&within], None), "{program:?}");
+        assert!(
+            !solver.covered(&pc, &terms, &[&positive], None),
+            "{program:?}"
+        );
+    }
+}
