@@ -18,6 +18,7 @@
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
 //! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::explore`]) | build → failing traces with Z3 models |
+//! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; not yet used by `check`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
 //! | command line | [`cli`] | arguments → one of the above → exit code |
@@ -84,6 +85,7 @@ pub mod diagnostics;
 pub mod frontend;
 pub mod link;
 pub mod ops;
+pub mod proof;
 pub mod replay;
 pub mod report;
 pub mod sarif;

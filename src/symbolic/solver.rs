@@ -520,7 +520,7 @@ fn has_quantifier(formula: &impl z3::ast::Ast) -> bool {
         || (formula.is_app() && formula.children().iter().any(has_quantifier))
 }
 
-fn int_const(c: &BigInt) -> Int {
+pub(crate) fn int_const(c: &BigInt) -> Int {
     match i64::try_from(c) {
         Ok(small) => Int::from_i64(small),
         Err(_) => Int::from_str(&c.to_string()).expect("a BigInt prints as a Z3 numeral"),
