@@ -181,6 +181,7 @@ pub fn check(lib: &Library, invariant: &[Fact], budget: Budget) -> Outcome {
         solver: z3::Solver::new(),
         symbols: 0,
         method: String::new(),
+        broken: None,
     };
     match checker.run() {
         Ok(()) => Outcome::Proved {
@@ -190,6 +191,66 @@ pub fn check(lib: &Library, invariant: &[Fact], budget: Budget) -> Outcome {
         Err(Stop::NotCovered(why)) => Outcome::NotCovered(why),
         Err(Stop::Unknown(why)) => Outcome::Unknown(why),
     }
+}
+
+/// Searches for an invariant among `candidates` that proves `lib` safe for every k
+/// and l (the Houdini algorithm): the checker runs with all of them, drops every fact
+/// some invariant obligation does not meet, and runs again, until none is dropped.
+/// What is left is the strongest inductive conjunction of candidates; if an `assert`
+/// fails even under it, it fails under any other. The invariant found is then checked
+/// afresh by [`check`], whose answer is returned with it.
+pub fn find(lib: &Library, candidates: &[Fact], budget: Budget) -> (Vec<Fact>, Outcome) {
+    let mut facts = candidates.to_vec();
+    loop {
+        let mut checker = Checker {
+            lib,
+            invariant: &facts,
+            budget,
+            steps: 0,
+            obligations: 0,
+            solver: z3::Solver::new(),
+            symbols: 0,
+            method: String::new(),
+            broken: Some(vec![false; facts.len()]),
+        };
+        let run = checker.run();
+        let broken = checker.broken.take().unwrap_or_default();
+        match run {
+            Err(Stop::Refuted(o)) => return (facts, Outcome::Refuted(o)),
+            Err(Stop::NotCovered(why)) => return (facts, Outcome::NotCovered(why)),
+            Err(Stop::Unknown(why)) => return (facts, Outcome::Unknown(why)),
+            Ok(()) if !broken.contains(&true) => {
+                let outcome = check(lib, &facts, budget);
+                return (facts, outcome);
+            }
+            Ok(()) => {
+                let mut i = 0;
+                facts.retain(|_| {
+                    i += 1;
+                    !broken[i - 1]
+                });
+            }
+        }
+    }
+}
+
+/// Candidate facts for [`find`]: each integer reference at least, or at most, its
+/// initial value and zero.
+pub fn candidates(lib: &Library) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    for (r, initial) in lib.store.iter().enumerate() {
+        if let Initial::Int(v) = initial {
+            let r = r as RefId;
+            for bound in [v.clone(), BigInt::from(0)] {
+                for fact in [Fact::at_least(r, bound.clone()), Fact::at_most(r, bound)] {
+                    if !facts.contains(&fact) {
+                        facts.push(fact);
+                    }
+                }
+            }
+        }
+    }
+    facts
 }
 
 enum Stop {
@@ -234,6 +295,9 @@ struct Checker<'l> {
     symbols: u64,
     /// The public method being checked, for obligations.
     method: String,
+    /// When searching for an invariant ([`find`]): which facts some invariant
+    /// obligation showed not to hold, instead of stopping at the first.
+    broken: Option<Vec<bool>>,
 }
 
 impl<'l> Checker<'l> {
@@ -263,8 +327,7 @@ impl<'l> Checker<'l> {
             condition: Vec::new(),
             store: initial,
         };
-        let holds = self.holds(&start.store);
-        self.prove(&start, holds, Obligation::Initially)?;
+        self.keeps_invariant(&start, Obligation::Initially)?;
         for &m in &self.lib.public {
             let method = &self.lib.methods[m as usize];
             self.method = method.name.clone();
@@ -277,8 +340,7 @@ impl<'l> Checker<'l> {
             let arg = self.fresh(code.param_ty);
             for (path, result) in self.eval(path, &code.body, Env::unit(arg), 0)? {
                 self.reaches_client(&result)?;
-                let holds = self.holds(&path.store);
-                self.prove(&path, holds, Obligation::AtReturn(self.method.clone()))?;
+                self.keeps_invariant(&path, Obligation::AtReturn(self.method.clone()))?;
             }
         }
         Ok(())
@@ -338,6 +400,31 @@ impl<'l> Checker<'l> {
             SatResult::Sat => Err(Stop::Refuted(what)),
             SatResult::Unknown => Err(Stop::Unknown(format!("Z3 could not decide whether {what}"))),
         }
+    }
+
+    /// The invariant holds on `path`; when searching for one, the facts that do not
+    /// are marked broken instead.
+    fn keeps_invariant(&mut self, path: &Path, what: Obligation) -> Result<(), Stop> {
+        let Some(mut broken) = self.broken.take() else {
+            let holds = self.holds(&path.store);
+            return self.prove(path, holds, what);
+        };
+        let mut result = Ok(());
+        for (i, fact) in self.invariant.iter().enumerate() {
+            if broken[i] {
+                continue;
+            }
+            match self.prove(path, fact.holds(&path.store), what.clone()) {
+                Ok(()) => {}
+                Err(Stop::Refuted(_)) => broken[i] = true,
+                Err(stop) => {
+                    result = Err(stop);
+                    break;
+                }
+            }
+        }
+        self.broken = Some(broken);
+        result
     }
 
     /// A library function in `v` would reach the client, which could then call it in
@@ -583,8 +670,7 @@ impl<'l> Checker<'l> {
                 // A client turn: the invariant must hold, then anything it allows.
                 self.reaches_client(&arg)?;
                 let what = Obligation::BeforeClientCall(self.method.clone(), at.span.clone());
-                let holds = self.holds(&path.store);
-                self.prove(&path, holds, what)?;
+                self.keeps_invariant(&path, what)?;
                 self.havoc(&mut path);
                 let Some((_, ret)) = self.lib.types.arrow(ty) else {
                     return not_covered("a client value applied that is not a function");
@@ -652,6 +738,22 @@ mod tests {
         assert_eq!(
             Fact::at_least(balance, 0).display(&lib).to_string(),
             "balance ≥ 0"
+        );
+    }
+
+    #[test]
+    fn houdini_finds_the_invariant_of_the_fixed_dao_and_none_for_the_dao() {
+        let lib = library(DAO_FIXED);
+        let (facts, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let shown: Vec<String> = facts.iter().map(|f| f.display(&lib).to_string()).collect();
+        // A negative withdrawal raises the balance past 100.
+        assert_eq!(shown, ["balance ≥ 0"]);
+        let lib = library(DAO);
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
         );
     }
 
