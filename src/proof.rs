@@ -118,21 +118,26 @@ pub enum Obligation {
     AtReturn(String),
 }
 
+impl Obligation {
+    /// The obligation in words, with places written by `place`.
+    pub fn describe(&self, place: &dyn Fn(&Span) -> String) -> String {
+        match self {
+            Obligation::Initially => "the initial store satisfies the invariant".to_string(),
+            Obligation::Assert(s) => format!("the assert at {} holds", place(s)),
+            Obligation::Division(s) => format!("the divisor at {} is not zero", place(s)),
+            Obligation::BeforeClientCall(m, s) => format!(
+                "the invariant holds when `{m}` calls the client at {}",
+                place(s)
+            ),
+            Obligation::AtReturn(m) => format!("the invariant holds when `{m}` returns"),
+        }
+    }
+}
+
 impl fmt::Display for Obligation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Obligation::Initially => write!(f, "the initial store satisfies the invariant"),
-            Obligation::Assert(s) => write!(f, "the assert at bytes {}..{} holds", s.start, s.end),
-            Obligation::Division(s) => {
-                write!(f, "the divisor at bytes {}..{} is not zero", s.start, s.end)
-            }
-            Obligation::BeforeClientCall(m, s) => write!(
-                f,
-                "the invariant holds when `{m}` calls the client at bytes {}..{}",
-                s.start, s.end
-            ),
-            Obligation::AtReturn(m) => write!(f, "the invariant holds when `{m}` returns"),
-        }
+        let bytes = |s: &Span| format!("bytes {}..{}", s.start, s.end);
+        write!(f, "{}", self.describe(&bytes))
     }
 }
 
@@ -158,6 +163,17 @@ pub struct Budget {
     /// Nested calls of the library's own functions on one path.
     pub depth: u32,
     pub deadline: Option<Instant>,
+}
+
+impl Budget {
+    /// More effort (`holi check --prove`).
+    pub fn thorough() -> Budget {
+        Budget {
+            steps: 50_000_000,
+            depth: 256,
+            deadline: None,
+        }
+    }
 }
 
 impl Default for Budget {

@@ -24,10 +24,24 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.1.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.2.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a safe search was shown to mean beyond its bounds (`lang/proofs.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Safe for every k and l: the invariant at client turns (one fact per line) that
+    /// holi's proof checker ([`crate::proof`]) accepted, and how many obligations Z3
+    /// discharged for it.
+    AllBounds {
+        invariant: Vec<String>,
+        obligations: usize,
+    },
+    /// Safe only within the bounds searched, and why no proof was found.
+    Bounded(String),
+}
 
 /// Where the bounds of a run came from, for the header line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -65,6 +79,11 @@ pub struct Report<'a> {
     /// The end of `--timeout`: past it, a `--all` listing stops and says how many
     /// counterexamples it left out ([`Report::listed`]).
     pub deadline: Option<Instant>,
+    /// For a safe verdict, whether a proof beyond the bounds was found; `None` when
+    /// none was attempted.
+    pub scope: Option<Scope>,
+    /// `--prove`: a safe verdict without a proof for every k and l exits with 3.
+    pub require_proof: bool,
 }
 
 /// A place in the source: 1-based line and column (in characters), and the 0-based
@@ -148,6 +167,21 @@ pub struct JsonReport<'r> {
     pub inconclusive: &'r [String],
     pub stuck: JsonStuck,
     pub warnings: Vec<JsonDiagnostic<'r>>,
+    /// For a safe verdict: `all-bounds` when proved for every k and l, else `bounded`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<&'static str>,
+    /// With `all-bounds`: the invariant and the obligations discharged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<JsonCertificate<'r>>,
+    /// With `bounded`: why no proof was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_proved: Option<&'r str>,
+}
+
+#[derive(Serialize)]
+pub struct JsonCertificate<'r> {
+    pub invariant: &'r [String],
+    pub obligations: usize,
 }
 
 #[derive(Serialize)]
@@ -368,6 +402,11 @@ impl Report<'_> {
             return 3;
         }
         match self.result.verdict {
+            Verdict::Safe
+                if self.require_proof && !matches!(self.scope, Some(Scope::AllBounds { .. })) =>
+            {
+                3
+            }
             Verdict::Safe => 0,
             Verdict::Unsafe => 1,
             Verdict::Inconclusive => 3,
@@ -499,7 +538,33 @@ impl Report<'_> {
                 .iter()
                 .map(|d| self.json_diagnostic(d, lines))
                 .collect(),
+            scope: self.scope_name(),
+            certificate: match &self.scope {
+                Some(Scope::AllBounds {
+                    invariant,
+                    obligations,
+                }) => Some(JsonCertificate {
+                    invariant,
+                    obligations: *obligations,
+                }),
+                _ => None,
+            },
+            not_proved: match &self.scope {
+                Some(Scope::Bounded(why)) => Some(why),
+                _ => None,
+            },
         }
+    }
+
+    /// `all-bounds` or `bounded` for a safe verdict whose scope is known.
+    pub fn scope_name(&self) -> Option<&'static str> {
+        if self.result.verdict != Verdict::Safe {
+            return None;
+        }
+        self.scope.as_ref().map(|s| match s {
+            Scope::AllBounds { .. } => "all-bounds",
+            Scope::Bounded(_) => "bounded",
+        })
     }
 
     fn json_diagnostic<'r>(&self, d: &'r Diagnostic, lines: &LineIndex) -> JsonDiagnostic<'r> {
@@ -620,13 +685,45 @@ impl Report<'_> {
                     total - left_out.get()
                 );
             }
-            Verdict::Safe => {
-                let _ = writeln!(
-                    out,
-                    "SAFE within the bounds: no client reaches a failing assert with k = {}, l = {}.",
-                    self.k, self.l
-                );
-            }
+            Verdict::Safe => match &self.scope {
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "SAFE within the bounds: no client reaches a failing assert with k = {}, l = {}.",
+                        self.k, self.l
+                    );
+                }
+                Some(Scope::AllBounds {
+                    invariant,
+                    obligations,
+                }) => {
+                    let _ = writeln!(
+                        out,
+                        "SAFE for every k and l (proved): no client reaches a failing assert, \
+                         however deep it nests its calls or how often it calls."
+                    );
+                    let facts = if invariant.is_empty() {
+                        "true (nothing about the references is needed)".to_string()
+                    } else {
+                        invariant.join(", ")
+                    };
+                    let _ = writeln!(out, "  invariant at every client turn: {facts}");
+                    let _ = writeln!(
+                        out,
+                        "  certificate: {obligations} obligation{} over the methods, each \
+                         discharged by Z3 in holi's proof checker (lang/proofs.md)",
+                        plural(*obligations)
+                    );
+                }
+                Some(Scope::Bounded(why)) => {
+                    let _ = writeln!(
+                        out,
+                        "SAFE within k = {}, l = {}: no client reaches a failing assert (not \
+                         proved for larger bounds: {why}).",
+                        self.k, self.l
+                    );
+                }
+            },
             Verdict::Inconclusive => {
                 let _ = writeln!(
                     out,

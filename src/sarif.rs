@@ -220,6 +220,9 @@ struct RunProperties<'r> {
     /// Counterexamples not given as results: the time limit ran out while they were
     /// written (after the results, so that it is known).
     unlisted: UnlistedCount<'r>,
+    /// For a safe verdict: `all-bounds` when proved for every k and l, else `bounded`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'static str>,
 }
 
 struct UnlistedCount<'r>(&'r Cell<usize>);
@@ -731,6 +734,7 @@ impl Report<'_> {
                 stuck_paths: self.stuck_paths(),
                 inconclusive: &self.result.inconclusive,
                 unlisted: UnlistedCount(&cx.left_out),
+                scope: self.scope_name(),
             },
         };
         serde_json::to_writer(out, &run).map_err(io::Error::from)

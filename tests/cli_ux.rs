@@ -296,7 +296,12 @@ fn allow_stuck_is_holiks_reading_with_the_places_still_listed() {
     let out = holi(&["check", &path, "--allow-stuck"]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("SAFE within the bounds"), "{stdout}");
+    assert!(stdout.contains("SAFE within k = 3, l = 2"), "{stdout}");
+    // Stuck paths are outside what a proof for every bound covers.
+    assert!(
+        stdout.contains("not proved for larger bounds: some paths may get stuck"),
+        "{stdout}"
+    );
     assert!(stdout.contains("stuck at "), "{stdout}");
 }
 
@@ -398,4 +403,53 @@ fn a_closed_pipe_is_no_panic_and_keeps_the_verdict() {
         );
         assert!(!text(&out.stderr).contains("panicked"), "{format}");
     }
+}
+
+/// A safe library is proved safe for every k and l when holi finds an invariant its
+/// proof checker accepts; otherwise the verdict says it holds within the bounds, and
+/// why no proof was found. `--prove` makes a missing proof exit 3; `--no-prove` skips it.
+#[test]
+fn safe_libraries_are_proved_for_every_bound_or_say_why_not() {
+    let fixed = "examples/dao_fixed.holi";
+    let out = holi(&["check", fixed]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("SAFE for every k and l (proved)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("invariant at every client turn: balance ≥ 0"),
+        "{stdout}"
+    );
+    assert_eq!(holi(&["check", fixed, "--prove"]).status.code(), Some(0));
+    let json: serde_json::Value =
+        serde_json::from_slice(&holi(&["check", fixed, "--format", "json"]).stdout).unwrap();
+    assert_eq!(json["scope"], "all-bounds");
+    assert_eq!(json["certificate"]["invariant"][0], "balance ≥ 0");
+
+    let unproved = "examples/file_lock_fixed.holi";
+    let out = holi(&["check", unproved]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "(not proved for larger bounds: a function of the library reaches the client)"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(holi(&["check", unproved, "--prove"]).status.code(), Some(3));
+    let json: serde_json::Value =
+        serde_json::from_slice(&holi(&["check", unproved, "--format", "json"]).stdout).unwrap();
+    assert_eq!(json["scope"], "bounded");
+    assert!(json.get("certificate").is_none());
+
+    let skipped = text(&holi(&["check", fixed, "--no-prove"]).stdout);
+    assert!(skipped.contains("not attempted (--no-prove)"), "{skipped}");
+    // An unsafe library is never proved, nor said to be bounded-safe.
+    let dao = text(&holi(&["check", "examples/dao.holi"]).stdout);
+    assert!(
+        !dao.contains("proved") && !dao.contains("SAFE within"),
+        "{dao}"
+    );
 }

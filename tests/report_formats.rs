@@ -93,6 +93,8 @@ impl Checked {
             warnings: &self.warnings,
             program: Some(&self.program),
             deadline: None,
+            scope: None,
+            require_proof: false,
         }
     }
 }
@@ -380,6 +382,8 @@ fn report<'a>(
         warnings,
         program: Some(program),
         deadline: None,
+        scope: None,
+        require_proof: false,
     }
 }
 

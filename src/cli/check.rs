@@ -9,12 +9,14 @@ use super::{parse_seconds, Outcome};
 use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;
-use crate::replay;
-use crate::report::{BoundSource, Replay, Report, HOLI_VERSION, JSON_SCHEMA_VERSION};
+use crate::report::{
+    BoundSource, LineIndex, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION,
+};
 use crate::sarif::SarifLog;
 use crate::symbolic::{
     self, CheckOptions, CheckResult, Progress, Stats, Verdict, DEFAULT_K, DEFAULT_L,
 };
+use crate::{proof, replay};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
@@ -83,6 +85,13 @@ pub struct CheckArgs {
     /// (exit 4). The stuck places are still reported.
     #[arg(long)]
     pub allow_stuck: bool,
+    /// Spend more effort on proving a safe library safe for every k and l, and exit
+    /// with 3 when no proof is found (`lang/proofs.md`).
+    #[arg(long, conflicts_with = "no_prove")]
+    pub prove: bool,
+    /// Do not try to prove a safe library safe beyond the bounds.
+    #[arg(long)]
+    pub no_prove: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -497,6 +506,7 @@ fn check_file(
         solver_process: std::env::current_exe().ok(),
     };
     let result = search(&loaded, &options, ui);
+    let scope = (result.verdict == Verdict::Safe).then(|| prove(&loaded, args, deadline));
 
     // Every counterexample becomes a client; unless told otherwise, each is run to
     // confirm it. A counterexample that does not replay is a bug in holi: say so loudly.
@@ -550,6 +560,8 @@ fn check_file(
         warnings: &loaded.warnings,
         program: Some(&loaded.program),
         deadline,
+        scope,
+        require_proof: args.prove,
     };
     let written = match args.format {
         Format::Text if ui.quiet() => sink.text(&quiet_line(&loaded.name, &result)),
@@ -575,6 +587,40 @@ fn check_file(
     drop(report);
     free_in_background((result, confirmation));
     (file_result, written)
+}
+
+/// Tries to prove a library the search found safe safe for every k and l: an
+/// invariant found by [`proof::find`] and re-checked by [`proof::check`].
+fn prove(loaded: &Loaded, args: &CheckArgs, deadline: Option<Instant>) -> Scope {
+    if args.no_prove {
+        return Scope::Bounded("not attempted (--no-prove)".to_string());
+    }
+    let lib = crate::build::build(&loaded.program);
+    let budget = proof::Budget {
+        deadline,
+        ..if args.prove {
+            proof::Budget::thorough()
+        } else {
+            proof::Budget::default()
+        }
+    };
+    let (facts, outcome) = proof::find(&lib, &proof::candidates(&lib), budget);
+    let lines = LineIndex::new(&loaded.source);
+    let place = |span: &crate::syntax::ast::Span| {
+        let at = lines.point(span.start);
+        format!("{}:{}:{}", loaded.name, at.line, at.column)
+    };
+    match outcome {
+        proof::Outcome::Proved { obligations } => Scope::AllBounds {
+            invariant: facts.iter().map(|f| f.display(&lib).to_string()).collect(),
+            obligations,
+        },
+        proof::Outcome::Refuted(o) => Scope::Bounded(format!(
+            "no invariant holi tried shows that {}",
+            o.describe(&place)
+        )),
+        proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Scope::Bounded(why),
+    }
 }
 
 /// Drops `value` on a thread of its own (here if none can be started); the process
