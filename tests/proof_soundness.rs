@@ -131,3 +131,108 @@ fn what_the_search_proves_of_the_safe_libraries() {
         );
     }
 }
+
+/// Every mutant of a safe library (one comparison flipped or loosened, one guard's
+/// `not` dropped, one constant moved by one) whose bounded search finds a failing trace
+/// is never proved; and a mutant that is proved has no failing trace.
+#[test]
+fn no_mutant_with_a_failing_trace_is_proved() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = ["dao", "double_free", "file_lock", "flat_combiner"]
+        .iter()
+        .map(|name| root.join(format!("examples/{name}_fixed.holi")))
+        .collect();
+    for name in [
+        "awkward_safe",
+        "cross_reentrancy_safe",
+        "dos_safe",
+        "lock_counter_safe",
+        "optimistic_safe",
+        "reentrancy_safe",
+        "call_order_param",
+    ] {
+        files.push(root.join(format!("../shared/holik-bench/programs/{name}.holi")));
+    }
+    let (mut mutants, mut unsafe_mutants, mut proved) = (0, 0, 0);
+    for file in files.iter().filter(|f| f.is_file()) {
+        let source = std::fs::read_to_string(file).unwrap();
+        for mutant in mutate(&source) {
+            let Ok(loaded) = holi::frontend::load_str("mutant.holi", &mutant, false) else {
+                continue;
+            };
+            mutants += 1;
+            let lib = holi::build::build(&loaded.program);
+            let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+            let options = holi::symbolic::CheckOptions {
+                k: 2,
+                l: 2,
+                ..Default::default()
+            };
+            let bounded = holi::symbolic::check(&loaded.program, &options);
+            let is_unsafe = bounded.verdict == holi::symbolic::Verdict::Unsafe;
+            let is_proved = matches!(outcome, Outcome::Proved { .. });
+            unsafe_mutants += usize::from(is_unsafe);
+            proved += usize::from(is_proved);
+            assert!(
+                !(is_unsafe && is_proved),
+                "a mutant of {} with a failing trace was proved:\n{mutant}",
+                file.display()
+            );
+        }
+    }
+    eprintln!("{mutants} mutants: {unsafe_mutants} with a failing trace, {proved} proved");
+    assert!(
+        mutants >= 20 && unsafe_mutants > 0,
+        "{mutants} {unsafe_mutants}"
+    );
+}
+
+/// The mutants of `source`, one change each, in method bodies only (after the first
+/// `=` of a declaration line, to leave types and the header alone).
+fn mutate(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let replacements: [(&str, &[&str]); 6] = [
+        (" < ", &[" <= ", " > "]),
+        (" > ", &[" >= ", " < "]),
+        (" <= ", &[" < "]),
+        (" >= ", &[" > "]),
+        (" == ", &[" < "]),
+        ("not (", &["("]),
+    ];
+    let body_start = source.find('{').unwrap_or(source.len());
+    for (from, tos) in replacements {
+        for (at, _) in source
+            .match_indices(from)
+            .filter(|(at, _)| *at > body_start)
+        {
+            for to in tos {
+                out.push(format!(
+                    "{}{to}{}",
+                    &source[..at],
+                    &source[at + from.len()..]
+                ));
+            }
+        }
+    }
+    let bytes = source.as_bytes();
+    let mut i = body_start;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit()
+            && !bytes[i - 1].is_ascii_alphanumeric()
+            && bytes[i - 1] != b'_'
+        {
+            let end = (i..bytes.len())
+                .find(|&j| !bytes[j].is_ascii_digit())
+                .unwrap_or(bytes.len());
+            if let Ok(n) = source[i..end].parse::<i64>() {
+                for m in [n + 1, n - 1] {
+                    out.push(format!("{}{}{}", &source[..i], m, &source[end..]));
+                }
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
