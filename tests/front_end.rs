@@ -275,6 +275,8 @@ fn nested(kind: &str, n: usize) -> String {
         "application" => format!("{}x{}", "f (".repeat(n), ")".repeat(n)),
         "arguments" => format!("f{}", " x".repeat(n)),
         "if" => format!("{}x", "if x then x else ".repeat(n)),
+        "ref" => format!("{}x", "ref ".repeat(n)),
+        "load" => format!("{}(x)", "!".repeat(n)),
         _ => unreachable!("unknown kind {kind}"),
     };
     format!("private f (x:int) :(int) = {{ x }};\npublic m (x:int) :(int) = {{ {body} }};\n")
@@ -290,6 +292,8 @@ fn deep_nesting_loads_or_is_refused_with_a_diagnostic() {
         "application",
         "arguments",
         "if",
+        "ref",
+        "load",
     ];
     for kind in kinds {
         for n in [MAX_NESTING - 10, 10_000, 2 * MAX_NESTING] {
