@@ -5,8 +5,9 @@
 //! names over the whole file: declaration order carries no meaning in HOLi. When a
 //! name is declared twice the first declaration wins (the front end reports the clash).
 //!
-//! References are not built yet (the engine learns them in stage 3 of issue 14): their
-//! nodes compile to `()` and `ref` declarations are left out.
+//! References are not built yet: a program that uses them is refused before it gets
+//! here ([`crate::unsupported`]), so their nodes compile to `()` and `ref` declarations
+//! are left out.
 
 pub use crate::symbolic::ir::GlobalName;
 use crate::symbolic::ir::{

@@ -382,7 +382,8 @@ pub struct Machine<'p> {
 /// Where a failure that is not the program's fault is reported: the start of the file.
 static NOWHERE: Span = 0..0;
 
-/// Why a run that meets a reference value stops, until the interpreter learns them.
+/// Why a run that meets a reference value stops, until the interpreter learns them
+/// (`holi run` refuses such programs before running them, E0209).
 const UNSUPPORTED: &str = "references are not supported by the interpreter yet";
 
 impl<'p> Machine<'p> {
