@@ -4,6 +4,10 @@
 //! The build also compiles every body to the engine's IR (`symbolic::ir`), resolving
 //! names over the whole file: declaration order carries no meaning in HOLi. When a
 //! name is declared twice the first declaration wins (the front end reports the clash).
+//!
+//! References are not built yet: a program that uses them is refused before it gets
+//! here ([`crate::unsupported`]), so their nodes compile to `()` and `ref` declarations
+//! are left out.
 
 pub use crate::symbolic::ir::GlobalName;
 use crate::symbolic::ir::{
@@ -169,7 +173,7 @@ pub fn build(program: &Program) -> Library {
                 let value = compiler.global(&scope, &target.name);
                 initial.entry(id).or_insert(Initial::Name(value));
             }
-            Decl::Method(_) => {}
+            Decl::Method(_) | Decl::RefDecl { .. } => {}
         }
     }
     let store: Vec<Initial> = (0..compiler.refs.len() as RefId)

@@ -470,6 +470,10 @@ impl<'a> Generator<'a> {
                 let name = self.default_method(ty);
                 var(&name)
             }
+            Type::Ref(content) => {
+                let content = self.default_value(content);
+                e(ExprKind::Alloc(Box::new(content)))
+            }
         }
     }
 

@@ -13,7 +13,8 @@
 //! | stage | module | in → out |
 //! |---|---|---|
 //! | lexing, parsing | [`syntax`] ([`syntax::lexer`], [`syntax::parser`], [`syntax::ast`]) | source text → [`syntax::ast::Program`] with spans |
-//! | checking | [`types`], driven by [`frontend`] | AST → warnings and errors ([`diagnostics::Diagnostic`]) |
+//! | checking | [`types`], driven by [`frontend`] | AST → warnings and errors ([`diagnostics::Diagnostic`]), and how `!x`/`x := e` resolve |
+//! | not yet analysable | [`unsupported`] | a program that uses references → refused by `check` and `run` (E0209) |
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
@@ -93,3 +94,4 @@ pub mod symbolic;
 pub mod syntax;
 pub mod trace;
 pub mod types;
+pub mod unsupported;

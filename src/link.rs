@@ -31,10 +31,12 @@ fn methods(program: &Program) -> impl Iterator<Item = &MethodDecl> {
 }
 
 fn references(program: &Program) -> impl Iterator<Item = &Decl> {
-    program
-        .decls
-        .iter()
-        .filter(|d| matches!(d, Decl::IntRef { .. } | Decl::FunRef { .. }))
+    program.decls.iter().filter(|d| {
+        matches!(
+            d,
+            Decl::IntRef { .. } | Decl::FunRef { .. } | Decl::RefDecl { .. }
+        )
+    })
 }
 
 /// Checks Definition 3 and returns the linked program, or every violation found.

@@ -119,6 +119,13 @@ const RULES: &[RuleInfo] = &[
         full: "`fun r := m` where `m` is not a method; harmless until `!r` is called.",
         doc: WARNING_DOC,
     },
+    RuleInfo {
+        id: "W0206",
+        short: "A global reference hides a local one",
+        full: "`!x` or `x := e` denotes the global reference `x`, as in HOLiK, although a local \
+               `x` holding a reference is in scope; the local may be meant. Rename one of them.",
+        doc: WARNING_DOC,
+    },
 ];
 
 /// The codes of every rule in `tool.driver.rules`, in order.

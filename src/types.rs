@@ -10,42 +10,68 @@
 //! |-------|----------|---------|
 //! | E0301 | error    | two methods/imports, or two references, with one name |
 //! | E0302 | error    | a name used as a value that nothing declares |
-//! | E0303 | error    | a reference assigned a pair (references hold integers or functions) |
+//! | E0303 | error    | an `int` or `fun` reference assigned a pair (they hold integers or functions) |
 //! | W0201 | warning  | an expression whose type is not the one expected |
 //! | W0202 | warning  | a call of an undeclared name (the call gets stuck) |
 //! | W0203 | warning  | an assignment to an undeclared reference (it is created) |
 //! | W0204 | warning  | a read of an undeclared reference (the read gets stuck) |
 //! | W0205 | warning  | `fun r := m` where `m` is not a method |
+//! | W0206 | warning  | `!x` or `x := e` reaches a global reference while a local `x` holds one |
 //!
 //! Every type is known from the annotations except those of `let`-bound names, which are
 //! the types of their values. Once something is ill-typed its type is *unknown*, which is
 //! compatible with everything, so one slip gives one warning.
+//!
+//! The checker also resolves the named forms `!x` and `x := e` (`lang/references.md` §1.4):
+//! a declared global reference `x` wins; otherwise a local `x` whose type is known to be
+//! `ref t` is read or written through; otherwise `x` is the global as in HOLiK. A program
+//! that never mentions `ref` therefore keeps its meaning.
 
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::marker::PhantomData;
 
 /// Checks a whole program; returns its diagnostics (errors and warnings) in source order.
 pub fn check_program(name: &str, p: &Program) -> Vec<Diagnostic> {
-    let mut checker = Checker {
-        file: name,
-        functions: HashMap::new(),
-        refs: HashMap::new(),
-        diagnostics: Vec::new(),
-        scope: Vec::new(),
-    };
-    checker.declare(p);
-    for decl in &p.decls {
-        if let Decl::Method(m) = decl {
-            checker.function(&m.func);
-        }
-    }
-    if let Some(main) = &p.main {
-        checker.expect(&main.body, &Type::Unit, "the body of `main`");
-    }
-    let mut diagnostics = checker.diagnostics;
+    let mut diagnostics = Checker::run(name, p).diagnostics;
     diagnostics.sort_by_key(|d| d.labels.first().map(|l| l.span.start).unwrap_or(0));
     diagnostics
+}
+
+/// The named `!x` and `x := e` of a program that read or write through a local holding a
+/// location, rather than a global reference. Nodes are identified by address, so a
+/// resolution is only valid for the program it was computed from, while it is borrowed
+/// (a clone has other addresses); a synthesized client, whose spans are all dummies,
+/// resolves correctly too.
+#[derive(Debug)]
+pub struct Resolution<'p> {
+    locals: HashSet<usize>,
+    program: PhantomData<&'p Program>,
+}
+
+impl Resolution<'_> {
+    /// Whether `e`, a named `!x` or `x := e` of the program, goes through the local `x`.
+    pub fn is_local(&self, e: &Expr) -> bool {
+        self.locals.contains(&address(e))
+    }
+
+    /// Whether no named form goes through a local (always so without `ref`).
+    pub fn is_empty(&self) -> bool {
+        self.locals.is_empty()
+    }
+}
+
+fn address(e: &Expr) -> usize {
+    e as *const Expr as usize
+}
+
+/// Resolves the named forms of `p` (see [`Resolution`]).
+pub fn resolve(p: &Program) -> Resolution<'_> {
+    Resolution {
+        locals: Checker::run("", p).locals,
+        program: PhantomData,
+    }
 }
 
 /// What a global function name stands for.
@@ -74,16 +100,47 @@ struct Reference {
     span: Span,
 }
 
+/// A parameter, `let` or `letrec` name in scope.
+struct Local {
+    name: String,
+    ty: Option<Type>,
+    span: Span,
+}
+
 struct Checker<'a> {
     file: &'a str,
     functions: HashMap<String, Global>,
     refs: HashMap<String, Reference>,
     diagnostics: Vec<Diagnostic>,
-    /// Local names (parameters, `let`, `letrec`) innermost last, with their types.
-    scope: Vec<(String, Option<Type>)>,
+    /// Innermost last.
+    scope: Vec<Local>,
+    /// The named forms that go through a local, by address.
+    locals: HashSet<usize>,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
+    /// Checks `p`: every declaration, method body and `main`.
+    fn run(file: &'a str, p: &Program) -> Checker<'a> {
+        let mut checker = Checker {
+            file,
+            functions: HashMap::new(),
+            refs: HashMap::new(),
+            diagnostics: Vec::new(),
+            scope: Vec::new(),
+            locals: HashSet::new(),
+        };
+        checker.declare(p);
+        for decl in &p.decls {
+            if let Decl::Method(m) = decl {
+                checker.function(&m.func);
+            }
+        }
+        if let Some(main) = &p.main {
+            checker.expect(&main.body, &Type::Unit, "the body of `main`");
+        }
+        checker
+    }
+
     fn warn(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
     }
@@ -117,6 +174,20 @@ impl Checker<'_> {
             let (name, ty) = match decl {
                 Decl::Method(_) => continue,
                 Decl::IntRef { name, .. } => (name, Some(Type::Int)),
+                Decl::RefDecl {
+                    name,
+                    ty,
+                    init,
+                    init_span,
+                    ..
+                } => {
+                    if let Some(found) = self.static_type(init) {
+                        if found != *ty {
+                            self.mismatch(init_span, &found, ty, "the declared type");
+                        }
+                    }
+                    (name, Some(ty.clone()))
+                }
                 Decl::FunRef { name, target, .. } => {
                     let ty = match self.functions.get(&target.name).cloned() {
                         Some(Global::Method(t, _)) => Some(t.clone()),
@@ -158,30 +229,68 @@ impl Checker<'_> {
         }
     }
 
+    /// The type of a `ref` declaration's initial value; a name in it must be a method.
+    fn static_type(&mut self, value: &Static) -> Option<Type> {
+        match value {
+            Static::Ref(inner) => self.static_type(inner).map(Type::reference),
+            Static::Int(_) => Some(Type::Int),
+            Static::Unit => Some(Type::Unit),
+            Static::Pair(a, b) => {
+                let a = self.static_type(a);
+                let b = self.static_type(b);
+                Some(Type::pair(a?, b?))
+            }
+            Static::Name(m) => match self.functions.get(&m.name) {
+                Some(Global::Method(t, _)) => Some(t.clone()),
+                other => {
+                    let what = match other {
+                        Some(Global::Import(..)) => "an import, not a method",
+                        _ => "not declared",
+                    };
+                    self.warn(
+                        Diagnostic::warning("W0205", format!("`{}` is not a method", m.name))
+                            .with_label(self.file, m.span.clone(), what)
+                            .with_hint(
+                                "The initial value of a `ref` declaration may name one of \
+                                 this library's methods; calling the function it holds \
+                                 before assigning another gets stuck.",
+                            ),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
     /// Checks a method, `letrec` or lambda body against its declared result type.
     fn function(&mut self, f: &Function) {
-        self.scope
-            .push((f.param.name.clone(), Some(f.param_ty.clone())));
+        self.scope.push(Local {
+            name: f.param.name.clone(),
+            ty: Some(f.param_ty.clone()),
+            span: f.param.span.clone(),
+        });
         self.expect(&f.body, &f.ret_ty, "the declared result type");
         self.scope.pop();
     }
 
     /// Checks that `e` has type `expected`; a mismatch is a warning.
     fn expect(&mut self, e: &Expr, expected: &Type, because: &str) {
-        if let Some(found) = self.synth(e) {
+        let found = self.synth(e);
+        self.compare(e, found, expected, because);
+    }
+
+    /// Warns when the type `found` of `e` is known and not `expected`.
+    fn compare(&mut self, e: &Expr, found: Option<Type>, expected: &Type, because: &str) {
+        if let Some(found) = found {
             if &found != expected {
-                self.mismatch(e, &found, expected, because);
+                self.mismatch(&e.span, &found, expected, because);
             }
         }
     }
 
-    fn mismatch(&mut self, e: &Expr, found: &Type, expected: &Type, because: &str) {
+    fn mismatch(&mut self, span: &Span, found: &Type, expected: &Type, because: &str) {
         let d = Diagnostic::warning("W0201", "Type mismatch")
-            .with_label(
-                self.file,
-                e.span.clone(),
-                format!("this has type `{found}`"),
-            )
+            .with_label(self.file, span.clone(), format!("this has type `{found}`"))
             .with_hint(format!(
                 "`{expected}` is expected here ({because}). HOLiK does not check types; holi \
                  warns and analyses the program as written."
@@ -189,12 +298,64 @@ impl Checker<'_> {
         self.warn(d);
     }
 
-    fn local(&self, name: &str) -> Option<&Option<Type>> {
-        self.scope
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t)
+    fn local(&self, name: &str) -> Option<&Local> {
+        self.scope.iter().rev().find(|l| l.name == name)
+    }
+
+    /// The content type when the named form `node` (`!r` when `reading`, else `r := e`)
+    /// goes through the local `r` (rule 2 of the resolution), which is then recorded.
+    /// `None` when it denotes the global `r`: declared (rule 1, which warns if a local
+    /// holding a location is shadowed) or not (rule 3).
+    fn through_local(&mut self, node: &Expr, r: &Ident, reading: bool) -> Option<Type> {
+        let local = self.local(&r.name)?;
+        let Some(Type::Ref(content)) = &local.ty else {
+            return None;
+        };
+        if !self.refs.contains_key(&r.name) {
+            let content = (**content).clone();
+            self.locals.insert(address(node));
+            return Some(content);
+        }
+        let (ty, at) = (local.ty.clone(), local.span.clone());
+        let title = if reading {
+            format!(
+                "`!{0}` reads the global reference `{0}`, not the local `{0}`",
+                r.name
+            )
+        } else {
+            format!(
+                "`{0} := …` assigns the global reference `{0}`, not the local `{0}`",
+                r.name
+            )
+        };
+        let d = Diagnostic::warning("W0206", title)
+            .with_label(self.file, r.span.clone(), "the global reference")
+            .with_label(
+                self.file,
+                at,
+                match ty {
+                    Some(t) => format!("the local, of type `{t}`"),
+                    None => "the local".to_string(),
+                },
+            )
+            .with_hint(
+                "A declared global reference wins over a local of the same name in `!x` and \
+                 `x := …`, as in HOLiK. Rename one of them.",
+            );
+        self.warn(d);
+        None
+    }
+
+    /// W0201 for `e` of type `found` where a reference is needed.
+    fn not_a_reference(&mut self, e: &Expr, found: &Type, hint: String) {
+        let d = Diagnostic::warning("W0201", "This is not a reference")
+            .with_label(
+                self.file,
+                e.span.clone(),
+                format!("this has type `{found}`"),
+            )
+            .with_hint(hint);
+        self.warn(d);
     }
 
     /// The type of `e`, or `None` when it is unknown (after a reported problem).
@@ -203,57 +364,49 @@ impl Checker<'_> {
             ExprKind::Var(x) => self.variable(x, e, false),
             ExprKind::Int(_) => Some(Type::Int),
             ExprKind::Unit => Some(Type::Unit),
-            ExprKind::Deref(r) => match self.refs.get(&r.name) {
-                Some(reference) => reference.ty.clone(),
-                None => {
-                    let d = Diagnostic::warning(
-                        "W0204",
-                        format!("The reference `{}` is not declared", r.name),
-                    )
-                    .with_label(self.file, r.span.clone(), "read here")
-                    .with_hint(format!(
-                        "{}Declare it, e.g. `int {} := 0;`. Reading it gets stuck.",
-                        did_you_mean(&r.name, self.refs.keys()),
-                        r.name
-                    ));
-                    self.warn(d);
-                    None
-                }
+            ExprKind::Deref(r) => match self.through_local(e, r, true) {
+                Some(content) => Some(content),
+                None => self.global_read(r),
             },
             ExprKind::Assign(r, value) => {
-                let found = self.synth(value);
-                if let Some(Type::Pair(..)) = &found {
-                    let d = Diagnostic::error("E0303", "A reference cannot hold a pair")
-                        .with_label(self.file, value.span.clone(), "this is a pair")
-                        .with_label(self.file, r.span.clone(), "assigned to this reference")
-                        .with_hint(
-                            "References hold integers or functions. Use one reference per \
-                             component.",
-                        );
-                    self.warn(d);
-                    return Some(Type::Unit);
+                match self.through_local(e, r, false) {
+                    Some(content) => self.expect(value, &content, "the reference's content type"),
+                    None => self.global_write(r, value),
                 }
-                match self.refs.get(&r.name) {
-                    Some(reference) => {
-                        if let (Some(found), Some(declared)) = (&found, reference.ty.clone()) {
-                            if *found != declared {
-                                self.mismatch(value, found, &declared, "the reference's type");
-                            }
-                        }
+                Some(Type::Unit)
+            }
+            ExprKind::Alloc(a) => self.synth(a).map(Type::reference),
+            ExprKind::Load(a) => match self.synth(a) {
+                Some(Type::Ref(content)) => Some(*content),
+                Some(other) => {
+                    let hint = "`!` reads through a reference, such as one made by `ref e`; \
+                                the path gets stuck here."
+                        .to_string();
+                    self.not_a_reference(a, &other, hint);
+                    None
+                }
+                None => None,
+            },
+            ExprKind::Store(target, value) => {
+                match self.synth(target) {
+                    Some(Type::Ref(content)) => {
+                        self.expect(value, &content, "the reference's content type")
+                    }
+                    Some(other) => {
+                        let hint = match &target.kind {
+                            ExprKind::Deref(r) => format!(
+                                "Assign to the reference itself: `{} := …`, without `!`.",
+                                r.name
+                            ),
+                            _ => "`:=` writes through a reference, such as one made by \
+                                  `ref e`; the path gets stuck here."
+                                .to_string(),
+                        };
+                        self.not_a_reference(target, &other, hint);
+                        self.synth(value);
                     }
                     None => {
-                        let d = Diagnostic::warning(
-                            "W0203",
-                            format!("The reference `{}` is not declared", r.name),
-                        )
-                        .with_label(self.file, r.span.clone(), "assigned here")
-                        .with_hint(format!(
-                            "{}Declare it, e.g. `int {} := 0;`. Like HOLiK, holi creates it on \
-                             this assignment.",
-                            did_you_mean(&r.name, self.refs.keys()),
-                            r.name
-                        ));
-                        self.warn(d);
+                        self.synth(value);
                     }
                 }
                 Some(Type::Unit)
@@ -277,10 +430,14 @@ impl Checker<'_> {
                                 format!("this has type `{other}`"),
                             )
                             .with_label(self.file, arg.span.clone(), "but it is applied to this");
-                        d = d.with_hint(match &arg.kind {
-                            ExprKind::Int(n) if n.sign() == num_bigint::Sign::Minus => {
+                        d = d.with_hint(match (&f.kind, &arg.kind) {
+                            (_, ExprKind::Int(n)) if n.sign() == num_bigint::Sign::Minus => {
                                 "A sign belongs to the literal: `x -1` applies `x` to `-1`. \
                                  Write `x - 1` to subtract."
+                            }
+                            (ExprKind::Alloc(_), _) => {
+                                "`ref f x` is `(ref f) x`: write `ref (f x)` for a reference \
+                                 holding the result."
                             }
                             _ => "Only functions can be applied; the path gets stuck here.",
                         });
@@ -323,8 +480,32 @@ impl Checker<'_> {
             }
             ExprKind::Binary(op, a, b) => {
                 let why = format!("`{}` works on integers", op.symbol());
-                self.expect(a, &Type::Int, &why);
-                self.expect(b, &Type::Int, &why);
+                let ta = self.synth(a);
+                let tb = self.synth(b);
+                match (&ta, &tb) {
+                    (Some(Type::Ref(x)), Some(Type::Ref(y))) if *op == BinOp::Eq && x == y => {}
+                    (Some(Type::Ref(_)), None) | (None, Some(Type::Ref(_))) if *op == BinOp::Eq => {
+                    }
+                    (Some(ta @ Type::Ref(_)), Some(tb)) | (Some(ta), Some(tb @ Type::Ref(_)))
+                        if *op == BinOp::Eq =>
+                    {
+                        let d = Diagnostic::warning(
+                            "W0201",
+                            "`==` compares two integers or two references of one type",
+                        )
+                        .with_label(self.file, a.span.clone(), format!("this has type `{ta}`"))
+                        .with_label(self.file, b.span.clone(), format!("this has type `{tb}`"))
+                        .with_hint(
+                            "On references, `==` tells whether they are the same cell. The \
+                             path gets stuck here.",
+                        );
+                        self.warn(d);
+                    }
+                    _ => {
+                        self.compare(a, ta, &Type::Int, &why);
+                        self.compare(b, tb, &Type::Int, &why);
+                    }
+                }
                 Some(Type::Int)
             }
             ExprKind::Seq(a, b) => {
@@ -337,7 +518,7 @@ impl Checker<'_> {
                 let tf = self.synth(f);
                 match (tt, tf) {
                     (Some(tt), Some(tf)) if tt != tf => {
-                        self.mismatch(f, &tf, &tt, "both branches of an `if` have one type");
+                        self.mismatch(&f.span, &tf, &tt, "both branches of an `if` have one type");
                         if let Some(d) = self.diagnostics.last_mut() {
                             d.labels.push(crate::diagnostics::Label {
                                 file: self.file.to_string(),
@@ -353,13 +534,21 @@ impl Checker<'_> {
             }
             ExprKind::Let(x, value, body) => {
                 let tv = self.synth(value);
-                self.scope.push((x.name.clone(), tv));
+                self.scope.push(Local {
+                    name: x.name.clone(),
+                    ty: tv,
+                    span: x.span.clone(),
+                });
                 let tb = self.synth(body);
                 self.scope.pop();
                 tb
             }
             ExprKind::LetRec(name, func, body) => {
-                self.scope.push((name.name.clone(), Some(func.ty())));
+                self.scope.push(Local {
+                    name: name.name.clone(),
+                    ty: Some(func.ty()),
+                    span: name.span.clone(),
+                });
                 self.function(func);
                 let tb = self.synth(body);
                 self.scope.pop();
@@ -376,11 +565,71 @@ impl Checker<'_> {
         }
     }
 
+    /// `!r` of the global reference `r`.
+    fn global_read(&mut self, r: &Ident) -> Option<Type> {
+        if let Some(reference) = self.refs.get(&r.name) {
+            return reference.ty.clone();
+        }
+        let d = Diagnostic::warning(
+            "W0204",
+            format!("The reference `{}` is not declared", r.name),
+        )
+        .with_label(self.file, r.span.clone(), "read here")
+        .with_hint(format!(
+            "{}Declare it, e.g. `int {} := 0;`. Reading it gets stuck.",
+            did_you_mean(&r.name, self.refs.keys()),
+            r.name
+        ));
+        self.warn(d);
+        None
+    }
+
+    /// `r := value` of the global reference `r`.
+    fn global_write(&mut self, r: &Ident, value: &Expr) {
+        let found = self.synth(value);
+        let declared = self.refs.get(&r.name).map(|reference| reference.ty.clone());
+        // A pair can be the content of a global holding a location, never of an `int` or
+        // `fun` reference.
+        if matches!(found, Some(Type::Pair(..))) && !matches!(declared, Some(Some(Type::Ref(_)))) {
+            let d = Diagnostic::error("E0303", "A reference cannot hold a pair")
+                .with_label(self.file, value.span.clone(), "this is a pair")
+                .with_label(self.file, r.span.clone(), "assigned to this reference")
+                .with_hint(
+                    "References hold integers or functions. Use one reference per component.",
+                );
+            self.warn(d);
+            return;
+        }
+        match declared {
+            Some(declared) => {
+                if let (Some(found), Some(declared)) = (&found, declared) {
+                    if *found != declared {
+                        self.mismatch(&value.span, found, &declared, "the reference's type");
+                    }
+                }
+            }
+            None => {
+                let d = Diagnostic::warning(
+                    "W0203",
+                    format!("The reference `{}` is not declared", r.name),
+                )
+                .with_label(self.file, r.span.clone(), "assigned here")
+                .with_hint(format!(
+                    "{}Declare it, e.g. `int {} := 0;`. Like HOLiK, holi creates it on this \
+                     assignment.",
+                    did_you_mean(&r.name, self.refs.keys()),
+                    r.name
+                ));
+                self.warn(d);
+            }
+        }
+    }
+
     /// A name: local, then method or import. Undeclared, it is a warning when called (the
     /// call gets stuck, as in HOLiK) and an error when used as a value.
     fn variable(&mut self, x: &str, e: &Expr, called: bool) -> Option<Type> {
-        if let Some(t) = self.local(x) {
-            return t.clone();
+        if let Some(local) = self.local(x) {
+            return local.ty.clone();
         }
         if let Some(global) = self.functions.get(x) {
             return Some(global.ty().clone());
@@ -393,7 +642,7 @@ impl Checker<'_> {
             x,
             self.scope
                 .iter()
-                .map(|(name, _)| name)
+                .map(|local| &local.name)
                 .chain(self.functions.keys()),
         );
         let d = if called {
@@ -570,6 +819,167 @@ mod tests {
         assert!(
             others.iter().all(|h| !h.contains("Did you mean")),
             "{others:?}"
+        );
+    }
+
+    #[test]
+    fn references_are_typed_as_designed() {
+        let clean = [
+            "public counter (u:unit) :(unit -> int) = {\n\
+               let c = ref 0 in fun (u:unit) :(int) -> (c := !c + 1; !c)\n\
+             };",
+            "ref int lock := ref 0;\nref (int * int) cell := ref (0, 1);\n\
+             ref (int -> int) f := ref g;\nprivate g (x:int) :(int) = { x };\n\
+             public m (p:ref int * ref int) :(int) = {\n\
+               let a = fst p in a := !a + !(snd p); !lock := 1; lock := snd p;\n\
+               !cell := (1, 2); !(!f) 1 + fst !!cell + (fst p == !lock)\n\
+             };",
+            "public m (r:ref ref int) :(int) = { r := ref 1; !r := 2; (ref r) := r; !!r };",
+        ];
+        for source in clean {
+            assert_eq!(codes(source), Vec::<&str>::new(), "{source}");
+        }
+        let titles = |source: &str| -> Vec<String> {
+            let (program, diagnostics) = parse_source("t", source);
+            let program = program.unwrap_or_else(|| panic!("{source}: {diagnostics:?}"));
+            check_program("t", &program)
+                .into_iter()
+                .map(|d| format!("{} {}", d.code, d.title))
+                .collect()
+        };
+        let not_a_reference = vec!["W0201 This is not a reference".to_string()];
+        assert_eq!(titles("public m (x:int) :(int) = { !5 };"), not_a_reference);
+        assert_eq!(
+            titles("public m (x:int) :(unit) = { (fst (x, x)) := 5 };"),
+            not_a_reference
+        );
+        // `!r := 5` with `r : int` keeps the old advice.
+        let source = "int r := 0;\npublic m (x:int) :(unit) = { !r := x };";
+        assert_eq!(titles(source), not_a_reference);
+        assert_eq!(
+            hints(source),
+            vec!["Assign to the reference itself: `r := …`, without `!`."]
+        );
+        let equality =
+            vec!["W0201 `==` compares two integers or two references of one type".to_string()];
+        assert_eq!(
+            titles("public m (x:ref int) :(int) = { x == 1 };"),
+            equality
+        );
+        assert_eq!(
+            titles("public m (p:ref int * ref unit) :(int) = { fst p == snd p };"),
+            equality
+        );
+        // Other operators still want integers.
+        assert_eq!(
+            titles("public m (x:ref int) :(int) = { x + 1 };"),
+            vec!["W0201 Type mismatch".to_string()]
+        );
+        // `ref f x` is `(ref f) x`.
+        let source = "private f (x:int) :(int) = { x };\npublic m (x:int) :(int) = { ref f x };";
+        assert_eq!(
+            titles(source),
+            vec!["W0201 This is not a function".to_string()]
+        );
+        assert!(
+            hints(source)[0].contains("`ref (f x)`"),
+            "{:?}",
+            hints(source)
+        );
+        // The content must have the cell's type; a cell may hold a pair.
+        assert_eq!(
+            codes("public m (x:ref int) :(unit) = { x := () };"),
+            vec!["W0201"]
+        );
+        assert_eq!(
+            codes("public m (x:ref (int * int)) :(unit) = { x := (1, 2) };"),
+            Vec::<&str>::new()
+        );
+        // A declaration's value must have its declared type, and names must be methods.
+        assert_eq!(codes("ref int r := ref ();"), vec!["W0201"]);
+        assert_eq!(codes("ref (int -> int) r := ref g;"), vec!["W0205"]);
+        // A global `int` reference still cannot hold a pair.
+        assert_eq!(
+            codes("int r := 0;\npublic m (x:int) :(unit) = { r := (x, x) };"),
+            vec!["E0303"]
+        );
+    }
+
+    /// The named nodes of `p` that go through a local, as the text of each.
+    fn through_locals(source: &str) -> Vec<String> {
+        fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            out.push(e);
+            match &e.kind {
+                ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => {}
+                ExprKind::Assign(_, a)
+                | ExprKind::Fst(a)
+                | ExprKind::Snd(a)
+                | ExprKind::Not(a)
+                | ExprKind::Assert(a)
+                | ExprKind::Alloc(a)
+                | ExprKind::Load(a) => walk(a, out),
+                ExprKind::App(a, b)
+                | ExprKind::Pair(a, b)
+                | ExprKind::Binary(_, a, b)
+                | ExprKind::Seq(a, b)
+                | ExprKind::Let(_, a, b)
+                | ExprKind::Store(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                ExprKind::If(a, b, c) => {
+                    walk(a, out);
+                    walk(b, out);
+                    walk(c, out);
+                }
+                ExprKind::LetRec(_, f, b) => {
+                    walk(&f.body, out);
+                    walk(b, out);
+                }
+                ExprKind::Lambda(f) => walk(&f.body, out),
+            }
+        }
+        let (program, diagnostics) = parse_source("t", source);
+        let program = program.unwrap_or_else(|| panic!("{source}: {diagnostics:?}"));
+        let resolution = resolve(&program);
+        let mut nodes = Vec::new();
+        for decl in &program.decls {
+            if let Decl::Method(m) = decl {
+                walk(&m.func.body, &mut nodes);
+            }
+        }
+        let found: Vec<String> = nodes
+            .into_iter()
+            .filter(|e| resolution.is_local(e))
+            .map(|e| source[e.span.clone()].to_string())
+            .collect();
+        assert_eq!(resolution.is_empty(), found.is_empty());
+        found
+    }
+
+    #[test]
+    fn named_forms_resolve_by_the_three_rules() {
+        // Rule 1: a declared global wins, with a warning only if the local holds a cell.
+        let source = "int x := 0;\npublic m (x:int) :(int) = { x := 1; !x };";
+        assert_eq!(codes(source), Vec::<&str>::new());
+        assert!(through_locals(source).is_empty());
+        let source = "int x := 0;\npublic m (x:ref int) :(int) = { x := 1; !x };";
+        assert_eq!(codes(source), vec!["W0206", "W0206"]);
+        assert!(through_locals(source).is_empty());
+        // Rule 2: a local known to hold a cell, with no global of its name.
+        let source = "public m (u:unit) :(int) = { let c = ref 0 in c := 1; !c };";
+        assert_eq!(codes(source), Vec::<&str>::new());
+        assert_eq!(through_locals(source), vec!["c := 1", "!c"]);
+        let source = "public m (c:ref int) :(unit) = { (fun (c:int) :(unit) -> c := 1) 0 };";
+        assert_eq!(codes(source), vec!["W0203"]);
+        assert!(through_locals(source).is_empty());
+        // Rule 3: otherwise the global, declared or not, as in HOLiK.
+        assert_eq!(codes("public m (c:int) :(int) = { !c };"), vec!["W0204"]);
+        assert!(through_locals("public m (c:int) :(int) = { !c };").is_empty());
+        // A local whose type is unknown (after a reported slip) reads the global too.
+        assert_eq!(
+            codes("public m (u:unit) :(int) = { let c = g () in !c };"),
+            vec!["W0202", "W0204"]
         );
     }
 

@@ -275,6 +275,8 @@ fn nested(kind: &str, n: usize) -> String {
         "application" => format!("{}x{}", "f (".repeat(n), ")".repeat(n)),
         "arguments" => format!("f{}", " x".repeat(n)),
         "if" => format!("{}x", "if x then x else ".repeat(n)),
+        "ref" => format!("{}x", "ref ".repeat(n)),
+        "load" => format!("{}(x)", "!".repeat(n)),
         _ => unreachable!("unknown kind {kind}"),
     };
     format!("private f (x:int) :(int) = {{ x }};\npublic m (x:int) :(int) = {{ {body} }};\n")
@@ -290,6 +292,8 @@ fn deep_nesting_loads_or_is_refused_with_a_diagnostic() {
         "application",
         "arguments",
         "if",
+        "ref",
+        "load",
     ];
     for kind in kinds {
         for n in [MAX_NESTING - 10, 10_000, 2 * MAX_NESTING] {
@@ -347,6 +351,83 @@ fn names_resolve_over_the_whole_file() {
                   public c (u:unit) :(int) = { !g 1 };";
     let loaded = load_str("order", source, true).expect("declaration order is free");
     assert!(loaded.warnings.is_empty());
+}
+
+const REFERENCES: &str = "tests/data/references.holi";
+
+/// The fixture using every form references add, before formatting.
+const MESSY_REFERENCES: &str = "# set-bounds 2 2 #
+// Every form references add to HOLi (lang/references.md §1): a front-end fixture.
+import listener :(ref int -> unit)
+import swap :((ref int * ref int) -> unit)
+import cells :(ref (int -> int) -> ref ref int)
+
+ref int lock:=ref 0;   // a global holding a cell
+ref (int * (int -> int)) table := ref (-1, twice);
+ref ref unit nested := ref ref ();
+
+private twice (x:int) :(int) = { x * 2 };
+
+public counter (u:unit) :(unit -> int) = {
+  let c = ref 0 in fun (u:unit) :(int) -> (c := !c + 1; !c)
+};
+
+public move_all (p:ref int * ref int) :(unit) = {
+  let src = fst p in let dst = snd p in
+  if src == dst then () else (dst := !dst + !src; src := 0; swap (src, dst))
+};
+
+public writes (r:ref ref int) :(int) = {
+  r := ref 1; !r := 2; (fst (r, 0)) := ref 3; !r := 4; (!fst (r, r)) := 5;
+  (ref 0) := !!r; !lock := 1; lock := ref (!(!r));
+  listener (!lock); (snd !!table) (fst !!table) + !(f ())
+};
+
+private f (u:unit) :(ref int) = { !(cells (ref twice)) };
+";
+
+#[test]
+fn references_are_read_checked_and_formatted() {
+    let canonical = std::fs::read_to_string(REFERENCES).expect("the fixture");
+    assert_eq!(
+        holi(&["parse", "--strict", REFERENCES]),
+        (0, String::new(), String::new())
+    );
+    assert_eq!(holi(&["fmt", "--check", REFERENCES]).0, 0);
+    let messy = temp_file(MESSY_REFERENCES);
+    let (code, stdout, stderr) = holi(&["fmt", messy.path().to_str().expect("utf-8 path")]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert_eq!(stdout, canonical);
+    let (program, _) = parse_source("messy", MESSY_REFERENCES);
+    let program = program.expect("the fixture parses");
+    let (again, diagnostics) = parse_source("printed", &print_program(&program));
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert!(again.is_some_and(|p| p.same_tree(&program)));
+}
+
+#[test]
+fn check_and_run_refuse_references_until_they_learn_them() {
+    let refused = |args: &[&str], at: &str| {
+        let (code, stdout, stderr) = holi(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(stderr.starts_with("error[E0209]"), "{args:?}: {stderr}");
+        assert!(stderr.contains(at), "{args:?}: {stderr}");
+    };
+    refused(&["check", REFERENCES], "references.holi:4:19 ]");
+    refused(&["run", REFERENCES], "references.holi:4:19 ]");
+    let client = temp_file("main = { let c = ref 0 in c := 1 };\n");
+    let client = client.path().to_str().expect("utf-8 path");
+    refused(&["run", client], ":1:18 ]");
+    // A library without references, linked with a client that uses them.
+    let library = temp_file("public m (x:int) :(int) = { x };\n");
+    let linked = temp_file("import m :(int -> int)\nmain = { let c = ref (m 1) in () };\n");
+    let paths = [library.path(), linked.path()].map(|p| p.to_str().expect("utf-8 path"));
+    refused(&["run", paths[0], paths[1]], ":2:18 ]");
+    // Checked with others, the file is not checked and the others are.
+    let (code, stdout, _) = holi(&["check", REFERENCES, "examples/dao_fixed.holi", "-q"]);
+    assert_eq!(code, 2);
+    assert!(stdout.contains("dao_fixed.holi: safe"), "{stdout}");
 }
 
 /// `text` passes `holi fmt --check`.

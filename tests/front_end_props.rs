@@ -42,7 +42,8 @@ fn ty() -> impl Strategy<Value = Type> {
     prop_oneof![Just(Type::Int), Just(Type::Unit)].prop_recursive(4, 16, 2, |inner| {
         prop_oneof![
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Type::pair(a, b)),
-            (inner.clone(), inner).prop_map(|(a, b)| Type::arrow(a, b)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Type::arrow(a, b)),
+            inner.prop_map(Type::reference),
         ]
     })
 }
@@ -76,6 +77,36 @@ fn function(body: impl Strategy<Value = Expr>) -> impl Strategy<Value = Function
     })
 }
 
+/// `!e` as the parser builds it: the named form for a name (`!(x)` is `!x`).
+fn load(operand: Expr) -> Expr {
+    match operand.kind {
+        ExprKind::Var(name) => e(ExprKind::Deref(Ident { name, span: 0..0 })),
+        kind => e(ExprKind::Load(bx(e(kind)))),
+    }
+}
+
+/// `target := value` as the parser builds it: the named form for a name, and never a
+/// target that cannot give a location (those are read through first).
+fn store(target: Expr, value: Expr) -> Expr {
+    let target = match target.kind {
+        ExprKind::Var(name) => {
+            return e(ExprKind::Assign(Ident { name, span: 0..0 }, bx(value)));
+        }
+        ExprKind::Int(_)
+        | ExprKind::Unit
+        | ExprKind::Binary(..)
+        | ExprKind::Not(_)
+        | ExprKind::Pair(..)
+        | ExprKind::If(..)
+        | ExprKind::Let(..)
+        | ExprKind::LetRec(..)
+        | ExprKind::Lambda(_)
+        | ExprKind::Assert(_) => load(target),
+        _ => target,
+    };
+    e(ExprKind::Store(bx(target), bx(value)))
+}
+
 fn expr() -> impl Strategy<Value = Expr> {
     let leaf = prop_oneof![
         ident().prop_map(|x| e(ExprKind::Var(x.name))),
@@ -93,6 +124,9 @@ fn expr() -> impl Strategy<Value = Expr> {
             boxed.clone().prop_map(|a| e(ExprKind::Snd(a))),
             boxed.clone().prop_map(|a| e(ExprKind::Not(a))),
             boxed.clone().prop_map(|a| e(ExprKind::Assert(a))),
+            boxed.clone().prop_map(|a| e(ExprKind::Alloc(a))),
+            inner.clone().prop_map(load),
+            (inner.clone(), inner.clone()).prop_map(|(t, v)| store(t, v)),
             (binop(), boxed.clone(), boxed.clone())
                 .prop_map(|(op, a, b)| e(ExprKind::Binary(op, a, b))),
             (boxed.clone(), boxed.clone()).prop_map(|(a, b)| e(ExprKind::Seq(a, b))),
@@ -102,6 +136,21 @@ fn expr() -> impl Strategy<Value = Expr> {
             (ident(), function(inner.clone()), boxed)
                 .prop_map(|(f, func, b)| e(ExprKind::LetRec(f, func, b))),
             function(inner).prop_map(|func| e(ExprKind::Lambda(func))),
+        ]
+    })
+}
+
+/// The value of a `ref` declaration, under its `ref`.
+fn static_value() -> impl Strategy<Value = Static> {
+    let leaf = prop_oneof![
+        int().prop_map(Static::Int),
+        Just(Static::Unit),
+        ident().prop_map(Static::Name),
+    ];
+    leaf.prop_recursive(3, 8, 2, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|s| Static::Ref(Box::new(s))),
+            (inner.clone(), inner).prop_map(|(a, b)| Static::Pair(Box::new(a), Box::new(b))),
         ]
     })
 }
@@ -127,6 +176,13 @@ fn decl() -> impl Strategy<Value = Decl> {
         (ident(), ident()).prop_map(|(name, target)| Decl::FunRef {
             name,
             target,
+            span: 0..0
+        }),
+        (ident(), ty(), static_value()).prop_map(|(name, ty, init)| Decl::RefDecl {
+            name,
+            ty: Type::reference(ty),
+            init: Static::Ref(Box::new(init)),
+            init_span: 0..0,
             span: 0..0
         }),
     ]
@@ -311,6 +367,7 @@ const VOCABULARY: &[&str] = &[
     "let",
     "letrec",
     "in",
+    "ref",
     "fail",
     "nil",
     "set-bounds",
@@ -358,6 +415,7 @@ const VOCABULARY: &[&str] = &[
     "public m (x:int) :(int) = {",
     "};",
     "int r := 0;",
+    "ref int c := ref 0;",
 ];
 
 fn soup() -> impl Strategy<Value = String> {

@@ -29,7 +29,7 @@ impl<'p> ProgramIndex<'p> {
                 Decl::Method(m) => {
                     methods.entry(name).or_insert(m);
                 }
-                Decl::IntRef { .. } | Decl::FunRef { .. } => {
+                Decl::IntRef { .. } | Decl::FunRef { .. } | Decl::RefDecl { .. } => {
                     references.entry(name).or_insert(decl);
                 }
             }
@@ -57,7 +57,7 @@ impl<'p> ProgramIndex<'p> {
             .filter(|m| m.visibility == Visibility::Public)
     }
 
-    /// The `int` or `fun` reference declared under `name`.
+    /// The `int`, `fun` or `ref` reference declared under `name`.
     pub fn reference(&self, name: &str) -> Option<&'p Decl> {
         self.references.get(name).copied()
     }

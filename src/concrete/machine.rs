@@ -382,6 +382,10 @@ pub struct Machine<'p> {
 /// Where a failure that is not the program's fault is reported: the start of the file.
 static NOWHERE: Span = 0..0;
 
+/// Why a run that meets a reference value stops, until the interpreter learns them
+/// (`holi run` refuses such programs before running them, E0209).
+const UNSUPPORTED: &str = "references are not supported by the interpreter yet";
+
 impl<'p> Machine<'p> {
     /// A machine for the client of `client`, linked with `library` (paper Figure 2,
     /// bottom). Names are entered into the repository when first used.
@@ -476,20 +480,22 @@ impl<'p> Machine<'p> {
     }
 
     /// The current value of reference `name`: the last one assigned, else the declared
-    /// one (the client's declaration wins, as both sides' stores are one).
-    fn read(&mut self, name: &'p str) -> Option<Value> {
+    /// one (the client's declaration wins, as both sides' stores are one); otherwise why
+    /// the read is stuck.
+    fn read(&mut self, name: &'p str) -> Result<Value, String> {
         if let Some(v) = self.store.get(name) {
-            return Some(v.clone());
+            return Ok(v.clone());
         }
+        let not_declared = || format!("reference `{name}` is not declared");
         let (side, decl) = [Side::Client, Side::Library]
             .into_iter()
-            .find_map(|side| Some((side, self.index(side)?.reference(name)?)))?;
+            .find_map(|side| Some((side, self.index(side)?.reference(name)?)))
+            .ok_or_else(not_declared)?;
         match decl {
-            Decl::IntRef { init, .. } => Some(Value::Int(init.clone())),
-            Decl::FunRef { target, .. } => {
-                Some(Value::Fun(self.resolve_global(side, &target.name)))
-            }
-            Decl::Method(_) => None,
+            Decl::IntRef { init, .. } => Ok(Value::Int(init.clone())),
+            Decl::FunRef { target, .. } => Ok(Value::Fun(self.resolve_global(side, &target.name))),
+            Decl::RefDecl { .. } => Err(UNSUPPORTED.to_string()),
+            Decl::Method(_) => Err(not_declared()),
         }
     }
 
@@ -596,13 +602,10 @@ impl<'p> Machine<'p> {
             Int(i) => Control::Return(Value::Int(i.clone())),
             Unit => Control::Return(Value::Unit),
             Deref(r) => match self.read(&r.name) {
-                Some(v) => Control::Return(v),
-                None => {
-                    return Err(
-                        self.stuck(format!("reference `{}` is not declared", r.name), &r.span)
-                    )
-                }
+                Ok(v) => Control::Return(v),
+                Err(reason) => return Err(self.stuck(reason, &r.span)),
             },
+            Alloc(_) | Load(_) | Store(..) => return Err(self.stuck(UNSUPPORTED, &expr.span)),
             Assign(r, e) => {
                 self.stack.push(Kont::Assign(r));
                 Control::Eval(e, env)

@@ -19,6 +19,7 @@ pub type TypeId = u32;
 pub enum TypeNode {
     Unit,
     Int,
+    Ref(TypeId),
     Pair(TypeId, TypeId),
     Arrow(TypeId, TypeId),
 }
@@ -34,6 +35,7 @@ impl Types {
         let node = match ty {
             ast::Type::Unit => TypeNode::Unit,
             ast::Type::Int => TypeNode::Int,
+            ast::Type::Ref(a) => TypeNode::Ref(self.intern(a)),
             ast::Type::Pair(a, b) => TypeNode::Pair(self.intern(a), self.intern(b)),
             ast::Type::Arrow(a, b) => TypeNode::Arrow(self.intern(a), self.intern(b)),
         };
@@ -77,6 +79,7 @@ impl fmt::Display for TypeDisplay<'_> {
         match self.types.node(self.id) {
             TypeNode::Unit => write!(f, "unit"),
             TypeNode::Int => write!(f, "int"),
+            TypeNode::Ref(a) => write!(f, "(ref {})", sub(a)),
             TypeNode::Pair(a, b) => write!(f, "({} * {})", sub(a), sub(b)),
             TypeNode::Arrow(a, b) => write!(f, "({} -> {})", sub(a), sub(b)),
         }
@@ -323,6 +326,8 @@ impl Compiler {
                 ExprKind::Lambda(self.function(scope, locals, None, false, func, e.span.clone()))
             }
             A::Assert(a) => ExprKind::Assert(boxed(self, locals, a)),
+            // Never built yet (see `crate::build`).
+            A::Alloc(_) | A::Load(_) | A::Store(..) => ExprKind::Unit,
         };
         Expr {
             kind,

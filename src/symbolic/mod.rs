@@ -261,6 +261,17 @@ pub fn check_with_progress(
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
+    if crate::unsupported::first_use(program).is_some() {
+        return CheckResult {
+            verdict: Verdict::Inconclusive,
+            counterexamples: Vec::new(),
+            failing_traces: 0,
+            failing_traces_lower_bound: false,
+            stats: Stats::default(),
+            inconclusive: vec!["the library uses references, which holi cannot check yet".into()],
+            stuck: Vec::new(),
+        };
+    }
     let library = crate::build::build(program);
     if options.split && options.memo && !options.all && !options.first {
         // Most libraries are checked whole faster than any split could be; only one

@@ -13,11 +13,13 @@ use std::ops::Range;
 /// Byte offsets into one source file.
 pub type Span = Range<usize>;
 
-/// HOLi types: `unit`, `int`, products and arrows.
+/// HOLi types: `unit`, `int`, references, products and arrows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Unit,
     Int,
+    /// `ref t`: a heap cell holding a `t`.
+    Ref(Box<Type>),
     Pair(Box<Type>, Box<Type>),
     Arrow(Box<Type>, Box<Type>),
 }
@@ -30,16 +32,33 @@ impl Type {
     pub fn arrow(a: Type, b: Type) -> Type {
         Type::Arrow(Box::new(a), Box::new(b))
     }
+
+    pub fn reference(content: Type) -> Type {
+        Type::Ref(Box::new(content))
+    }
+
+    /// Whether `ref` occurs anywhere in this type.
+    pub fn mentions_ref(&self) -> bool {
+        match self {
+            Type::Unit | Type::Int => false,
+            Type::Ref(_) => true,
+            Type::Pair(a, b) | Type::Arrow(a, b) => a.mentions_ref() || b.mentions_ref(),
+        }
+    }
 }
 
 impl fmt::Display for Type {
-    /// Prints with the fewest parentheses: `*` is left-associative, `->` right-associative,
-    /// and a product or arrow inside the other is always parenthesised (HOLiK gives the two
-    /// no relative priority).
+    /// Prints with the fewest parentheses: `ref` binds tighter than both, `*` is
+    /// left-associative, `->` right-associative, and a product or arrow inside the other is
+    /// always parenthesised (HOLiK gives the two no relative priority).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Unit => write!(f, "unit"),
             Type::Int => write!(f, "int"),
+            Type::Ref(a) => match **a {
+                Type::Arrow(..) | Type::Pair(..) => write!(f, "ref ({a})"),
+                _ => write!(f, "ref {a}"),
+            },
             Type::Pair(a, b) => {
                 match **a {
                     Type::Arrow(..) => write!(f, "({a})")?,
@@ -122,21 +141,73 @@ pub enum Decl {
         target: Ident,
         span: Span,
     },
+    /// `ref int r := ref 0;`: a global holding a location. `ty` is the global's content
+    /// type (`ref int`), as `int` is for `int r := 0;`.
+    RefDecl {
+        name: Ident,
+        ty: Type,
+        init: Static,
+        /// The initial value's text.
+        init_span: Span,
+        span: Span,
+    },
 }
 
 impl Decl {
     pub fn name(&self) -> &Ident {
         match self {
             Decl::Method(m) => &m.name,
-            Decl::IntRef { name, .. } | Decl::FunRef { name, .. } => name,
+            Decl::IntRef { name, .. } | Decl::FunRef { name, .. } | Decl::RefDecl { name, .. } => {
+                name
+            }
         }
     }
 
     pub fn span(&self) -> &Span {
         match self {
             Decl::Method(m) => &m.span,
-            Decl::IntRef { span, .. } | Decl::FunRef { span, .. } => span,
+            Decl::IntRef { span, .. } | Decl::FunRef { span, .. } | Decl::RefDecl { span, .. } => {
+                span
+            }
         }
+    }
+}
+
+/// The initial value of a `ref` declaration: a value known before anything runs.
+#[derive(Clone, Debug)]
+pub enum Static {
+    /// `ref s`: a fresh location holding `s`.
+    Ref(Box<Static>),
+    Int(BigInt),
+    Unit,
+    /// A method of the declaring side.
+    Name(Ident),
+    Pair(Box<Static>, Box<Static>),
+}
+
+impl Static {
+    pub fn same_tree(&self, other: &Static) -> bool {
+        match (self, other) {
+            (Static::Ref(a), Static::Ref(b)) => a.same_tree(b),
+            (Static::Int(a), Static::Int(b)) => a == b,
+            (Static::Unit, Static::Unit) => true,
+            (Static::Name(a), Static::Name(b)) => a.name == b.name,
+            (Static::Pair(a, b), Static::Pair(c, d)) => a.same_tree(c) && b.same_tree(d),
+            _ => false,
+        }
+    }
+
+    /// The expression that denotes this value (to print it, for instance).
+    pub fn to_expr(&self, span: Span) -> Expr {
+        let boxed = |s: &Static| Box::new(s.to_expr(span.clone()));
+        let kind = match self {
+            Static::Ref(s) => ExprKind::Alloc(boxed(s)),
+            Static::Int(n) => ExprKind::Int(n.clone()),
+            Static::Unit => ExprKind::Unit,
+            Static::Name(x) => ExprKind::Var(x.name.clone()),
+            Static::Pair(a, b) => ExprKind::Pair(boxed(a), boxed(b)),
+        };
+        Expr::new(kind, span)
     }
 }
 
@@ -234,10 +305,18 @@ pub enum ExprKind {
     Var(String),
     Int(BigInt),
     Unit,
-    /// `!r`
+    /// `!r` with a name (`!(r)` too): a global reference, or a local holding a location
+    /// (resolved by [`crate::types::resolve`]).
     Deref(Ident),
-    /// `r := e`
+    /// `r := e` with a name (`(r) := e` too), resolved like [`ExprKind::Deref`].
     Assign(Ident, Box<Expr>),
+    /// `ref e`: a fresh location holding the value of `e`.
+    Alloc(Box<Expr>),
+    /// `!e` where `e` is not a name: read through the location `e` gives.
+    Load(Box<Expr>),
+    /// `e1 := e2` where `e1` is not a name: write through the location `e1` gives
+    /// (`e1` is evaluated first).
+    Store(Box<Expr>, Box<Expr>),
     /// `e1 e2`
     App(Box<Expr>, Box<Expr>),
     /// `(e1, e2)`
@@ -319,6 +398,20 @@ impl Decl {
                     name: b, target: u, ..
                 },
             ) => a.name == b.name && t.name == u.name,
+            (
+                Decl::RefDecl {
+                    name: a,
+                    ty: s,
+                    init: i,
+                    ..
+                },
+                Decl::RefDecl {
+                    name: b,
+                    ty: t,
+                    init: j,
+                    ..
+                },
+            ) => a.name == b.name && s == t && i.same_tree(j),
             _ => false,
         }
     }
@@ -342,12 +435,17 @@ impl Expr {
             (Unit, Unit) => true,
             (Deref(a), Deref(b)) => a.name == b.name,
             (Assign(a, e), Assign(b, f)) => a.name == b.name && e.same_tree(f),
-            (App(a, b), App(c, d)) | (Pair(a, b), Pair(c, d)) | (Seq(a, b), Seq(c, d)) => {
-                a.same_tree(c) && b.same_tree(d)
-            }
-            (Fst(a), Fst(b)) | (Snd(a), Snd(b)) | (Not(a), Not(b)) | (Assert(a), Assert(b)) => {
-                a.same_tree(b)
-            }
+            (App(a, b), App(c, d))
+            | (Pair(a, b), Pair(c, d))
+            | (Seq(a, b), Seq(c, d))
+            | (Store(a, b), Store(c, d)) => a.same_tree(c) && b.same_tree(d),
+            (Fst(a), Fst(b))
+            | (Snd(a), Snd(b))
+            | (Not(a), Not(b))
+            | (Assert(a), Assert(b))
+            | (Alloc(a), Alloc(b))
+            | (Load(a), Load(b)) => a.same_tree(b),
+
             (Binary(o, a, b), Binary(p, c, d)) => o == p && a.same_tree(c) && b.same_tree(d),
             (If(a, b, c), If(d, e, f)) => a.same_tree(d) && b.same_tree(e) && c.same_tree(f),
             (Let(x, a, b), Let(y, c, d)) => x.name == y.name && a.same_tree(c) && b.same_tree(d),

@@ -52,6 +52,8 @@ pub enum Token<'src> {
     LetRec,
     #[token("in")]
     In,
+    #[token("ref")]
+    Ref,
     /// Reserved for HOLiK's internal results; never valid in a source.
     #[token("fail")]
     Fail,
@@ -145,6 +147,7 @@ impl fmt::Display for Token<'_> {
             Token::Let => "let",
             Token::LetRec => "letrec",
             Token::In => "in",
+            Token::Ref => "ref",
             Token::Fail => "fail",
             Token::Nil => "nil",
             Token::SetBounds => "set-bounds",
@@ -180,7 +183,7 @@ impl fmt::Display for Token<'_> {
 /// The reserved words: they can never be identifiers (SYNTAX-NOTES §1).
 pub const KEYWORDS: &[&str] = &[
     "import", "public", "private", "fun", "int", "unit", "assert", "fst", "snd", "not", "if",
-    "then", "else", "let", "letrec", "in", "fail", "nil",
+    "then", "else", "let", "letrec", "in", "ref", "fail", "nil",
 ];
 
 /// True when `name` can be written as an identifier.
@@ -344,6 +347,15 @@ mod tests {
         assert_eq!(
             kinds("letrec lettuce"),
             vec![Token::LetRec, Token::Ident("lettuce")]
+        );
+        assert_eq!(
+            kinds("ref refs !r"),
+            vec![
+                Token::Ref,
+                Token::Ident("refs"),
+                Token::Bang,
+                Token::Ident("r")
+            ]
         );
         assert_eq!(kinds("# set-bounds 2 1 #")[1], Token::SetBounds);
     }

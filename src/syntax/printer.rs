@@ -133,12 +133,15 @@ impl<'a> Node<'a> {
             | ExprKind::Fst(a)
             | ExprKind::Snd(a)
             | ExprKind::Not(a)
-            | ExprKind::Assert(a) => vec![a],
+            | ExprKind::Assert(a)
+            | ExprKind::Alloc(a)
+            | ExprKind::Load(a) => vec![a],
             ExprKind::App(a, b)
             | ExprKind::Pair(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
-            | ExprKind::Let(_, a, b) => vec![a, b],
+            | ExprKind::Let(_, a, b)
+            | ExprKind::Store(a, b) => vec![a, b],
             ExprKind::If(a, b, c) => vec![a, b, c],
             ExprKind::LetRec(_, f, b) => vec![&f.body, b],
             ExprKind::Lambda(f) => vec![&f.body],
@@ -329,6 +332,17 @@ impl Printer {
             Decl::FunRef { name, target, .. } => {
                 Doc::text(format!("fun {} := {};", name.name, target.name))
             }
+            Decl::RefDecl {
+                name,
+                ty,
+                init,
+                init_span,
+                ..
+            } => Doc::concat(vec![
+                Doc::text(format!("{ty} {} := ", name.name)),
+                self.expr_doc(&init.to_expr(init_span.clone()), 10),
+                Doc::text(";"),
+            ]),
         }
     }
 
@@ -385,6 +399,8 @@ impl Printer {
             ExprKind::Assert(a) => self.prefix("assert ", a, 1),
             ExprKind::Fst(a) => self.prefix("fst ", a, 1),
             ExprKind::Snd(a) => self.prefix("snd ", a, 1),
+            ExprKind::Alloc(a) => self.prefix("ref ", a, 1),
+            ExprKind::Load(a) => self.prefix("!", a, load_level(a)),
             ExprKind::Not(a) => self.prefix("not ", a, 3),
             ExprKind::App(f, a) => Doc::group(vec![
                 self.expr_doc(f, 2),
@@ -405,6 +421,11 @@ impl Printer {
             ]),
             ExprKind::Assign(r, v) => Doc::group(vec![
                 Doc::text(format!("{} :=", r.name)),
+                Doc::nest(2, vec![Doc::Line, self.expr_doc(v, 10)]),
+            ]),
+            ExprKind::Store(target, v) => Doc::group(vec![
+                self.expr_doc(target, store_level(target)),
+                Doc::text(" :="),
                 Doc::nest(2, vec![Doc::Line, self.expr_doc(v, 10)]),
             ]),
             ExprKind::Seq(a, b) => {
@@ -501,6 +522,7 @@ fn first_child(e: &Expr) -> Option<(&Expr, u8)> {
         ExprKind::Binary(op, a, _) => Some((a, operand_levels(*op, a).0)),
         ExprKind::Pair(a, _) => Some((a, 9)),
         ExprKind::Seq(a, _) => Some((a, 11)),
+        ExprKind::Store(target, _) => Some((target, store_level(target))),
         _ => None,
     }
 }
@@ -510,17 +532,54 @@ fn first_child(e: &Expr) -> Option<(&Expr, u8)> {
 fn last_child(e: &Expr) -> Option<(&Expr, u8)> {
     match &e.kind {
         ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => None,
-        ExprKind::Assert(a) | ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::App(_, a) => {
-            Some((a, 1))
-        }
+        ExprKind::Assert(a)
+        | ExprKind::Fst(a)
+        | ExprKind::Snd(a)
+        | ExprKind::Alloc(a)
+        | ExprKind::App(_, a) => Some((a, 1)),
+        ExprKind::Load(a) => Some((a, load_level(a))),
         ExprKind::Not(a) => Some((a, 3)),
         ExprKind::Binary(op, a, b) => Some((b, operand_levels(*op, a).1)),
         ExprKind::Pair(_, b) => Some((b, 8)),
-        ExprKind::Assign(_, v) => Some((v, 10)),
+        ExprKind::Assign(_, v) | ExprKind::Store(_, v) => Some((v, 10)),
         ExprKind::Seq(_, b) => Some((b, 12)),
         ExprKind::If(_, _, f) => Some((f, 11)),
         ExprKind::Let(_, _, b) | ExprKind::LetRec(_, _, b) => Some((b, TOP)),
         ExprKind::Lambda(f) => Some((&f.body, TOP)),
+    }
+}
+
+/// The level the operand of `!` is printed at: a name is parenthesised, `!(x)`, which the
+/// parser reads back as the named form `!x` (it never builds a read through a bare name).
+fn load_level(operand: &Expr) -> u8 {
+    match operand.kind {
+        ExprKind::Var(_) => 0,
+        _ => 1,
+    }
+}
+
+/// The level the target of `e := v` is printed at: bare for `!r` and `!e` (`!r := 5`,
+/// `!!r := 5`), parenthesised otherwise (`(fst p) := 5`, `(f x) := 5`). A bare `!e` must
+/// not end in a name, which the parser would read as the start of `x := v`.
+fn store_level(target: &Expr) -> u8 {
+    match target.kind {
+        ExprKind::Deref(_) => 9,
+        ExprKind::Load(_) if !ends_in_name(target) => 9,
+        _ => 0,
+    }
+}
+
+/// Whether the printed `e` ends with a name.
+fn ends_in_name(e: &Expr) -> bool {
+    let mut e = e;
+    loop {
+        if matches!(e.kind, ExprKind::Var(_)) {
+            return true;
+        }
+        match last_child(e) {
+            Some((child, level)) if group(child) <= level => e = child,
+            _ => return false,
+        }
     }
 }
 
@@ -552,12 +611,14 @@ fn group(e: &Expr) -> u8 {
         | ExprKind::Deref(_)
         | ExprKind::Assert(_)
         | ExprKind::Fst(_)
-        | ExprKind::Snd(_) => 1,
+        | ExprKind::Snd(_)
+        | ExprKind::Alloc(_)
+        | ExprKind::Load(_) => 1,
         ExprKind::App(..) => 2,
         ExprKind::Not(_) => 3,
         ExprKind::Binary(op, ..) => op_group(*op),
         ExprKind::Pair(..) => 9,
-        ExprKind::Assign(..) => 10,
+        ExprKind::Assign(..) | ExprKind::Store(..) => 10,
         ExprKind::If(..) => 11,
         ExprKind::Seq(..) => 12,
         ExprKind::Let(..) | ExprKind::LetRec(..) | ExprKind::Lambda(_) => TOP,
@@ -782,6 +843,43 @@ mod tests {
         ] {
             assert_eq!(canonical(input), output, "{input}");
         }
+    }
+
+    #[test]
+    fn references_print_with_the_fewest_parentheses() {
+        for (input, output) in [
+            ("!r := 5", "!r := 5"),
+            ("!r := (a, b)", "!r := a, b"),
+            ("(!r := 1), b", "(!r := 1), b"),
+            ("!!r := 5", "!!r := 5"),
+            ("!(!(r))", "!!r"),
+            ("!(x)", "!x"),
+            ("(fst p) := 5", "(fst p) := 5"),
+            ("(f x) := 5", "(f x) := 5"),
+            ("!(f x) := 5", "!(f x) := 5"),
+            // `!fst p := 5` would read `p := 5` as an assignment.
+            ("!(fst p) := 5", "(!fst p) := 5"),
+            ("!(ref x) := 1", "(!ref x) := 1"),
+            ("!(fst !p) := 5", "!fst !p := 5"),
+            ("(ref x) := 1", "(ref x) := 1"),
+            ("ref (f x)", "ref (f x)"),
+            ("(ref f) x", "ref f x"),
+            ("ref (ref 0)", "ref ref 0"),
+            ("ref (a, b)", "ref (a, b)"),
+            ("(!r) (1, f)", "!r (1, f)"),
+            ("!(r := 1)", "!(r := 1)"),
+            ("x + !(f x)", "x + !(f x)"),
+        ] {
+            assert_eq!(canonical(input), output, "{input}");
+        }
+        // The parser never reads through a bare name, but a built tree may.
+        let name = Expr::new(ExprKind::Var("x".into()), 0..0);
+        let load = Expr::new(ExprKind::Load(Box::new(name)), 0..0);
+        assert_eq!(print_expr(&load), "!(x)");
+        let source = "ref (int * (int -> int)) p := ref (-1, m);\nref ref unit q := ref ref ();\n";
+        let (program, d) = parse_source("t", source);
+        let program = program.unwrap_or_else(|| panic!("{d:?}"));
+        assert_eq!(print_program(&program), source);
     }
 
     /// The source formatted with its comments.
