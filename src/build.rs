@@ -66,6 +66,9 @@ pub struct Library {
     /// a path never gets stuck, so a search that cannot tell every stuck place may
     /// still say safe ([`crate::symbolic::split`]).
     pub may_get_stuck: bool,
+    /// Whether the program uses ML-like references (`lang/references.md`), which the
+    /// build does not compile yet: every consumer of the library must refuse it.
+    pub uses_refs: bool,
 }
 
 impl Library {
@@ -199,6 +202,7 @@ pub fn build(program: &Program) -> Library {
             .any(|d| d.code == "W0201" && d.labels.iter().any(|l| in_methods(&l.span)));
     Library {
         may_get_stuck,
+        uses_refs: crate::unsupported::first_use(program).is_some(),
         types: compiler.types,
         codes: compiler.codes,
         methods,

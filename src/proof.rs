@@ -318,6 +318,9 @@ struct Checker<'l> {
 
 impl<'l> Checker<'l> {
     fn run(&mut self) -> Result<(), Stop> {
+        if self.lib.uses_refs {
+            return not_covered("the library uses ML-like references");
+        }
         let mut initial = Vec::new();
         for (r, value) in self.lib.store.iter().enumerate() {
             match value {
@@ -385,6 +388,8 @@ impl<'l> Checker<'l> {
             TypeNode::Int => Val::Int(self.symbol()),
             TypeNode::Pair(a, b) => Val::Pair(Rc::new(self.fresh(a)), Rc::new(self.fresh(b))),
             TypeNode::Arrow(..) => Val::Client(ty),
+            // Refused before any evaluation ([`Library::uses_refs`]).
+            TypeNode::Ref(_) => Val::Unit,
         }
     }
 
@@ -825,6 +830,16 @@ mod tests {
                 other => panic!("{source}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn libraries_with_references_are_not_covered() {
+        let lib = library("public m (u:unit) :(int) = { let c = ref 0 in c := 1; !c };");
+        assert!(lib.uses_refs);
+        assert_eq!(
+            check(&lib, &[], Budget::default()),
+            Outcome::NotCovered("the library uses ML-like references".to_string())
+        );
     }
 
     #[test]
