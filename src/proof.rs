@@ -188,17 +188,7 @@ impl Default for Budget {
 
 /// Checks that `invariant` proves `lib` safe for every k and l.
 pub fn check(lib: &Library, invariant: &[Fact], budget: Budget) -> Outcome {
-    let mut checker = Checker {
-        lib,
-        invariant,
-        budget,
-        steps: 0,
-        obligations: 0,
-        solver: z3::Solver::new(),
-        symbols: 0,
-        method: String::new(),
-        broken: None,
-    };
+    let mut checker = Checker::new(lib, invariant, budget, None);
     match checker.run() {
         Ok(()) => Outcome::Proved {
             obligations: checker.obligations,
@@ -218,17 +208,8 @@ pub fn check(lib: &Library, invariant: &[Fact], budget: Budget) -> Outcome {
 pub fn find(lib: &Library, candidates: &[Fact], budget: Budget) -> (Vec<Fact>, Outcome) {
     let mut facts = candidates.to_vec();
     loop {
-        let mut checker = Checker {
-            lib,
-            invariant: &facts,
-            budget,
-            steps: 0,
-            obligations: 0,
-            solver: z3::Solver::new(),
-            symbols: 0,
-            method: String::new(),
-            broken: Some(vec![false; facts.len()]),
-        };
+        let broken = Some(vec![false; facts.len()]);
+        let mut checker = Checker::new(lib, &facts, budget, broken);
         let run = checker.run();
         let broken = checker.broken.take().unwrap_or_default();
         match run {
@@ -317,6 +298,25 @@ struct Checker<'l> {
 }
 
 impl<'l> Checker<'l> {
+    fn new(
+        lib: &'l Library,
+        invariant: &'l [Fact],
+        budget: Budget,
+        broken: Option<Vec<bool>>,
+    ) -> Checker<'l> {
+        Checker {
+            lib,
+            invariant,
+            budget,
+            steps: 0,
+            obligations: 0,
+            solver: z3::Solver::new(),
+            symbols: 0,
+            method: String::new(),
+            broken,
+        }
+    }
+
     fn run(&mut self) -> Result<(), Stop> {
         if self.lib.uses_refs {
             return not_covered("the library uses ML-like references");

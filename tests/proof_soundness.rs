@@ -97,17 +97,14 @@ fn no_library_with_a_failing_trace_is_ever_proved() {
     assert!(checked >= files.len());
 }
 
-/// Not a goal yet (issue 15, stage 4): what the search for an invariant proves of the
-/// safe libraries.
-#[test]
-#[ignore = "a measurement for lang/proofs.md, not a check"]
-fn what_the_search_proves_of_the_safe_libraries() {
+/// The safe libraries of issue 15: the fixed examples and the corpus files with no
+/// failing trace at any bound (those present).
+fn safe_targets() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = ["dao", "double_free", "file_lock", "flat_combiner"]
+    let examples = ["dao", "double_free", "file_lock", "flat_combiner"]
         .iter()
-        .map(|name| root.join(format!("examples/{name}_fixed.holi")))
-        .collect();
-    for name in [
+        .map(|name| root.join(format!("examples/{name}_fixed.holi")));
+    let corpus = [
         "awkward_safe",
         "cross_reentrancy_safe",
         "dos_safe",
@@ -115,10 +112,19 @@ fn what_the_search_proves_of_the_safe_libraries() {
         "optimistic_safe",
         "reentrancy_safe",
         "call_order_param",
-    ] {
-        files.push(root.join(format!("../shared/holik-bench/programs/{name}.holi")));
-    }
-    for file in files.iter().filter(|f| f.is_file()) {
+    ]
+    .iter()
+    .map(|name| root.join(format!("../shared/holik-bench/programs/{name}.holi")));
+    examples.chain(corpus).filter(|f| f.is_file()).collect()
+}
+
+/// Not a goal yet (issue 15, stage 4): what the search for an invariant proves of the
+/// safe libraries.
+#[test]
+#[ignore = "a measurement for lang/proofs.md, not a check"]
+fn what_the_search_proves_of_the_safe_libraries() {
+    let files = safe_targets();
+    for file in &files {
         let loaded = holi::frontend::load(file, false).unwrap();
         let lib = holi::build::build(&loaded.program);
         let start = std::time::Instant::now();
@@ -137,24 +143,9 @@ fn what_the_search_proves_of_the_safe_libraries() {
 /// is never proved; and a mutant that is proved has no failing trace.
 #[test]
 fn no_mutant_with_a_failing_trace_is_proved() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = ["dao", "double_free", "file_lock", "flat_combiner"]
-        .iter()
-        .map(|name| root.join(format!("examples/{name}_fixed.holi")))
-        .collect();
-    for name in [
-        "awkward_safe",
-        "cross_reentrancy_safe",
-        "dos_safe",
-        "lock_counter_safe",
-        "optimistic_safe",
-        "reentrancy_safe",
-        "call_order_param",
-    ] {
-        files.push(root.join(format!("../shared/holik-bench/programs/{name}.holi")));
-    }
+    let files = safe_targets();
     let (mut mutants, mut unsafe_mutants, mut proved) = (0, 0, 0);
-    for file in files.iter().filter(|f| f.is_file()) {
+    for file in &files {
         let source = std::fs::read_to_string(file).unwrap();
         for mutant in mutate(&source) {
             let Ok(loaded) = holi::frontend::load_str("mutant.holi", &mutant, false) else {
