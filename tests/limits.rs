@@ -365,7 +365,7 @@ fn nonlinear_coverage_checks_are_answered_by_the_solver_process() {
     for program in [Some(HOLI), None] {
         let mut solver = Solver::new();
         if let Some(program) = program {
-            solver.nonlinear_in_process(program.into());
+            solver.nonlinear_in_child(program.into());
         }
         let terms = [x.clone()];
         assert!(solver.covered(&pc, &terms, &[&within], None), "{program:?}");

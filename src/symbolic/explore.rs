@@ -137,7 +137,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             solver.interrupt_on(Arc::clone(flag));
         }
         if let Some(program) = &options.solver_process {
-            solver.nonlinear_in_process(program.clone());
+            solver.nonlinear_in_child(program.clone());
         }
         Explorer {
             lib,

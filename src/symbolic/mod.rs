@@ -85,7 +85,7 @@ pub struct CheckOptions {
     pub allow_stuck: bool,
     /// The program (normally `holi` itself) that answers nonlinear solver queries in a
     /// child process, so that `timeout`, `solver_timeout` and `interrupt` stop them
-    /// promptly ([`solver::Solver::nonlinear_in_process`]). `None` answers them in this
+    /// promptly ([`solver::Solver::nonlinear_in_child`]). `None` answers them in this
     /// process, where Z3's nonlinear arithmetic may notice a limit late.
     pub solver_process: Option<std::path::PathBuf>,
 }

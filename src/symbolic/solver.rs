@@ -50,7 +50,7 @@ pub struct Solver {
     /// the question up to renaming of symbols.
     qe: z3::Tactic,
     projections: HashMap<String, Option<Bool>>,
-    /// Where nonlinear queries go, when set ([`Solver::nonlinear_in_process`]).
+    /// Where nonlinear queries go, when set ([`Solver::nonlinear_in_child`]).
     worker: Option<Worker>,
     /// The user's interrupt flag ([`Solver::interrupt_on`]), for the worker's queries.
     user: Option<Arc<AtomicBool>>,
@@ -102,7 +102,7 @@ impl Solver {
     /// configuration's witness, which the search keeps for the symbols the reply does
     /// not give. So the answer is the in-process one, and a model from the child,
     /// merged into that witness, is a model of the whole path condition.
-    pub fn nonlinear_in_process(&mut self, program: PathBuf) {
+    pub fn nonlinear_in_child(&mut self, program: PathBuf) {
         self.worker = Some(Worker::new(program));
     }
 
