@@ -189,28 +189,14 @@ impl<'a> Checker<'a> {
                     (name, Some(ty.clone()))
                 }
                 Decl::FunRef { name, target, .. } => {
-                    let ty = match self.functions.get(&target.name).cloned() {
-                        Some(Global::Method(t, _)) => Some(t.clone()),
-                        other => {
-                            let what = match other {
-                                Some(Global::Import(..)) => "an import, not a method",
-                                _ => "not declared",
-                            };
-                            self.warn(
-                                Diagnostic::warning(
-                                    "W0205",
-                                    format!("`{}` is not a method", target.name),
-                                )
-                                .with_label(self.file, target.span.clone(), what)
-                                .with_hint(format!(
-                                    "A function reference starts out holding a method of this \
-                                     library; calling `!{}` before assigning it gets stuck.",
-                                    name.name
-                                )),
-                            );
-                            other.map(|g| g.ty().clone())
-                        }
-                    };
+                    let hint = format!(
+                        "A function reference starts out holding a method of this library; \
+                         calling `!{}` before assigning it gets stuck.",
+                        name.name
+                    );
+                    let ty = self
+                        .method_type(target, hint)
+                        .map_or_else(|other| other, Some);
                     (name, ty)
                 }
             };
@@ -240,25 +226,32 @@ impl<'a> Checker<'a> {
                 let b = self.static_type(b);
                 Some(Type::pair(a?, b?))
             }
-            Static::Name(m) => match self.functions.get(&m.name) {
-                Some(Global::Method(t, _)) => Some(t.clone()),
-                other => {
-                    let what = match other {
-                        Some(Global::Import(..)) => "an import, not a method",
-                        _ => "not declared",
-                    };
-                    self.warn(
-                        Diagnostic::warning("W0205", format!("`{}` is not a method", m.name))
-                            .with_label(self.file, m.span.clone(), what)
-                            .with_hint(
-                                "The initial value of a `ref` declaration may name one of \
-                                 this library's methods; calling the function it holds \
-                                 before assigning another gets stuck.",
-                            ),
-                    );
-                    None
-                }
-            },
+            Static::Name(m) => {
+                let hint = "The initial value of a `ref` declaration may name one of this \
+                            library's methods; calling the function it holds before \
+                            assigning another gets stuck.";
+                self.method_type(m, hint.to_string()).ok()
+            }
+        }
+    }
+
+    /// The type of the method `name`; for anything else W0205 with `hint`, and the type
+    /// of what `name` is instead (an import), if anything.
+    fn method_type(&mut self, name: &Ident, hint: String) -> Result<Type, Option<Type>> {
+        match self.functions.get(&name.name).cloned() {
+            Some(Global::Method(t, _)) => Ok(t),
+            other => {
+                let what = match other {
+                    Some(Global::Import(..)) => "an import, not a method",
+                    _ => "not declared",
+                };
+                self.warn(
+                    Diagnostic::warning("W0205", format!("`{}` is not a method", name.name))
+                        .with_label(self.file, name.span.clone(), what)
+                        .with_hint(hint),
+                );
+                Err(other.map(|g| g.ty().clone()))
+            }
         }
     }
 
