@@ -88,21 +88,13 @@ fn load(operand: Expr) -> Expr {
 /// `target := value` as the parser builds it: the named form for a name, and never a
 /// target that cannot give a location (those are read through first).
 fn store(target: Expr, value: Expr) -> Expr {
-    let target = match target.kind {
-        ExprKind::Var(name) => {
-            return e(ExprKind::Assign(Ident { name, span: 0..0 }, bx(value)));
-        }
-        ExprKind::Int(_)
-        | ExprKind::Unit
-        | ExprKind::Binary(..)
-        | ExprKind::Not(_)
-        | ExprKind::Pair(..)
-        | ExprKind::If(..)
-        | ExprKind::Let(..)
-        | ExprKind::LetRec(..)
-        | ExprKind::Lambda(_)
-        | ExprKind::Assert(_) => load(target),
-        _ => target,
+    if let ExprKind::Var(name) = target.kind {
+        return e(ExprKind::Assign(Ident { name, span: 0..0 }, bx(value)));
+    }
+    let target = if target.never_a_reference() {
+        load(target)
+    } else {
+        target
     };
     e(ExprKind::Store(bx(target), bx(value)))
 }

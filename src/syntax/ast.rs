@@ -341,6 +341,24 @@ impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }
+
+    /// Whether this can never evaluate to a location, whatever its operands: then it
+    /// cannot be assigned through (E0202).
+    pub fn never_a_reference(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Int(_)
+                | ExprKind::Unit
+                | ExprKind::Binary(..)
+                | ExprKind::Not(_)
+                | ExprKind::Pair(..)
+                | ExprKind::If(..)
+                | ExprKind::Let(..)
+                | ExprKind::LetRec(..)
+                | ExprKind::Lambda(_)
+                | ExprKind::Assert(_)
+        )
+    }
 }
 
 // ---- Structural equality ignoring spans -------------------------------------------------

@@ -113,24 +113,6 @@ fn construct(e: &Expr) -> (&'static str, &'static str) {
     }
 }
 
-/// Whether `e` can never evaluate to a location, whatever its operands: then it cannot be
-/// assigned through (E0202).
-fn never_a_reference(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Int(_)
-            | ExprKind::Unit
-            | ExprKind::Binary(..)
-            | ExprKind::Not(_)
-            | ExprKind::Pair(..)
-            | ExprKind::If(..)
-            | ExprKind::Let(..)
-            | ExprKind::LetRec(..)
-            | ExprKind::Lambda(_)
-            | ExprKind::Assert(_)
-    )
-}
-
 /// One left-associative layer of a group of operators (`* /`, `+ -` or comparisons). Mixing
 /// two operators of one group without parentheses is ambiguous in HOLiK; holi groups to the
 /// left and warns.
@@ -586,7 +568,7 @@ where
                     return left;
                 };
                 let span = join(&left, &right);
-                if never_a_reference(&left) {
+                if left.never_a_reference() {
                     let state: &mut ParseState = extra.state();
                     let file = state.file.clone();
                     state.push(
