@@ -38,6 +38,11 @@ fn invariants(pool: &[Fact]) -> Vec<Vec<Fact>> {
     out
 }
 
+/// The facts as a person reads them.
+fn shown(lib: &Library, facts: &[Fact]) -> Vec<String> {
+    facts.iter().map(|f| f.display(lib).to_string()).collect()
+}
+
 fn never_proved(path: &Path) -> usize {
     let loaded = holi::frontend::load(path, false)
         .unwrap_or_else(|r| panic!("{}: {}", path.display(), r.render(false)));
@@ -47,10 +52,7 @@ fn never_proved(path: &Path) -> usize {
         !matches!(outcome, Outcome::Proved { .. }),
         "{} has a failing trace but the search proved it with {:?}",
         path.display(),
-        found
-            .iter()
-            .map(|f| f.display(&lib).to_string())
-            .collect::<Vec<_>>()
+        shown(&lib, &found)
     );
     let candidates = invariants(&pool(&lib));
     for invariant in &candidates {
@@ -59,10 +61,7 @@ fn never_proved(path: &Path) -> usize {
             !matches!(outcome, Outcome::Proved { .. }),
             "{} has a failing trace but was proved with {:?}",
             path.display(),
-            invariant
-                .iter()
-                .map(|f| f.display(&lib).to_string())
-                .collect::<Vec<_>>()
+            shown(&lib, invariant)
         );
     }
     candidates.len()
@@ -129,7 +128,7 @@ fn what_the_search_proves_of_the_safe_libraries() {
         let lib = holi::build::build(&loaded.program);
         let start = std::time::Instant::now();
         let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
-        let facts: Vec<String> = found.iter().map(|f| f.display(&lib).to_string()).collect();
+        let facts = shown(&lib, &found);
         eprintln!(
             "{}: {outcome:?} in {:?} with {facts:?}",
             file.display(),
