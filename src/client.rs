@@ -500,6 +500,11 @@ impl<'a> Generator<'a> {
                     return err(format!("the client cannot name the function `{name}`"));
                 }
             }
+            TraceValue::Ref(name) => {
+                return err(format!(
+                    "the trace passes the reference `{name}`; clients for traces with references are not synthesized yet"
+                ))
+            }
         })
     }
 

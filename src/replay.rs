@@ -426,6 +426,7 @@ mod tests {
             by: Player::Client,
             method: "m".to_string(),
             value: TraceValue::Int(0.into()),
+            store: Vec::new(),
         };
         let cx = Counterexample {
             kind: FailureKind::Assert,

@@ -252,6 +252,18 @@ pub struct JsonMove {
     pub by: Player,
     pub method: String,
     pub value: String,
+    /// Writes the client made at its turn, or cells through which the library
+    /// disclosed names (references only; omitted when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub store: Vec<JsonStoreEntry>,
+}
+
+#[derive(Serialize)]
+pub struct JsonStoreEntry {
+    /// The location's trace name (`q1`, `r1`).
+    #[serde(rename = "ref")]
+    pub cell: String,
+    pub value: String,
 }
 
 #[derive(Serialize)]
@@ -356,6 +368,14 @@ fn json_move(m: &Move) -> JsonMove {
         by: m.by,
         method: m.method.clone(),
         value: m.value.to_string(),
+        store: m
+            .store
+            .iter()
+            .map(|entry| JsonStoreEntry {
+                cell: entry.cell.clone(),
+                value: entry.value.to_string(),
+            })
+            .collect(),
     }
 }
 
@@ -937,7 +957,7 @@ pub fn anonymized(trace: &crate::trace::Trace, is_declared: &dyn Fn(&str) -> boo
             match v {
                 TraceValue::Unit => "()".to_string(),
                 TraceValue::Int(i) => i.to_string(),
-                TraceValue::Sym(_) => "_".to_string(),
+                TraceValue::Sym(_) | TraceValue::Ref(_) => "_".to_string(),
                 TraceValue::Fun(n) => name(n),
                 TraceValue::Pair(a, b) => format!("({}, {})", go(a, name), go(b, name)),
             }

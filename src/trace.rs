@@ -40,6 +40,8 @@ pub enum TraceValue {
     /// (`m1`, …) or a function the client supplied (`f1`, …).
     Fun(String),
     Pair(Box<TraceValue>, Box<TraceValue>),
+    /// A reference name: library-owned `q1`, `q2`, … or client-owned `r1`, `r2`, …
+    Ref(String),
 }
 
 impl fmt::Display for TraceValue {
@@ -47,7 +49,7 @@ impl fmt::Display for TraceValue {
         match self {
             TraceValue::Unit => write!(f, "()"),
             TraceValue::Int(i) => write!(f, "{i}"),
-            TraceValue::Sym(s) | TraceValue::Fun(s) => write!(f, "{s}"),
+            TraceValue::Sym(s) | TraceValue::Fun(s) | TraceValue::Ref(s) => write!(f, "{s}"),
             TraceValue::Pair(a, b) => write!(f, "({a}, {b})"),
         }
     }
@@ -64,6 +66,18 @@ impl TraceValue {
     }
 }
 
+/// What a move does to the cells of the shared store (ML-like references).
+///
+/// At a client move: the writes the client made during its turn, printed
+/// `[r1 := x2]`. At a library move: the cells through which a name first reaches the
+/// client, printed `{q1 = q2}`. Empty for every library without references.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StoreEntry {
+    /// The location's trace name (`q1`, `r1`).
+    pub cell: String,
+    pub value: TraceValue,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
     pub dir: Dir,
@@ -71,6 +85,8 @@ pub struct Move {
     /// The method called or returned from, as the trace names it.
     pub method: String,
     pub value: TraceValue,
+    /// The store entries of this move, in order of the cells' first appearance.
+    pub store: Vec<StoreEntry>,
 }
 
 impl Move {
@@ -80,6 +96,7 @@ impl Move {
             by,
             method: method.to_string(),
             value,
+            store: Vec::new(),
         }
     }
 }
@@ -90,7 +107,22 @@ impl fmt::Display for Move {
             Dir::Call => "call",
             Dir::Ret => "ret",
         };
-        write!(f, "{dir} {}({})", self.method, self.value.as_argument())
+        write!(f, "{dir} {}({})", self.method, self.value.as_argument())?;
+        if self.store.is_empty() {
+            return Ok(());
+        }
+        let (open, assign, close) = match self.by {
+            Player::Client => ("[", ":=", "]"),
+            Player::Library => ("{", "=", "}"),
+        };
+        write!(f, " {open}")?;
+        for (i, entry) in self.store.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{} {assign} {}", entry.cell, entry.value)?;
+        }
+        write!(f, "{close}")
     }
 }
 

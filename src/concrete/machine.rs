@@ -819,6 +819,7 @@ impl<'p> Machine<'p> {
                         by: owner.player(),
                         method: self.label(callee),
                         value: self.trace_value(&value),
+                        store: Vec::new(),
                     };
                     self.record(mv);
                 }
@@ -869,6 +870,7 @@ impl<'p> Machine<'p> {
                 by: self.owner.player(),
                 method: self.label(id),
                 value: self.trace_value(&arg),
+                store: Vec::new(),
             };
             self.record(mv);
         }

@@ -336,12 +336,14 @@ pub fn render(lib: &Library, trace: &List<MoveRecord>, witness: &Witness) -> Ren
             by: r.by,
             method: method.clone(),
             value,
+            store: Vec::new(),
         });
         concrete.push(Move {
             dir: r.dir,
             by: r.by,
             method,
             value: concrete_value,
+            store: Vec::new(),
         });
     }
     let model = names
