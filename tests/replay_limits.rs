@@ -34,6 +34,7 @@ fn wide_library(n: usize) -> (Program, Vec<Counterexample>) {
             by: Player::Client,
             method: format!("m{i}"),
             value: TraceValue::Int(BigInt::from(i)),
+            store: Vec::new(),
         };
         counterexamples.push(Counterexample {
             kind: FailureKind::Assert,

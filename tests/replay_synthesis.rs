@@ -42,6 +42,7 @@ fn moves(text: &str) -> Vec<Move> {
                 },
                 method,
                 value,
+                store: Vec::new(),
             }
         })
         .collect()
