@@ -5,17 +5,19 @@
 //! names over the whole file: declaration order carries no meaning in HOLi. When a
 //! name is declared twice the first declaration wins (the front end reports the clash).
 //!
-//! References are not built yet: a program that uses them is refused before it gets
-//! here ([`crate::unsupported`]), so their nodes compile to `()` and `ref` declarations
-//! are left out.
+//! ML-like references (`lang/references.md`): the named `!x` and `x := e` that the
+//! checker resolved to a local compile to reads and writes through the local's
+//! location; a `ref θ x := ref v;` declaration allocates its cells here, in
+//! [`Library::cells`], owned by the library and disclosed to nobody.
 
 pub use crate::symbolic::ir::GlobalName;
 use crate::symbolic::ir::{
     CodeId, Compiler, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types,
 };
-use crate::syntax::ast::{Decl, Program, Span, Visibility};
+use crate::syntax::ast::{Decl, Program, Span, Static, Type, Visibility};
 use crate::trace::FailureKind;
 use num_bigint::BigInt;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 /// A public or private method of the library.
@@ -33,13 +35,25 @@ pub struct Import {
     pub ty: TypeId,
 }
 
-/// The initial content of a reference.
+/// The initial content of a reference or of a cell.
 #[derive(Clone, Debug)]
 pub enum Initial {
     Int(BigInt),
     Name(GlobalName),
     /// Never declared, only assigned somewhere: reading it before any assignment is stuck.
     Absent,
+    Unit,
+    Pair(Box<Initial>, Box<Initial>),
+    /// A location: an index into [`Library::cells`].
+    Loc(u32),
+}
+
+/// A cell allocated by a `ref` declaration.
+#[derive(Clone, Debug)]
+pub struct InitialCell {
+    /// The type of the values it holds (unknown only in an ill-typed declaration).
+    pub ty: Option<TypeId>,
+    pub content: Initial,
 }
 
 /// A built library: R (static part), S, P and A.
@@ -54,6 +68,8 @@ pub struct Library {
     pub refs: Vec<String>,
     /// The initial store, by [`RefId`].
     pub store: Vec<Initial>,
+    /// The cells `ref` declarations allocate, by location number.
+    pub cells: Vec<InitialCell>,
     /// Names that resolve to nothing, by [`UndeclaredId`].
     pub undeclared: Vec<String>,
     /// The public methods, in declaration order: the client's initial choices.
@@ -66,8 +82,9 @@ pub struct Library {
     /// a path never gets stuck, so a search that cannot tell every stuck place may
     /// still say safe ([`crate::symbolic::split`]).
     pub may_get_stuck: bool,
-    /// Whether the program uses ML-like references (`lang/references.md`), which the
-    /// build does not compile yet: every consumer of the library must refuse it.
+    /// Whether the program uses ML-like references (`lang/references.md`). Without
+    /// them no location ever exists, and the search is exactly the one for HOLiK's
+    /// fragment; with them, the prunings not argued for locations are off.
     pub uses_refs: bool,
 }
 
@@ -108,7 +125,9 @@ impl Library {
 /// Builds `program` into a library. Infallible: ill-formed names are kept as
 /// undeclared names, whose use ends a path exactly where HOLiK's evaluation is stuck.
 pub fn build(program: &Program) -> Library {
+    let resolution = crate::types::resolve(program);
     let mut compiler = Compiler::default();
+    compiler.resolution = Some(&resolution);
     let mut imports = Vec::new();
     let mut import_index = HashMap::new();
     for import in &program.imports {
@@ -136,7 +155,9 @@ pub fn build(program: &Program) -> Library {
     }
     // References declared anywhere get their slots first, in declaration order.
     for decl in &program.decls {
-        if let Decl::IntRef { name, .. } | Decl::FunRef { name, .. } = decl {
+        if let Decl::IntRef { name, .. } | Decl::FunRef { name, .. } | Decl::RefDecl { name, .. } =
+            decl
+        {
             compiler.reference(&name.name);
         }
     }
@@ -165,6 +186,7 @@ pub fn build(program: &Program) -> Library {
     }
 
     let mut initial: HashMap<RefId, Initial> = HashMap::new();
+    let mut cells = Vec::new();
     for decl in &program.decls {
         match decl {
             Decl::IntRef { name, init, .. } => {
@@ -176,7 +198,14 @@ pub fn build(program: &Program) -> Library {
                 let value = compiler.global(&scope, &target.name);
                 initial.entry(id).or_insert(Initial::Name(value));
             }
-            Decl::Method(_) | Decl::RefDecl { .. } => {}
+            Decl::RefDecl { name, ty, init, .. } => {
+                let id = compiler.reference(&name.name);
+                if let Entry::Vacant(slot) = initial.entry(id) {
+                    let value = allocate(&mut compiler, &scope, &mut cells, init, Some(ty));
+                    slot.insert(value);
+                }
+            }
+            Decl::Method(_) => {}
         }
     }
     let store: Vec<Initial> = (0..compiler.refs.len() as RefId)
@@ -209,9 +238,49 @@ pub fn build(program: &Program) -> Library {
         imports,
         refs: compiler.refs,
         store,
+        cells,
         undeclared: compiler.undeclared,
         public,
         method_spans,
+    }
+}
+
+/// The value of the static initialiser `init` of type `ty` (when known), allocating
+/// the cells its `ref`s make.
+fn allocate(
+    compiler: &mut Compiler,
+    scope: &Scope,
+    cells: &mut Vec<InitialCell>,
+    init: &Static,
+    ty: Option<&Type>,
+) -> Initial {
+    match init {
+        Static::Int(i) => Initial::Int(i.clone()),
+        Static::Unit => Initial::Unit,
+        Static::Name(m) => Initial::Name(compiler.global(scope, &m.name)),
+        Static::Pair(a, b) => {
+            let (ta, tb) = match ty {
+                Some(Type::Pair(ta, tb)) => (Some(&**ta), Some(&**tb)),
+                _ => (None, None),
+            };
+            Initial::Pair(
+                Box::new(allocate(compiler, scope, cells, a, ta)),
+                Box::new(allocate(compiler, scope, cells, b, tb)),
+            )
+        }
+        Static::Ref(content) => {
+            let content_ty = match ty {
+                Some(Type::Ref(c)) => Some(&**c),
+                _ => None,
+            };
+            let n = cells.len();
+            cells.push(InitialCell {
+                ty: content_ty.map(|t| compiler.types.intern(t)),
+                content: Initial::Unit,
+            });
+            cells[n].content = allocate(compiler, scope, cells, content, content_ty);
+            Initial::Loc(n as u32)
+        }
     }
 }
 

@@ -331,6 +331,9 @@ impl<'l> Checker<'l> {
                         self.lib.refs[r]
                     ))
                 }
+                Initial::Unit | Initial::Pair(..) | Initial::Loc(_) => {
+                    return not_covered("a reference holds a location")
+                }
                 Initial::Name(_) => {
                     return not_covered(format!(
                         "the reference `{}` holds a function",
@@ -616,6 +619,10 @@ impl<'l> Checker<'l> {
                     out.push((path, Val::Unit));
                 }
                 out
+            }
+            // Refused in `run`, before any evaluation.
+            ExprKind::Alloc(..) | ExprKind::Load(_) | ExprKind::Store(..) => {
+                return not_covered("the library uses ML-like references")
             }
         })
     }

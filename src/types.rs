@@ -47,6 +47,8 @@ pub fn check_program(name: &str, p: &Program) -> Vec<Diagnostic> {
 #[derive(Debug)]
 pub struct Resolution<'p> {
     locals: HashSet<usize>,
+    /// The content type of every `ref e` whose operand's type is known, by address.
+    allocations: HashMap<usize, Type>,
     program: PhantomData<&'p Program>,
 }
 
@@ -60,6 +62,12 @@ impl Resolution<'_> {
     pub fn is_empty(&self) -> bool {
         self.locals.is_empty()
     }
+
+    /// The type of the value `e`, a `ref e'` of the program, stores in its new cell;
+    /// `None` when the checker could not tell (after a reported problem).
+    pub fn allocated_type(&self, e: &Expr) -> Option<&Type> {
+        self.allocations.get(&address(e))
+    }
 }
 
 fn address(e: &Expr) -> usize {
@@ -68,8 +76,10 @@ fn address(e: &Expr) -> usize {
 
 /// Resolves the named forms of `p` (see [`Resolution`]).
 pub fn resolve(p: &Program) -> Resolution<'_> {
+    let checker = Checker::run("", p);
     Resolution {
-        locals: Checker::run("", p).locals,
+        locals: checker.locals,
+        allocations: checker.allocations,
         program: PhantomData,
     }
 }
@@ -116,6 +126,8 @@ struct Checker<'a> {
     scope: Vec<Local>,
     /// The named forms that go through a local, by address.
     locals: HashSet<usize>,
+    /// The content types of allocations, by address.
+    allocations: HashMap<usize, Type>,
 }
 
 impl<'a> Checker<'a> {
@@ -128,6 +140,7 @@ impl<'a> Checker<'a> {
             diagnostics: Vec::new(),
             scope: Vec::new(),
             locals: HashSet::new(),
+            allocations: HashMap::new(),
         };
         checker.declare(p);
         for decl in &p.decls {
@@ -368,7 +381,11 @@ impl<'a> Checker<'a> {
                 }
                 Some(Type::Unit)
             }
-            ExprKind::Alloc(a) => self.synth(a).map(Type::reference),
+            ExprKind::Alloc(a) => {
+                let content = self.synth(a)?;
+                self.allocations.insert(address(e), content.clone());
+                Some(Type::reference(content))
+            }
             ExprKind::Load(a) => match self.synth(a) {
                 Some(Type::Ref(content)) => Some(*content),
                 Some(other) => {

@@ -112,6 +112,14 @@ pub enum Frame<'p> {
     If(&'p Expr, Env),
     Let(&'p Expr, Env),
     Assign(RefId),
+    /// The content of a new cell of this type is being evaluated.
+    Alloc(Option<TypeId>),
+    /// The location this `!e` node reads through is being evaluated.
+    Load(&'p Expr),
+    /// The target of this `e1 := e2` node is being evaluated; the value comes next.
+    StoreTarget(&'p Expr, Env),
+    /// The value this `e1 := e2` node writes to the target is being evaluated.
+    StoreWrite(Value, &'p Expr),
     /// The condition of this `assert` node is being evaluated.
     Assert(&'p Expr),
     /// The evaluation box of a library call: returning through it frees a unit of k.
@@ -242,6 +250,56 @@ pub struct MoveRecord {
     pub by: Player,
     pub name: Name,
     pub value: Value,
+    /// At a library move, the cells (location, content) through which a name first
+    /// reaches the client; the client's writes are in [`Heap::writes`].
+    pub store: Vec<(u32, Value)>,
+}
+
+/// A cell of the store of ML-like references (`lang/references.md` §3.2).
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub owner: Player,
+    /// The type of the values it holds; unknown only in an ill-typed program.
+    pub ty: Option<TypeId>,
+    /// `None` for a client's cell whose content has not been read yet.
+    pub content: Option<Value>,
+    /// The client turn ([`Heap::epoch`]) of the last write: the library's, or a client
+    /// write materialised when read. A disclosed cell written before the current turn
+    /// holds a *pending* client write: the client may have changed it at its turn.
+    pub written: u32,
+    pub disclosed: bool,
+}
+
+/// A client write to a disclosed cell, materialised when the library read it.
+#[derive(Clone, Debug)]
+pub struct WriteRecord {
+    /// The index in the trace of the client move whose turn made the write.
+    pub turn: u32,
+    pub loc: u32,
+    pub value: Value,
+}
+
+/// The cells of a path, by location number, and what the client knows of them.
+#[derive(Clone, Debug, Default)]
+pub struct Heap {
+    pub cells: imbl::Vector<Cell>,
+    /// The disclosed locations (the paper's L_p ∪ L_o), in order of disclosure.
+    pub disclosed: imbl::Vector<u32>,
+    /// Client turns so far.
+    pub epoch: u32,
+    /// The index in the trace of the last client move.
+    pub turn: u32,
+    /// The client writes materialised on this path, latest first.
+    pub writes: List<WriteRecord>,
+}
+
+impl Heap {
+    /// Whether the cell `n` holds a client write of the current turn not yet read.
+    pub fn pending(&self, n: u32) -> bool {
+        self.cells
+            .get(n as usize)
+            .is_some_and(|c| c.disclosed && c.written < self.epoch)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -268,25 +326,32 @@ pub struct Config<'p> {
     pub next_sym: u32,
     pub trace: List<MoveRecord>,
     pub moves: u32,
+    /// The cells of ML-like references; `None` until the first location exists, so
+    /// a library without references carries one null pointer.
+    pub heap: Option<Rc<Heap>>,
 }
 
 impl<'p> Config<'p> {
     /// The built library before the client's first move: the store as declared, no
     /// pending calls, the full budgets `k` and `l`, and the empty trace.
     pub fn initial(lib: &'p Library, k: u32, l: u32) -> Config<'p> {
-        let store = lib
-            .store
-            .iter()
-            .map(|init| match init {
-                Initial::Int(i) => Some(Value::Int(Term::Const(i.clone()))),
-                Initial::Name(g) => Some(Value::Fun(match *g {
-                    GlobalName::Method(m) => Name::Method(m),
-                    GlobalName::Import(i) => Name::Import(i),
-                    GlobalName::Undeclared(u) => Name::Undeclared(u),
-                })),
-                Initial::Absent => None,
+        let store = lib.store.iter().map(initial_value).collect();
+        let heap = (!lib.cells.is_empty()).then(|| {
+            Rc::new(Heap {
+                cells: lib
+                    .cells
+                    .iter()
+                    .map(|cell| Cell {
+                        owner: Player::Library,
+                        ty: cell.ty,
+                        content: initial_value(&cell.content),
+                        written: 0,
+                        disclosed: false,
+                    })
+                    .collect(),
+                ..Heap::default()
             })
-            .collect();
+        });
         Config {
             control: Control::Opponent,
             kont: List::default(),
@@ -302,17 +367,70 @@ impl<'p> Config<'p> {
             next_sym: 0,
             trace: List::default(),
             moves: 0,
+            heap,
         }
     }
 
     pub fn push_move(&mut self, dir: Dir, by: Player, name: Name, value: Value) {
+        self.push_move_with_store(dir, by, name, value, Vec::new());
+    }
+
+    pub fn push_move_with_store(
+        &mut self,
+        dir: Dir,
+        by: Player,
+        name: Name,
+        value: Value,
+        store: Vec<(u32, Value)>,
+    ) {
         self.trace.push(MoveRecord {
             dir,
             by,
             name,
             value,
+            store,
         });
         self.moves += 1;
+    }
+
+    /// The heap, created empty on first use.
+    pub fn heap_mut(&mut self) -> &mut Heap {
+        Rc::make_mut(self.heap.get_or_insert_with(Rc::default))
+    }
+
+    /// A new cell; its location.
+    pub fn allocate(&mut self, cell: Cell) -> u32 {
+        let heap = self.heap_mut();
+        let n = heap.cells.len() as u32;
+        if cell.disclosed {
+            heap.disclosed.push_back(n);
+        }
+        heap.cells.push_back(cell);
+        n
+    }
+
+    /// The start of a client turn (an O-move at index [`Config::moves`]) in a library
+    /// that uses references: every disclosed cell now holds a pending client write.
+    pub fn client_turn(&mut self) {
+        let moves = self.moves;
+        let heap = self.heap_mut();
+        heap.epoch += 1;
+        heap.turn = moves;
+    }
+
+    /// Records the client's write of `value` to the cell `n`, materialised now.
+    pub fn client_write(&mut self, n: u32, value: Value) {
+        let heap = self.heap_mut();
+        let (epoch, turn) = (heap.epoch, heap.turn);
+        if let Some(cell) = heap.cells.get_mut(n as usize) {
+            cell.content = Some(value.clone());
+            cell.written = epoch;
+        }
+        heap.writes.push(WriteRecord {
+            turn,
+            loc: n,
+            value,
+        });
     }
 
     /// Adds `term ≠ 0` (or `= 0`) to the path condition, `witness` being a model of the result.
@@ -346,6 +464,22 @@ impl<'p> Config<'p> {
         self.next_sym += 1;
         Term::sym(self.next_sym)
     }
+}
+
+/// The value an initial reference or cell holds; `None` for a reference never declared.
+fn initial_value(init: &Initial) -> Option<Value> {
+    Some(match init {
+        Initial::Int(i) => Value::Int(Term::Const(i.clone())),
+        Initial::Name(g) => Value::Fun(match *g {
+            GlobalName::Method(m) => Name::Method(m),
+            GlobalName::Import(i) => Name::Import(i),
+            GlobalName::Undeclared(u) => Name::Undeclared(u),
+        }),
+        Initial::Absent => return None,
+        Initial::Unit => Value::Unit,
+        Initial::Pair(a, b) => Value::pair(initial_value(a)?, initial_value(b)?),
+        Initial::Loc(n) => Value::Loc(*n),
+    })
 }
 
 /// Symmetry of revealed names.
@@ -415,6 +549,8 @@ impl Config<'_> {
                     || (self.equivalent_values(&p.0, &q.0) && self.equivalent_values(&p.1, &q.1))
             }
             (Value::Fun(x), Value::Fun(y)) => self.equivalent_names(*x, *y),
+            // Closures over different cells do not see each other's writes.
+            (Value::Loc(x), Value::Loc(y)) => x == y,
             _ => false,
         }
     }

@@ -397,6 +397,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             Stop::OutOfFrames => self.stats.frame_limit_paths += 1,
             Stop::Stuck { reason, span } => self.stuck_path(reason, span),
+            Stop::Choose(choices) => {
+                self.worklist
+                    .extend(choices.into_iter().rev().map(Work::Explore));
+            }
         }
     }
 
@@ -791,7 +795,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
-        let rendered = moves::render(self.lib, &cfg.trace, witness);
+        let rendered = moves::render(self.lib, cfg, witness);
         let text = rendered.trace.to_string();
         let cx = Counterexample {
             kind,

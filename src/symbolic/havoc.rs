@@ -438,6 +438,11 @@ fn candidates(lib: &Library) -> Vec<Invariant> {
 /// Whether every reference starts out holding an integer, or is never declared and
 /// never read (so what it holds does not matter); see the module documentation.
 fn applies(lib: &Library) -> bool {
+    // Cells are state outside the global references it abstracts
+    // (`lang/references.md` §4.6).
+    if lib.uses_refs {
+        return false;
+    }
     fn reads(e: &Expr, out: &mut HashSet<RefId>) {
         if let ExprKind::Deref(r) = e.kind {
             out.insert(r);
@@ -456,7 +461,7 @@ fn applies(lib: &Library) -> bool {
         .all(|(r, initial)| match initial {
             Initial::Int(_) => true,
             Initial::Absent => !read.contains(&(r as RefId)),
-            Initial::Name(_) => false,
+            Initial::Name(_) | Initial::Unit | Initial::Pair(..) | Initial::Loc(_) => false,
         })
 }
 
@@ -583,10 +588,13 @@ impl Depths<'_> {
             | ExprKind::Fst(a)
             | ExprKind::Snd(a)
             | ExprKind::Assert(a)
+            | ExprKind::Alloc(a, _)
+            | ExprKind::Load(a)
             | ExprKind::LetRec(_, a) => self.expr(a),
             ExprKind::Pair(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
+            | ExprKind::Store(a, b)
             | ExprKind::Let(a, b) => self.expr(a).then(&self.expr(b)),
             ExprKind::If(c, t, f) => self.expr(c).then(&self.expr(t).or(&self.expr(f))),
             ExprKind::App(f, a) => {

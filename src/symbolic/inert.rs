@@ -101,12 +101,20 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, read: &[bool], inert: &mut [boo
         | ExprKind::Unit
         | ExprKind::LetRec(..)
         | ExprKind::Lambda(_) => false,
-        ExprKind::App(a, b) | ExprKind::Pair(a, b) | ExprKind::Seq(a, b) | ExprKind::Let(a, b) => {
+        // Cells are never left out of keys; a global read under `ref`, `!` or a
+        // write through a location is an ordinary use (`lang/references.md` §4.3).
+        ExprKind::App(a, b)
+        | ExprKind::Pair(a, b)
+        | ExprKind::Seq(a, b)
+        | ExprKind::Let(a, b)
+        | ExprKind::Store(a, b) => {
             drop_violators(a, None, read, inert) | drop_violators(b, None, read, inert)
         }
-        ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::Assert(a) => {
-            drop_violators(a, None, read, inert)
-        }
+        ExprKind::Fst(a)
+        | ExprKind::Snd(a)
+        | ExprKind::Assert(a)
+        | ExprKind::Alloc(a, _)
+        | ExprKind::Load(a) => drop_violators(a, None, read, inert),
         ExprKind::If(c, t, f) => {
             drop_violators(c, None, read, inert)
                 | drop_violators(t, None, read, inert)

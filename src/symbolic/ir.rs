@@ -60,6 +60,16 @@ impl Types {
         }
     }
 
+    /// Whether a value of this type can hold a location the client chooses (a `ref`
+    /// outside any function type: a function's parameter is not a value it supplies).
+    pub fn holds_ref(&self, id: TypeId) -> bool {
+        match self.node(id) {
+            TypeNode::Ref(_) => true,
+            TypeNode::Pair(a, b) => self.holds_ref(a) || self.holds_ref(b),
+            TypeNode::Unit | TypeNode::Int | TypeNode::Arrow(..) => false,
+        }
+    }
+
     pub fn display(&self, id: TypeId) -> TypeDisplay<'_> {
         TypeDisplay { types: self, id }
     }
@@ -136,6 +146,8 @@ impl Expr {
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => (None, None, None),
             ExprKind::Assign(_, a)
+            | ExprKind::Alloc(a, _)
+            | ExprKind::Load(a)
             | ExprKind::Fst(a)
             | ExprKind::Snd(a)
             | ExprKind::Not(a)
@@ -145,6 +157,7 @@ impl Expr {
             | ExprKind::Pair(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
+            | ExprKind::Store(a, b)
             | ExprKind::Let(a, b) => (Some(a), Some(b), None),
             ExprKind::If(a, b, c) => (Some(a), Some(b), Some(c)),
         };
@@ -177,6 +190,13 @@ pub enum ExprKind {
     Unit,
     Deref(RefId),
     Assign(RefId, Box<Expr>),
+    /// `ref e`, with the type of the values its cell holds (unknown only in an
+    /// ill-typed program).
+    Alloc(Box<Expr>, Option<TypeId>),
+    /// `!e` through a location (a named `!x` of a local compiles to `Load(Local)`).
+    Load(Box<Expr>),
+    /// `e1 := e2` through a location: the target first, then the value.
+    Store(Box<Expr>, Box<Expr>),
     App(Box<Expr>, Box<Expr>),
     Pair(Box<Expr>, Box<Expr>),
     Fst(Box<Expr>),
@@ -201,7 +221,10 @@ pub struct Scope<'a> {
 /// Compiles terms; owns the tables that compilation extends (types, codes, references,
 /// undeclared names).
 #[derive(Default)]
-pub struct Compiler {
+pub struct Compiler<'r> {
+    /// Which named `!x` and `x := e` go through a local, and the types of allocations
+    /// (from the checker, for the program being compiled).
+    pub resolution: Option<&'r crate::types::Resolution<'r>>,
     pub types: Types,
     pub codes: Vec<FunCode>,
     pub refs: Vec<String>,
@@ -210,7 +233,7 @@ pub struct Compiler {
     undeclared_index: HashMap<String, UndeclaredId>,
 }
 
-impl Compiler {
+impl Compiler<'_> {
     /// The slot of reference `name`, created on first mention: an assignment to an
     /// undeclared reference creates it, as in HOLiK.
     pub fn reference(&mut self, name: &str) -> RefId {
@@ -221,6 +244,19 @@ impl Compiler {
         self.refs.push(name.to_string());
         self.ref_index.insert(name.to_string(), id);
         id
+    }
+
+    /// The local that the named form `e` (`!name` or `name := …`) reads or writes
+    /// through, when the checker resolved it to one (`lang/references.md` §1.4).
+    fn through_local(&self, locals: &[String], e: &ast::Expr, name: &str) -> Option<Expr> {
+        if !self.resolution.is_some_and(|r| r.is_local(e)) {
+            return None;
+        }
+        let i = locals.iter().rev().position(|l| l == name)?;
+        Some(Expr {
+            kind: ExprKind::Local(i as u32),
+            span: e.span.clone(),
+        })
     }
 
     pub fn undeclared(&mut self, name: &str) -> UndeclaredId {
@@ -289,11 +325,26 @@ impl Compiler {
             },
             A::Int(i) => ExprKind::Int(i.clone()),
             A::Unit => ExprKind::Unit,
-            A::Deref(r) => ExprKind::Deref(self.reference(&r.name)),
-            A::Assign(r, e) => {
-                let id = self.reference(&r.name);
-                ExprKind::Assign(id, boxed(self, locals, e))
+            A::Deref(r) => match self.through_local(locals, e, &r.name) {
+                Some(local) => ExprKind::Load(Box::new(local)),
+                None => ExprKind::Deref(self.reference(&r.name)),
+            },
+            A::Assign(r, value) => match self.through_local(locals, e, &r.name) {
+                Some(local) => ExprKind::Store(Box::new(local), boxed(self, locals, value)),
+                None => {
+                    let id = self.reference(&r.name);
+                    ExprKind::Assign(id, boxed(self, locals, value))
+                }
+            },
+            A::Alloc(a) => {
+                let ty = self
+                    .resolution
+                    .and_then(|r| r.allocated_type(e))
+                    .map(|t| self.types.intern(t));
+                ExprKind::Alloc(boxed(self, locals, a), ty)
             }
+            A::Load(a) => ExprKind::Load(boxed(self, locals, a)),
+            A::Store(t, v) => ExprKind::Store(boxed(self, locals, t), boxed(self, locals, v)),
             A::App(f, a) => ExprKind::App(boxed(self, locals, f), boxed(self, locals, a)),
             A::Pair(a, b) => ExprKind::Pair(boxed(self, locals, a), boxed(self, locals, b)),
             A::Fst(a) => ExprKind::Fst(boxed(self, locals, a)),
@@ -326,8 +377,6 @@ impl Compiler {
                 ExprKind::Lambda(self.function(scope, locals, None, false, func, e.span.clone()))
             }
             A::Assert(a) => ExprKind::Assert(boxed(self, locals, a)),
-            // Never built yet (see `crate::build`).
-            A::Alloc(_) | A::Load(_) | A::Store(..) => ExprKind::Unit,
         };
         Expr {
             kind,

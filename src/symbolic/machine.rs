@@ -5,16 +5,23 @@
 //!
 //! Evaluation order (SYNTAX-NOTES §6): function position before argument, `;` left
 //! first, binary operators and pairs left then right, `let`/`:=` their right-hand side
-//! first. `&&`/`||` evaluate both operands.
+//! first. `&&`/`||` evaluate both operands; `e1 := e2` through a location evaluates
+//! its target first (`lang/references.md` §1.3).
+//!
+//! ML-like references (`lang/references.md` §3.3): `ref v` makes a library cell,
+//! `ℓ := v` writes it, `ℓ == ℓ'` compares names. `!ℓ` of a disclosed cell written
+//! before the client's last turn reads the client's write of that turn, chosen now
+//! (lazily) and recorded for the trace: an integer is a fresh symbol, a function a
+//! fresh client name, a location one of the client's choices ([`Stop::Choose`]).
 
-use super::config::{Closure, Config, Control, Frame};
+use super::config::{Cell, Closure, Config, Control, Frame};
 use super::ir::{Expr, ExprKind, GlobalName, RefId, UndeclaredId};
 use super::term::Term;
 use super::value::{Env, Name, Value};
 use crate::build::Library;
 use crate::ops::DivisionByZero;
-use crate::syntax::ast::Span;
-use crate::trace::FailureKind;
+use crate::syntax::ast::{BinOp, Span};
+use crate::trace::{FailureKind, Player};
 use num_traits::Zero;
 
 /// Why a path ended without a move or a failure. HOLiK's evaluation is stuck in the
@@ -59,6 +66,9 @@ pub enum Stop<'p> {
     OutOfFrames,
     /// The path is stuck at `span`: the application, read or ill-shaped operation.
     Stuck { reason: Stuck, span: Span },
+    /// A read of a pending client write that can hold several locations: one
+    /// configuration per choice, in the order of `lang/references.md` §3.5.
+    Choose(Vec<Config<'p>>),
 }
 
 fn stuck<'p>(reason: Stuck, at: &Expr) -> Stop<'p> {
@@ -165,7 +175,57 @@ fn eval<'p>(
             push(cfg, Frame::Assert(e));
             Control::Eval(a, env)
         }
+        ExprKind::Alloc(a, ty) => {
+            push(cfg, Frame::Alloc(*ty));
+            Control::Eval(a, env)
+        }
+        ExprKind::Load(a) => {
+            push(cfg, Frame::Load(e));
+            Control::Eval(a, env)
+        }
+        ExprKind::Store(target, _) => {
+            push(cfg, Frame::StoreTarget(e, env.clone()));
+            Control::Eval(target, env)
+        }
     })
+}
+
+/// `!ℓ`: the cell's content, or the client's pending write, materialised now.
+fn load<'p>(
+    cfg: &mut Config<'p>,
+    lib: &'p Library,
+    n: u32,
+    at: &Expr,
+) -> Result<Control<'p>, Stop<'p>> {
+    let Some(heap) = cfg.heap.as_deref() else {
+        return Err(stuck(Stuck::IllTyped, at));
+    };
+    let Some(cell) = heap.cells.get(n as usize) else {
+        return Err(stuck(Stuck::IllTyped, at));
+    };
+    if !heap.pending(n) {
+        return match &cell.content {
+            Some(v) => Ok(Control::Return(v.clone())),
+            None => Err(stuck(Stuck::IllTyped, at)),
+        };
+    }
+    // A cell of unknown type (ill-typed programs only) has no client value to offer.
+    let Some(ty) = cell.ty else {
+        return Err(stuck(Stuck::IllTyped, at));
+    };
+    let mut choices = Vec::new();
+    super::moves::generate_each(cfg.clone(), lib, ty, &mut |mut c, value| {
+        c.client_write(n, value.clone());
+        c.control = Control::Return(value);
+        choices.push(c);
+    });
+    if choices.len() == 1 {
+        if let Some(only) = choices.pop() {
+            *cfg = only;
+            return Ok(std::mem::replace(&mut cfg.control, Control::Opponent));
+        }
+    }
+    Err(Stop::Choose(choices))
 }
 
 /// A lambda or `letrec` evaluates to a fresh name bound in the repository.
@@ -226,8 +286,14 @@ fn resume<'p>(
             let ExprKind::Binary(op, _, _) = &node.kind else {
                 return Err(stuck(Stuck::IllTyped, node));
             };
+            // Locations are names: equal or not, never symbolic.
+            if let (BinOp::Eq, Value::Loc(a), Value::Loc(b)) = (op, &left, &value) {
+                return Ok(Control::Return(Value::Int(Term::Const(
+                    i32::from(a == b).into(),
+                ))));
+            }
             let (a, b) = (int(&left, node)?, int(&value, node)?);
-            if *op == crate::syntax::ast::BinOp::Div && b.as_const().is_none() {
+            if *op == BinOp::Div && b.as_const().is_none() {
                 return Err(Stop::Divide {
                     left: a.clone(),
                     right: b.clone(),
@@ -284,6 +350,37 @@ fn resume<'p>(
         Frame::Box => {
             cfg.k += 1;
             Control::Return(value)
+        }
+        Frame::Alloc(ty) => Control::Return(Value::Loc(cfg.allocate(Cell {
+            owner: Player::Library,
+            ty,
+            content: Some(value),
+            written: cfg.heap.as_ref().map_or(0, |h| h.epoch),
+            disclosed: false,
+        }))),
+        Frame::Load(node) => match value {
+            Value::Loc(n) => return load(cfg, lib, n, node),
+            _ => return Err(stuck(Stuck::IllTyped, node)),
+        },
+        Frame::StoreTarget(node, env) => {
+            let ExprKind::Store(_, rhs) = &node.kind else {
+                return Err(stuck(Stuck::IllTyped, node));
+            };
+            cfg.kont.push(Frame::StoreWrite(value, node));
+            Control::Eval(rhs, env)
+        }
+        Frame::StoreWrite(target, node) => {
+            let Value::Loc(n) = target else {
+                return Err(stuck(Stuck::IllTyped, node));
+            };
+            let heap = cfg.heap_mut();
+            let epoch = heap.epoch;
+            let Some(cell) = heap.cells.get_mut(n as usize) else {
+                return Err(stuck(Stuck::IllTyped, node));
+            };
+            cell.content = Some(value);
+            cell.written = epoch;
+            Control::Return(Value::Unit)
         }
     })
 }

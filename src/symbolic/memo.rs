@@ -58,6 +58,23 @@
 //! on one, since their frames hold no code otherwise; for a library that may get stuck
 //! ([`crate::build::Library::may_get_stuck`]) the key names those nodes too.
 //!
+//! ML-like references (`lang/references.md` §4.1). Locations are renamed in order of
+//! first occurrence like symbols; where one first occurs its cell is written: the type
+//! it holds, and its content unless it is disclosed. Disclosed contents are dead at an
+//! opponent configuration: every successor is a client move, after which every
+//! disclosed cell holds a pending client write, chosen afresh when read — so two
+//! configurations that differ there read the same values. Undisclosed cells that the
+//! traversal does not reach are garbage (nothing can name them again); disclosed ones it
+//! does not reach are counted per type, since the client may still pass them and they
+//! are interchangeable. Owners are not written: the library cannot observe them, and
+//! the client's choices depend on type and disclosure only. Same key therefore means
+//! isomorphic by a renaming of symbols, names, closures and locations that maps live
+//! cells to live cells with equal contents and disclosed to disclosed of the same type;
+//! fresh locations are numbered past every cell, and the client's choices are built
+//! from the disclosed locations by type, so the renaming maps one configuration's
+//! choices onto the other's. Without locations nothing is written, and keys are those
+//! of HOLiK's fragment byte for byte.
+//!
 //! Keys are stored as 128-bit hashes of the canonical text; two different texts with
 //! the same hash would be a 2⁻¹²⁸-scale accident.
 
@@ -353,6 +370,7 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
     b.clients.clear();
     b.closures.clear();
     b.nodes.clear();
+    b.locations.clear();
     let shape = holes.is_some();
     let mut c = Canon {
         cfg,
@@ -408,6 +426,7 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
         c.name(*name);
         let _ = write!(c.b.out, ":{ty},");
     }
+    c.unreached_disclosed();
     if !shape {
         c.b.out.push_str("]C[");
         c.path_condition();
@@ -437,6 +456,7 @@ struct Buffers {
     closures: HashMap<u32, usize>,
     /// Compound terms written, by address.
     nodes: HashMap<usize, usize>,
+    locations: HashMap<u32, usize>,
 }
 
 struct Canon<'a, 'p> {
@@ -469,6 +489,7 @@ impl Canon<'_, '_> {
                 self.b.out.push('>');
             }
             Value::Fun(name) => self.name(*name),
+            Value::Loc(n) => self.location(*n),
         }
     }
 
@@ -517,6 +538,61 @@ impl Canon<'_, '_> {
                 }
                 false
             }
+        }
+    }
+
+    /// A location, renamed in order of first occurrence; at its first occurrence its
+    /// cell: the type it holds, then `D` if disclosed (its content is dead: see the
+    /// module docs) or `U` and its content.
+    fn location(&mut self, n: u32) {
+        let next = self.b.locations.len();
+        let i = *self.b.locations.entry(n).or_insert(next);
+        let _ = write!(self.b.out, "Q{i}");
+        if i != next {
+            return;
+        }
+        let cell = self
+            .cfg
+            .heap
+            .as_deref()
+            .and_then(|h| h.cells.get(n as usize));
+        let Some(cell) = cell else {
+            return;
+        };
+        let _ = write!(self.b.out, "{{{:?}", cell.ty);
+        if cell.disclosed {
+            self.b.out.push('D');
+        } else {
+            self.b.out.push('U');
+            match &cell.content {
+                Some(v) => self.value(v),
+                None => self.b.out.push('_'),
+            }
+        }
+        self.b.out.push('}');
+    }
+
+    /// How many disclosed locations of each type the traversal did not reach: the
+    /// client may still pass them, and only their number and type matter.
+    fn unreached_disclosed(&mut self) {
+        let Some(heap) = self.cfg.heap.as_deref() else {
+            return;
+        };
+        let mut counts: Vec<(Option<u32>, u32)> = Vec::new();
+        for &n in heap.disclosed.iter() {
+            if self.b.locations.contains_key(&n) {
+                continue;
+            }
+            let ty = heap.cells.get(n as usize).and_then(|c| c.ty);
+            match counts.iter_mut().find(|(t, _)| *t == ty) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((ty, 1)),
+            }
+        }
+        counts.sort();
+        self.b.out.push_str("]H[");
+        for (ty, count) in counts {
+            let _ = write!(self.b.out, "{ty:?}:{count},");
         }
     }
 
@@ -629,6 +705,20 @@ impl Canon<'_, '_> {
             }
             Frame::Assign(r) => {
                 let _ = write!(self.b.out, "as{r}");
+            }
+            Frame::Alloc(ty) => {
+                let _ = write!(self.b.out, "al{ty:?}");
+            }
+            Frame::Load(e) => {
+                let _ = write!(self.b.out, "ld{}", at(e));
+            }
+            Frame::StoreTarget(e, env) => {
+                let _ = write!(self.b.out, "st{}", at(e));
+                self.env(env);
+            }
+            Frame::StoreWrite(v, e) => {
+                let _ = write!(self.b.out, "sw{}", at(e));
+                self.value(v);
             }
             Frame::Assert(e) => {
                 let _ = write!(self.b.out, "at{}", at(e));

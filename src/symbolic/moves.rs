@@ -9,14 +9,21 @@
 //! Library functions in a value the library passes become public (with the type of the
 //! position they are passed at, as HOLiK records them); client functions the client
 //! passes are fresh abstract names.
+//!
+//! ML-like references (`lang/references.md` §3.4–3.5): each O-move starts a client
+//! turn, after which every disclosed cell may hold a client write (read lazily, see
+//! [`super::machine`]). Where the client supplies a `ref θ` it plays a fresh location
+//! of its own or any disclosed one of type θ, so aliasing is found. A P-move discloses
+//! the locations in its value and, closing under contents, those reachable through
+//! disclosed cells; the library functions in those cells are revealed.
 
-use super::config::{Config, Control, GameFrame, List, MoveRecord};
+use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
 use super::ir::{ImportId, MethodId, TypeId, TypeNode};
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
 use crate::syntax::ast::Visibility;
-use crate::trace::{Dir, Move, Player, Trace, TraceValue};
+use crate::trace::{Dir, Move, Player, StoreEntry, Trace, TraceValue};
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 
@@ -31,10 +38,11 @@ fn name_type(cfg: &Config, lib: &Library, name: Name) -> Option<TypeId> {
     }
 }
 
-/// A fresh value of type `ty` played by the client (the paper's `symval`).
+/// A fresh value of type `ty` played by the client (the paper's `symval`), for a type
+/// with no location the client chooses ([`super::ir::Types::holds_ref`]).
 fn generate(cfg: &mut Config, lib: &Library, ty: TypeId) -> Value {
     match lib.types.node(ty) {
-        // A library whose types mention `ref` is never built yet (see `crate::build`).
+        // Only reached through `generate_each`, which chooses locations itself.
         TypeNode::Unit | TypeNode::Ref(_) => Value::Unit,
         TypeNode::Int => Value::Int(cfg.fresh_sym()),
         TypeNode::Pair(a, b) => {
@@ -47,6 +55,136 @@ fn generate(cfg: &mut Config, lib: &Library, ty: TypeId) -> Value {
             cfg.clients.push_back(ty);
             Value::Fun(Name::Client(n))
         }
+    }
+}
+
+/// Every value of type `ty` the client may play from `cfg`, each with the configuration
+/// it leads to, in the order of `lang/references.md` §3.5: where a `ref θ` is
+/// supplied, first a fresh location of the client's (disclosed at once, so a later
+/// component may alias it), then every disclosed location of type θ in order of
+/// disclosure. One value, as [`generate`] makes it, for a type without `ref`.
+pub fn generate_each<'p>(
+    mut cfg: Config<'p>,
+    lib: &'p Library,
+    ty: TypeId,
+    out: &mut dyn FnMut(Config<'p>, Value),
+) {
+    if !lib.types.holds_ref(ty) {
+        let value = generate(&mut cfg, lib, ty);
+        return out(cfg, value);
+    }
+    match lib.types.node(ty) {
+        TypeNode::Pair(a, b) => generate_each(cfg, lib, a, &mut |c, first| {
+            generate_each(c, lib, b, &mut |c, second| {
+                out(c, Value::pair(first.clone(), second))
+            })
+        }),
+        TypeNode::Ref(content) => {
+            let known: Vec<u32> = cfg
+                .heap
+                .as_deref()
+                .map(|h| {
+                    h.disclosed
+                        .iter()
+                        .copied()
+                        .filter(|&n| {
+                            h.cells
+                                .get(n as usize)
+                                .is_some_and(|c| c.ty == Some(content))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut fresh = cfg.clone();
+            let n = fresh.allocate(Cell {
+                owner: Player::Client,
+                ty: Some(content),
+                content: None,
+                written: 0,
+                disclosed: true,
+            });
+            out(fresh, Value::Loc(n));
+            for n in known {
+                out(cfg.clone(), Value::Loc(n));
+            }
+        }
+        TypeNode::Unit | TypeNode::Int | TypeNode::Arrow(..) => {
+            let value = generate(&mut cfg, lib, ty);
+            out(cfg, value)
+        }
+    }
+}
+
+/// The locations in `value`, in order.
+fn locations(value: &Value, out: &mut Vec<u32>) {
+    match value {
+        Value::Loc(n) => out.push(*n),
+        Value::Pair(p) => {
+            locations(&p.0, out);
+            locations(&p.1, out);
+        }
+        Value::Unit | Value::Int(_) | Value::Fun(_) => {}
+    }
+}
+
+/// A P-move's disclosure (`lang/references.md` §3.4): the locations in `value`, then,
+/// closing under contents, those in the cells disclosed now and in the disclosed cells
+/// the library wrote since the client's last turn; library functions in those cells
+/// are revealed at the cell's type. (Other disclosed cells hold what the client wrote,
+/// or what an earlier P-move disclosed already.) Returns the cells through which a
+/// name first reaches the client, with their contents, in order.
+fn disclose(cfg: &mut Config, lib: &Library, value: &Value) -> Vec<(u32, Value)> {
+    let Some(heap) = cfg.heap.as_deref() else {
+        return Vec::new();
+    };
+    let epoch = heap.epoch;
+    let written_now: Vec<u32> = heap
+        .disclosed
+        .iter()
+        .copied()
+        .filter(|&n| {
+            heap.cells
+                .get(n as usize)
+                .is_some_and(|c| c.written == epoch)
+        })
+        .collect();
+    let mut queue = Vec::new();
+    locations(value, &mut queue);
+    queue.retain(|&n| mark_disclosed(cfg, n));
+    queue.extend(written_now);
+    let mut entries = Vec::new();
+    let mut next = 0;
+    while let Some(&n) = queue.get(next) {
+        next += 1;
+        let Some(cell) = cfg.heap.as_deref().and_then(|h| h.cells.get(n as usize)) else {
+            continue;
+        };
+        let (Some(content), ty) = (cell.content.clone(), cell.ty) else {
+            continue;
+        };
+        let revealed = cfg.revealed.len();
+        reveal(cfg, lib, &content, ty);
+        let mut inside = Vec::new();
+        locations(&content, &mut inside);
+        inside.retain(|&m| mark_disclosed(cfg, m));
+        if !inside.is_empty() || cfg.revealed.len() > revealed {
+            entries.push((n, content));
+        }
+        queue.extend(inside);
+    }
+    entries
+}
+
+/// Discloses the location `n`; false if it was disclosed already.
+fn mark_disclosed(cfg: &mut Config, n: u32) -> bool {
+    let heap = cfg.heap_mut();
+    match heap.cells.get_mut(n as usize) {
+        Some(cell) if !cell.disclosed => {
+            cell.disclosed = true;
+            heap.disclosed.push_back(n);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -86,7 +224,8 @@ pub fn p_call(cfg: &mut Config, lib: &Library, name: Name, arg: Value, lzero: u3
     let ty = name_type(cfg, lib, name);
     let param = ty.and_then(|t| lib.types.arrow(t)).map(|(p, _)| p);
     reveal(cfg, lib, &arg, param);
-    cfg.push_move(Dir::Call, Player::Library, name, arg);
+    let store = disclose(cfg, lib, &arg);
+    cfg.push_move_with_store(Dir::Call, Player::Library, name, arg, store);
     let kont = std::mem::take(&mut cfg.kont);
     cfg.stack.push(GameFrame::PCall { name, ty, kont });
     cfg.l = lzero;
@@ -101,7 +240,8 @@ pub fn p_return(cfg: &mut Config, lib: &Library, value: Value) -> bool {
     };
     let result = lib.types.arrow(ty).map(|(_, r)| r);
     reveal(cfg, lib, &value, result);
-    cfg.push_move(Dir::Ret, Player::Library, name, value);
+    let store = disclose(cfg, lib, &value);
+    cfg.push_move_with_store(Dir::Ret, Player::Library, name, value, store);
     cfg.l = saved_l;
     cfg.control = Control::Opponent;
     true
@@ -185,11 +325,15 @@ pub fn opponent_moves<'p>(
         if let Some((_, result)) = ty.and_then(|t| lib.types.arrow(t)) {
             let mut c = cfg.clone();
             c.stack.pop();
-            let value = generate(&mut c, lib, result);
-            c.push_move(Dir::Ret, Player::Client, *name, value.clone());
-            c.kont = kont.clone();
-            c.control = Control::Return(value);
-            next.push(c);
+            if lib.uses_refs {
+                c.client_turn();
+            }
+            generate_each(c, lib, result, &mut |mut c, value| {
+                c.push_move(Dir::Ret, Player::Client, *name, value.clone());
+                c.kont = kont.clone();
+                c.control = Control::Return(value);
+                next.push(c);
+            });
         }
     }
     if cfg.l == 0 {
@@ -211,32 +355,37 @@ pub fn opponent_moves<'p>(
             continue;
         };
         let mut c = cfg.clone();
-        let arg = generate(&mut c, lib, param);
-        c.push_move(Dir::Call, Player::Client, name, arg.clone());
-        if let Some(s) = stand_in.filter(|s| name == Name::Method(s.method)) {
-            // Without a frame left the call ends the path.
-            if s.callbacks > 0 && c.k > 0 {
-                c.k -= 1;
-                s.call_back(&mut c, s.callbacks - 1, cfg.l - 1);
-                next.push(c);
-            }
-            continue;
+        if lib.uses_refs {
+            c.client_turn();
         }
-        c.stack.push(GameFrame::OCall {
-            name,
-            ty,
-            saved_l: cfg.l - 1,
+        generate_each(c, lib, param, &mut |mut c, arg| {
+            c.push_move(Dir::Call, Player::Client, name, arg.clone());
+            if let Some(s) = stand_in.filter(|s| name == Name::Method(s.method)) {
+                // Without a frame left the call ends the path.
+                if s.callbacks > 0 && c.k > 0 {
+                    c.k -= 1;
+                    s.call_back(&mut c, s.callbacks - 1, cfg.l - 1);
+                    next.push(c);
+                }
+                return;
+            }
+            c.stack.push(GameFrame::OCall {
+                name,
+                ty,
+                saved_l: cfg.l - 1,
+            });
+            c.kont = List::default();
+            c.control = Control::Apply(Value::Fun(name), arg);
+            next.push(c);
         });
-        c.kont = List::default();
-        c.control = Control::Apply(Value::Fun(name), arg);
-        next.push(c);
     }
     next
 }
 
 /// A path's moves as a trace, with its names renumbered in order of first appearance:
 /// client integers `x1, x2, …`, client functions `f1, …`, revealed library functions
-/// `m1, …`; methods and imports keep their names.
+/// `m1, …`, library locations `q1, …`, client locations `r1, …`; methods and imports
+/// keep their names. A move's value is named before its store entries.
 pub struct Rendered {
     pub trace: Trace,
     /// The trace with every symbolic integer replaced by its value in the witness.
@@ -245,10 +394,14 @@ pub struct Rendered {
 }
 
 #[derive(Default)]
-struct Names {
+struct Names<'h> {
     syms: Vec<u32>,
     clients: Vec<u32>,
     closures: Vec<u32>,
+    /// The path's cells, to tell whose a location is.
+    heap: Option<&'h Heap>,
+    library_locations: Vec<u32>,
+    client_locations: Vec<u32>,
 }
 
 /// `f3`, `m1`…, primed until it differs from every name the library declares
@@ -271,7 +424,44 @@ fn index_of(list: &mut Vec<u32>, n: u32) -> usize {
     }
 }
 
-impl Names {
+impl Names<'_> {
+    fn location(&mut self, lib: &Library, n: u32) -> String {
+        let owner = self
+            .heap
+            .and_then(|h| h.cells.get(n as usize))
+            .map_or(Player::Library, |c| c.owner);
+        match owner {
+            Player::Library => fresh_name(lib, 'q', index_of(&mut self.library_locations, n)),
+            Player::Client => fresh_name(lib, 'r', index_of(&mut self.client_locations, n)),
+        }
+    }
+
+    /// The store entries of a move, symbolic and concrete.
+    fn entries(
+        &mut self,
+        lib: &Library,
+        entries: &[(u32, Value)],
+        witness: &Witness,
+    ) -> (Vec<StoreEntry>, Vec<StoreEntry>) {
+        entries
+            .iter()
+            .map(|(n, v)| {
+                let cell = self.location(lib, *n);
+                let (value, concrete) = self.value(lib, v, witness);
+                (
+                    StoreEntry {
+                        cell: cell.clone(),
+                        value,
+                    },
+                    StoreEntry {
+                        cell,
+                        value: concrete,
+                    },
+                )
+            })
+            .unzip()
+    }
+
     fn name(&mut self, lib: &Library, name: Name) -> String {
         match name {
             Name::Method(m) => lib.methods[m as usize].name.clone(),
@@ -317,33 +507,58 @@ impl Names {
                 let n = TraceValue::Fun(self.name(lib, *name));
                 (n.clone(), n)
             }
+            Value::Loc(n) => {
+                let n = TraceValue::Ref(self.location(lib, *n));
+                (n.clone(), n)
+            }
         }
     }
 }
 
-/// Renders the moves of `trace` (top = last move) under `witness`.
-pub fn render(lib: &Library, trace: &List<MoveRecord>, witness: &Witness) -> Rendered {
-    let mut records: Vec<&MoveRecord> = trace.iter().collect();
+/// Renders the moves of `cfg`'s trace under `witness`, with the client's writes at
+/// the turns that made them.
+pub fn render(lib: &Library, cfg: &Config, witness: &Witness) -> Rendered {
+    let mut records: Vec<&MoveRecord> = cfg.trace.iter().collect();
     records.reverse();
-    let mut names = Names::default();
+    let heap = cfg.heap.as_deref();
+    let mut writes: BTreeMap<u32, Vec<(u32, Value)>> = BTreeMap::new();
+    if let Some(heap) = heap {
+        let mut all: Vec<_> = heap.writes.iter().collect();
+        all.reverse();
+        for w in all {
+            writes
+                .entry(w.turn)
+                .or_default()
+                .push((w.loc, w.value.clone()));
+        }
+    }
+    let mut names = Names {
+        heap,
+        ..Names::default()
+    };
     let mut moves = Vec::with_capacity(records.len());
     let mut concrete = Vec::with_capacity(records.len());
-    for r in records {
+    for (i, r) in records.into_iter().enumerate() {
         let method = names.name(lib, r.name);
         let (value, concrete_value) = names.value(lib, &r.value, witness);
+        let entries = match r.by {
+            Player::Client => writes.get(&(i as u32)).map_or(&[][..], Vec::as_slice),
+            Player::Library => &r.store,
+        };
+        let (store, concrete_store) = names.entries(lib, entries, witness);
         moves.push(Move {
             dir: r.dir,
             by: r.by,
             method: method.clone(),
             value,
-            store: Vec::new(),
+            store,
         });
         concrete.push(Move {
             dir: r.dir,
             by: r.by,
             method,
             value: concrete_value,
-            store: Vec::new(),
+            store: concrete_store,
         });
     }
     let model = names

@@ -686,10 +686,13 @@ impl Bound<'_> {
             | ExprKind::Fst(a)
             | ExprKind::Snd(a)
             | ExprKind::Assert(a)
+            | ExprKind::Alloc(a, _)
+            | ExprKind::Load(a)
             | ExprKind::LetRec(_, a) => self.expr(a, depth)?,
             ExprKind::Pair(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
+            | ExprKind::Store(a, b)
             | ExprKind::Let(a, b) => self.expr(a, depth)? + self.expr(b, depth)?,
             ExprKind::If(c, t, f) => {
                 self.expr(c, depth)? + self.expr(t, depth)?.max(self.expr(f, depth)?)

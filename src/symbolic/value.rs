@@ -30,6 +30,8 @@ pub enum Value {
     Int(Term),
     Pair(Rc<(Value, Value)>),
     Fun(Name),
+    /// A location: an index into the configuration's [`super::config::Heap`].
+    Loc(u32),
 }
 
 impl Value {
