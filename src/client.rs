@@ -13,7 +13,13 @@
 //!   n-th invocation, makes the calls of the trace's n-th frame and returns the model's
 //!   value (`if !send_calls == 1 then withdraw(100) else ()`);
 //! * functions the library reveals (`m1, m2, …`) and the client later calls are stored
-//!   in `fun` references when they arrive, and called through them.
+//!   in `fun` references when they arrive, and called through them;
+//! * every location the trace names (`q1`, `r1`, …, `lang/references.md` §5.3) has a
+//!   global slot `ref θ q1 := ref d;`: a location arriving in a move is stored there
+//!   (`q1 := x`), one disclosed through a cell is read out of it when the client next
+//!   has control (`q2 := !(!q1)`), one the client makes is allocated before its move
+//!   (`r1 := ref 0`); the client's writes of a turn come before its move (`!q1 := 5`),
+//!   and a move passes a location as `!q1`, so aliasing is the same slot twice.
 //!
 //! This is the definability argument of paper Appendix D.5 specialised to one trace:
 //! Figure 5's generic oracle re-dispatches on a global move counter after every move,
@@ -23,10 +29,10 @@
 
 use crate::concrete::{Cutoff, Limits, ProgramIndex};
 use crate::syntax::ast::{
-    BinOp, Decl, Expr, ExprKind, Function, Ident, Import, Main, MethodDecl, Program, Type,
+    BinOp, Decl, Expr, ExprKind, Function, Ident, Import, Main, MethodDecl, Program, Static, Type,
     Visibility,
 };
-use crate::trace::{Counterexample, Dir, Player, TraceValue};
+use crate::trace::{Counterexample, Dir, Player, StoreEntry, TraceValue};
 use num_bigint::BigInt;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -86,6 +92,34 @@ enum Arrival {
         action: usize,
         path: Vec<Proj>,
     },
+    /// In the cell `cell` (a trace name), read the next time the client has control: at
+    /// the start of frame `frame` (`after` is `None`) or when its `after`-th call returns.
+    Cell {
+        frame: usize,
+        after: Option<usize>,
+        cell: String,
+        path: Vec<Proj>,
+    },
+    /// A location the client makes, before the `before`-th call of frame `frame`, or
+    /// before the frame returns (`None`).
+    Fresh { frame: usize, before: Option<usize> },
+}
+
+impl Arrival {
+    /// Whether it is read out of a move or cell when the client gains control at the
+    /// start of `frame` (`after` `None`) or after its `after`-th call.
+    fn at(&self, frame: usize, after: Option<usize>) -> bool {
+        match self {
+            Arrival::Param { frame: f, .. } => *f == frame && after.is_none(),
+            Arrival::Result {
+                frame: f, action, ..
+            } => *f == frame && after == Some(*action),
+            Arrival::Cell {
+                frame: f, after: a, ..
+            } => *f == frame && *a == after,
+            Arrival::Fresh { .. } => false,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -94,6 +128,8 @@ struct Call {
     arg: TraceValue,
     /// The declared result type of the target, when known.
     ret_ty: Option<Type>,
+    /// The client's writes of its turn, made before the call.
+    writes: Vec<StoreEntry>,
 }
 
 /// What the client does while it is in control once.
@@ -103,6 +139,8 @@ struct Frame {
     function: String,
     calls: Vec<Call>,
     ret: Option<TraceValue>,
+    /// The client's writes of its last turn, made before it returns.
+    ret_writes: Vec<StoreEntry>,
 }
 
 enum Open {
@@ -122,6 +160,11 @@ struct Script {
     revealed: Vec<(String, Type, Arrival)>,
     /// Library public methods the client names.
     used_public: Vec<String>,
+    /// Every location the trace names, with the type it holds.
+    locations: Vec<(String, Type)>,
+    /// How the client comes to hold each revealed function and each location, in the
+    /// order it does (a cell is read only after the client holds its location).
+    arrivals: Vec<(String, Arrival)>,
 }
 
 fn arrow_parts(ty: &Option<Type>) -> (Option<Type>, Option<Type>) {
@@ -156,6 +199,22 @@ fn functions_in(
     }
 }
 
+/// Location names inside a value, with their paths.
+fn locations_in(value: &TraceValue, path: &mut Vec<Proj>, out: &mut Vec<(String, Vec<Proj>)>) {
+    match value {
+        TraceValue::Ref(name) => out.push((name.clone(), path.clone())),
+        TraceValue::Pair(a, b) => {
+            path.push(Proj::Fst);
+            locations_in(a, path, out);
+            path.pop();
+            path.push(Proj::Snd);
+            locations_in(b, path, out);
+            path.pop();
+        }
+        _ => {}
+    }
+}
+
 /// The type to use for a function whose type the trace does not determine (only in
 /// ill-typed libraries): the simplest one.
 fn fallback_fun_type() -> Type {
@@ -180,11 +239,16 @@ impl Script {
                 function: String::new(),
                 calls: Vec::new(),
                 ret: None,
+                ret_writes: Vec::new(),
             }],
             client_funs: Vec::new(),
             revealed: Vec::new(),
             used_public: Vec::new(),
+            locations: Vec::new(),
+            arrivals: Vec::new(),
         };
+        let location_types: HashMap<&str, &Type> =
+            cx.locations.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let mut stack: Vec<Open> = Vec::new();
         let top_frame = |stack: &[Open]| match stack.last() {
             None => Ok(0),
@@ -224,10 +288,23 @@ impl Script {
                         &mut client_owned,
                         publics,
                     );
+                    let before = Some(script.frames[frame].calls.len());
+                    script
+                        .note_client_store(
+                            mv,
+                            frame,
+                            before,
+                            &location_types,
+                            &mut types,
+                            &mut client_owned,
+                            publics,
+                        )
+                        .map_err(at)?;
                     script.frames[frame].calls.push(Call {
                         target: mv.method.clone(),
                         arg: mv.value.clone(),
                         ret_ty: ret.clone(),
+                        writes: mv.store.clone(),
                     });
                     stack.push(Open::LibraryCall {
                         method: mv.method.clone(),
@@ -258,6 +335,26 @@ impl Script {
                             path,
                         },
                     );
+                    script
+                        .note_library_locations(&mv.value, &location_types, |path| {
+                            Arrival::Result {
+                                frame,
+                                action,
+                                path,
+                            }
+                        })
+                        .map_err(at)?;
+                    script
+                        .note_library_store(
+                            mv,
+                            frame,
+                            Some(action),
+                            &location_types,
+                            &mut types,
+                            &client_owned,
+                            publics,
+                        )
+                        .map_err(at)?;
                 }
                 (Dir::Call, Player::Library) => {
                     if !client_owned.contains(&mv.method) {
@@ -269,6 +366,7 @@ impl Script {
                         function: mv.method.clone(),
                         calls: Vec::new(),
                         ret: None,
+                        ret_writes: Vec::new(),
                     });
                     script.note_library_values(
                         &mv.value,
@@ -278,6 +376,23 @@ impl Script {
                         publics,
                         |path| Arrival::Param { frame, path },
                     );
+                    script
+                        .note_library_locations(&mv.value, &location_types, |path| Arrival::Param {
+                            frame,
+                            path,
+                        })
+                        .map_err(at)?;
+                    script
+                        .note_library_store(
+                            mv,
+                            frame,
+                            None,
+                            &location_types,
+                            &mut types,
+                            &client_owned,
+                            publics,
+                        )
+                        .map_err(at)?;
                     stack.push(Open::Frame(frame));
                 }
                 (Dir::Ret, Player::Client) => {
@@ -298,7 +413,19 @@ impl Script {
                         &mut client_owned,
                         publics,
                     );
+                    script
+                        .note_client_store(
+                            mv,
+                            frame,
+                            None,
+                            &location_types,
+                            &mut types,
+                            &mut client_owned,
+                            publics,
+                        )
+                        .map_err(at)?;
                     script.frames[frame].ret = Some(mv.value.clone());
+                    script.frames[frame].ret_writes = mv.store.clone();
                 }
             }
         }
@@ -359,8 +486,111 @@ impl Script {
                 .filter(|t| matches!(t, Type::Arrow(..)))
                 .unwrap_or_else(fallback_fun_type);
             types.insert(name.clone(), Some(fty.clone()));
+            self.arrivals.push((name.clone(), arrival(path.clone())));
             self.revealed.push((name, fty, arrival(path)));
         }
+    }
+
+    /// Starts holding the location `name`, which arrives as `arrival`.
+    fn hold(
+        &mut self,
+        name: &str,
+        location_types: &HashMap<&str, &Type>,
+        arrival: Arrival,
+    ) -> Result<(), String> {
+        let Some(&ty) = location_types.get(name) else {
+            return Err(format!("the type of the location `{name}` is not known"));
+        };
+        self.locations.push((name.to_string(), ty.clone()));
+        self.arrivals.push((name.to_string(), arrival));
+        Ok(())
+    }
+
+    fn holds(&self, name: &str) -> bool {
+        self.locations.iter().any(|(n, _)| n == name)
+    }
+
+    /// Locations in a library move's value that the client did not hold.
+    fn note_library_locations(
+        &mut self,
+        value: &TraceValue,
+        location_types: &HashMap<&str, &Type>,
+        arrival: impl Fn(Vec<Proj>) -> Arrival,
+    ) -> Result<(), String> {
+        let mut found = Vec::new();
+        locations_in(value, &mut Vec::new(), &mut found);
+        for (name, path) in found {
+            if !self.holds(&name) {
+                self.hold(&name, location_types, arrival(path))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The names a library move discloses through cells (`{q1 = q2}`): the client
+    /// reads them out of the cells when it next has control, at the start of `frame`
+    /// or after its call `after`.
+    #[allow(clippy::too_many_arguments)]
+    fn note_library_store(
+        &mut self,
+        mv: &crate::trace::Move,
+        frame: usize,
+        after: Option<usize>,
+        location_types: &HashMap<&str, &Type>,
+        types: &mut HashMap<String, Option<Type>>,
+        client_owned: &HashSet<String>,
+        publics: &ProgramIndex<'_>,
+    ) -> Result<(), String> {
+        for entry in &mv.store {
+            if !self.holds(&entry.cell) {
+                return Err(format!(
+                    "the client reads `{}` before it holds it",
+                    entry.cell
+                ));
+            }
+            let ty = location_types.get(entry.cell.as_str()).copied();
+            let arrival = |path| Arrival::Cell {
+                frame,
+                after,
+                cell: entry.cell.clone(),
+                path,
+            };
+            self.note_library_values(&entry.value, ty, types, client_owned, publics, arrival);
+            self.note_library_locations(&entry.value, location_types, arrival)?;
+        }
+        Ok(())
+    }
+
+    /// A client move's locations the client does not hold yet (it makes them before
+    /// the move, `before` its call of that number, or before it returns) and the
+    /// functions it writes into cells.
+    #[allow(clippy::too_many_arguments)]
+    fn note_client_store(
+        &mut self,
+        mv: &crate::trace::Move,
+        frame: usize,
+        before: Option<usize>,
+        location_types: &HashMap<&str, &Type>,
+        types: &mut HashMap<String, Option<Type>>,
+        client_owned: &mut HashSet<String>,
+        publics: &ProgramIndex<'_>,
+    ) -> Result<(), String> {
+        let mut found = Vec::new();
+        locations_in(&mv.value, &mut Vec::new(), &mut found);
+        for entry in &mv.store {
+            found.push((entry.cell.clone(), Vec::new()));
+            locations_in(&entry.value, &mut Vec::new(), &mut found);
+        }
+        for (name, _) in found {
+            if !self.holds(&name) {
+                self.hold(&name, location_types, Arrival::Fresh { frame, before })?;
+            }
+        }
+        for entry in &mv.store {
+            let ty = location_types.get(entry.cell.as_str()).copied();
+            self.note_client_values(&entry.value, ty, types, client_owned, publics);
+        }
+        Ok(())
     }
 }
 
@@ -409,6 +639,8 @@ struct Generator<'a> {
     client_methods: HashMap<String, String>,
     /// Trace name of a revealed library function the client calls → its `fun` reference.
     fun_refs: HashMap<String, String>,
+    /// Trace name of a location → the global slot that holds it.
+    slots: HashMap<String, String>,
     /// One do-nothing method per function type, for defaults and `fun` initial values.
     defaults: BTreeMap<String, (String, Type)>,
     extra_decls: Vec<Decl>,
@@ -457,6 +689,20 @@ impl<'a> Generator<'a> {
         name
     }
 
+    /// The default value of `ty` as a `ref` declaration's initialiser.
+    fn default_static(&mut self, ty: &Type) -> Static {
+        match ty {
+            Type::Unit => Static::Unit,
+            Type::Int => Static::Int(BigInt::from(0)),
+            Type::Pair(a, b) => Static::Pair(
+                Box::new(self.default_static(a)),
+                Box::new(self.default_static(b)),
+            ),
+            Type::Arrow(..) => Static::Name(ident(&self.default_method(ty))),
+            Type::Ref(content) => Static::Ref(Box::new(self.default_static(content))),
+        }
+    }
+
     fn default_value(&mut self, ty: &Type) -> Expr {
         match ty {
             Type::Unit => e(ExprKind::Unit),
@@ -500,55 +746,95 @@ impl<'a> Generator<'a> {
                     return err(format!("the client cannot name the function `{name}`"));
                 }
             }
-            TraceValue::Ref(name) => {
-                return err(format!(
-                    "the trace passes the reference `{name}`; clients for traces with references are not synthesized yet"
-                ))
-            }
+            TraceValue::Ref(name) => match self.slots.get(name) {
+                Some(slot) => e(ExprKind::Deref(ident(slot))),
+                None => return err(format!("the client does not hold the location `{name}`")),
+            },
         })
     }
 
-    /// Assignments that store the revealed functions arriving in `source`.
-    fn captures(&self, source: &Expr, wanted: &[(String, Vec<Proj>)]) -> Vec<Expr> {
-        wanted
-            .iter()
-            .map(|(r, path)| {
-                e(ExprKind::Assign(
-                    ident(r),
-                    Box::new(project(source.clone(), path)),
-                ))
-            })
-            .collect()
+    /// The global that stores the function or location `name` when it arrives.
+    fn slot(&self, name: &str) -> Option<&String> {
+        self.fun_refs.get(name).or_else(|| self.slots.get(name))
     }
 
-    fn arrivals_param(&self, frame: usize) -> Vec<(String, Vec<Proj>)> {
-        self.script
-            .revealed
-            .iter()
-            .filter_map(|(name, _, arrival)| match arrival {
-                Arrival::Param { frame: f, path } if *f == frame => {
-                    Some((self.fun_refs.get(name)?.clone(), path.clone()))
-                }
-                _ => None,
-            })
-            .collect()
+    /// Whether some name arrives in the result of call `after` of `frame`.
+    fn uses_result(&self, frame: usize, after: usize) -> bool {
+        self.script.arrivals.iter().any(|(name, arrival)| {
+            matches!(arrival, Arrival::Result { frame: f, action, .. } if *f == frame && *action == after)
+                && self.slot(name).is_some()
+        })
     }
 
-    fn arrivals_result(&self, frame: usize, action: usize) -> Vec<(String, Vec<Proj>)> {
-        self.script
-            .revealed
-            .iter()
-            .filter_map(|(name, _, arrival)| match arrival {
-                Arrival::Result {
-                    frame: f,
-                    action: a,
-                    path,
-                } if *f == frame && *a == action => {
-                    Some((self.fun_refs.get(name)?.clone(), path.clone()))
-                }
-                _ => None,
-            })
-            .collect()
+    /// Assignments that store the names arriving when the client gains control at the
+    /// start of `frame` (`after` `None`, the parameter being `param`) or after its call
+    /// `after` (the result being `result`): out of the move, then out of cells.
+    fn captures(&self, frame: usize, after: Option<usize>, param: &str) -> Vec<Expr> {
+        let mut out = Vec::new();
+        for (name, arrival) in &self.script.arrivals {
+            let Some(slot) = self.slot(name) else {
+                continue;
+            };
+            if !arrival.at(frame, after) {
+                continue;
+            }
+            let source = match arrival {
+                Arrival::Param { path, .. } => project(var(param), path),
+                // `result` is reserved in `library_names`, so it shadows nothing.
+                Arrival::Result { path, .. } => project(var("result"), path),
+                Arrival::Cell { cell, path, .. } => match self.slots.get(cell) {
+                    Some(cell) => project(
+                        e(ExprKind::Load(Box::new(e(ExprKind::Deref(ident(cell)))))),
+                        path,
+                    ),
+                    None => continue,
+                },
+                Arrival::Fresh { .. } => continue,
+            };
+            out.push(e(ExprKind::Assign(ident(slot), Box::new(source))));
+        }
+        out
+    }
+
+    /// What the client does in its turn before a move: make its new locations, then
+    /// write the cells (`before` is the call of `frame` the turn ends with, `None` for
+    /// its return).
+    fn turn(
+        &mut self,
+        frame: usize,
+        before: Option<usize>,
+        writes: &[StoreEntry],
+    ) -> Result<Vec<Expr>, SynthesisError> {
+        let mut out = Vec::new();
+        let script = self.script;
+        for (name, arrival) in &script.arrivals {
+            if !matches!(arrival, Arrival::Fresh { frame: f, before: b } if *f == frame && *b == before)
+            {
+                continue;
+            }
+            let (Some(slot), Some((_, ty))) = (
+                self.slots.get(name).cloned(),
+                script.locations.iter().find(|(n, _)| n == name),
+            ) else {
+                return err(format!("no slot for the location `{name}`"));
+            };
+            let cell = self.default_value(&Type::reference(ty.clone()));
+            out.push(e(ExprKind::Assign(ident(&slot), Box::new(cell))));
+        }
+        for w in writes {
+            let Some(slot) = self.slots.get(&w.cell) else {
+                return err(format!(
+                    "the client writes `{}`, which it does not hold",
+                    w.cell
+                ));
+            };
+            let target = e(ExprKind::Deref(ident(slot)));
+            out.push(e(ExprKind::Store(
+                Box::new(target),
+                Box::new(self.value(&w.value)?),
+            )));
+        }
+        Ok(out)
     }
 
     /// The code of one frame: store arriving functions, make the calls, return.
@@ -560,8 +846,9 @@ impl<'a> Generator<'a> {
     ) -> Result<Expr, SynthesisError> {
         let script = self.script;
         let frame = &script.frames[index];
-        let mut parts = self.captures(&var(param), &self.arrivals_param(index));
+        let mut parts = self.captures(index, None, param);
         for (a, call) in frame.calls.iter().enumerate() {
+            parts.extend(self.turn(index, Some(a), &call.writes)?);
             let target = if let Some(r) = self.fun_refs.get(&call.target) {
                 e(ExprKind::Deref(ident(r)))
             } else {
@@ -571,19 +858,19 @@ impl<'a> Generator<'a> {
                 Box::new(target),
                 Box::new(self.value(&call.arg)?),
             ));
-            let wanted = self.arrivals_result(index, a);
-            if wanted.is_empty() {
-                parts.push(app);
-            } else {
-                // `result` is reserved in `library_names`, so it shadows nothing.
-                let stores = seq(self.captures(&var("result"), &wanted));
+            let stores = self.captures(index, Some(a), param);
+            if self.uses_result(index, a) {
                 parts.push(e(ExprKind::Let(
                     ident("result"),
                     Box::new(app),
-                    Box::new(stores),
+                    Box::new(seq(stores)),
                 )));
+            } else {
+                parts.push(app);
+                parts.extend(stores);
             }
         }
+        parts.extend(self.turn(index, None, &frame.ret_writes)?);
         let result = match (&frame.ret, ret_ty) {
             (Some(v), _) => self.value(v)?,
             (None, Some(t)) => {
@@ -594,7 +881,7 @@ impl<'a> Generator<'a> {
         };
         // `withdraw(100); ()` says no more than `withdraw(100)`: both give `()`.
         let last_gives_unit = match parts.last().map(|p| &p.kind) {
-            Some(ExprKind::Assign(..)) => true,
+            Some(ExprKind::Assign(..) | ExprKind::Store(..)) => true,
             Some(ExprKind::App(..)) => frame
                 .calls
                 .last()
@@ -612,7 +899,12 @@ impl<'a> Generator<'a> {
         let script = self.script;
         let frame = &script.frames[index];
         frame.calls.is_empty()
-            && self.arrivals_param(index).is_empty()
+            && frame.ret_writes.is_empty()
+            && self.captures(index, None, "x").is_empty()
+            && !script
+                .arrivals
+                .iter()
+                .any(|(_, a)| matches!(a, Arrival::Fresh { frame: f, before: None } if *f == index))
             && match &frame.ret {
                 None => true,
                 Some(v) => is_default(v, ret_ty),
@@ -734,6 +1026,7 @@ pub fn synthesize_indexed(
         taken: HashSet::new(),
         client_methods: HashMap::new(),
         fun_refs: HashMap::new(),
+        slots: HashMap::new(),
         defaults: BTreeMap::new(),
         extra_decls: Vec::new(),
     };
@@ -753,9 +1046,15 @@ pub fn synthesize_indexed(
         for call in &frame.calls {
             needed.insert(&call.target);
             collect_fun_names(&call.arg, &mut needed);
+            for w in &call.writes {
+                collect_fun_names(&w.value, &mut needed);
+            }
         }
         if let Some(v) = &frame.ret {
             collect_fun_names(v, &mut needed);
+        }
+        for w in &frame.ret_writes {
+            collect_fun_names(&w.value, &mut needed);
         }
     }
     let mut refs = Vec::new();
@@ -766,8 +1065,24 @@ pub fn synthesize_indexed(
             refs.push((r, ty.clone()));
         }
     }
+    let mut locations = Vec::new();
+    for (name, ty) in &script.locations {
+        let slot = gen.fresh(name);
+        gen.slots.insert(name.clone(), slot.clone());
+        locations.push((slot, ty.clone()));
+    }
     let mut decls: Vec<Decl> = Vec::new();
     let mut counters: Vec<Decl> = Vec::new();
+    for (slot, ty) in &locations {
+        let init = gen.default_static(ty);
+        decls.push(Decl::RefDecl {
+            name: ident(slot),
+            ty: Type::reference(ty.clone()),
+            init: Static::Ref(Box::new(init)),
+            init_span: 0..0,
+            span: 0..0,
+        });
+    }
     for (r, ty) in &refs {
         let initial = gen.default_method(ty);
         decls.push(Decl::FunRef {
@@ -895,6 +1210,7 @@ mod tests {
             trace: Trace(moves.clone()),
             concrete: Trace(moves),
             model: BTreeMap::new(),
+            locations: Vec::new(),
         }
     }
 

@@ -434,6 +434,7 @@ mod tests {
             trace: Trace(vec![call.clone()]),
             concrete: Trace(vec![call]),
             model: BTreeMap::new(),
+            locations: Vec::new(),
         };
         for cutoff in [Cutoff::TimeLimit, Cutoff::Interrupted] {
             let run = RunResult {

@@ -6,7 +6,7 @@
 //! (proponent) and the client (opponent), printed as in the paper:
 //! `call withdraw(x1) · call send(x1) · ret send(())`.
 
-use crate::syntax::ast::Span;
+use crate::syntax::ast::{Span, Type};
 use num_bigint::BigInt;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -164,4 +164,7 @@ pub struct Counterexample {
     pub concrete: Trace,
     /// A concrete integer for every symbol the trace mentions (`x1 = 100`).
     pub model: BTreeMap<String, BigInt>,
+    /// The type of the values each location the trace names holds (`q1: int`), in
+    /// order of first appearance; empty for a library without references.
+    pub locations: Vec<(String, Type)>,
 }

@@ -42,6 +42,7 @@ fn wide_library(n: usize) -> (Program, Vec<Counterexample>) {
             trace: Trace(vec![call.clone()]),
             concrete: Trace(vec![call]),
             model: BTreeMap::new(),
+            locations: Vec::new(),
         });
     }
     let program = match load_str("wide.holi", &source, false) {

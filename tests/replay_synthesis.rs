@@ -68,6 +68,7 @@ fn counterexample(src: &str, needle: &str, kind: FailureKind, trace: &str) -> Co
         trace: concrete.clone(),
         concrete,
         model: BTreeMap::new(),
+        locations: Vec::new(),
     }
 }
 

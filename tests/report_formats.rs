@@ -333,6 +333,7 @@ fn counterexample(first: i64) -> Counterexample {
         trace: trace(sym("x1")),
         concrete: trace(TraceValue::Int(BigInt::from(first))),
         model,
+        locations: Vec::new(),
     }
 }
 

@@ -803,6 +803,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             trace: rendered.trace,
             concrete: rendered.concrete,
             model: rendered.model,
+            locations: rendered.locations,
         };
         let fingerprint = memo::hash128(&text);
         if self.options.all || self.failing.len() < self.failing_cap {

@@ -70,6 +70,19 @@ impl Types {
         }
     }
 
+    /// The type as written in the source.
+    pub fn to_ast(&self, id: TypeId) -> ast::Type {
+        match self.node(id) {
+            TypeNode::Unit => ast::Type::Unit,
+            TypeNode::Int => ast::Type::Int,
+            TypeNode::Ref(a) => ast::Type::reference(self.to_ast(a)),
+            TypeNode::Pair(a, b) => {
+                ast::Type::Pair(Box::new(self.to_ast(a)), Box::new(self.to_ast(b)))
+            }
+            TypeNode::Arrow(a, b) => ast::Type::arrow(self.to_ast(a), self.to_ast(b)),
+        }
+    }
+
     pub fn display(&self, id: TypeId) -> TypeDisplay<'_> {
         TypeDisplay { types: self, id }
     }

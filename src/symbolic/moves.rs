@@ -391,6 +391,8 @@ pub struct Rendered {
     /// The trace with every symbolic integer replaced by its value in the witness.
     pub concrete: Trace,
     pub model: BTreeMap<String, BigInt>,
+    /// Every location named, with the type of what it holds (when known).
+    pub locations: Vec<(String, crate::syntax::ast::Type)>,
 }
 
 #[derive(Default)]
@@ -402,6 +404,8 @@ struct Names<'h> {
     heap: Option<&'h Heap>,
     library_locations: Vec<u32>,
     client_locations: Vec<u32>,
+    /// Locations in order of first appearance, over both owners.
+    locations_seen: Vec<u32>,
 }
 
 /// `f3`, `m1`…, primed until it differs from every name the library declares
@@ -425,7 +429,15 @@ fn index_of(list: &mut Vec<u32>, n: u32) -> usize {
 }
 
 impl Names<'_> {
+    fn first_seen(&self, n: u32) -> usize {
+        self.locations_seen
+            .iter()
+            .position(|&m| m == n)
+            .unwrap_or(usize::MAX)
+    }
+
     fn location(&mut self, lib: &Library, n: u32) -> String {
+        index_of(&mut self.locations_seen, n);
         let owner = self
             .heap
             .and_then(|h| h.cells.get(n as usize))
@@ -572,9 +584,28 @@ pub fn render(lib: &Library, cfg: &Config, witness: &Witness) -> Rendered {
             )
         })
         .collect();
+    let cell_type = |n: &u32| {
+        heap.and_then(|h| h.cells.get(*n as usize))
+            .and_then(|c| c.ty)
+            .map(|t| lib.types.to_ast(t))
+    };
+    let mut locations: Vec<(usize, String, crate::syntax::ast::Type)> = Vec::new();
+    for (owner, list) in [
+        (Player::Library, &names.library_locations),
+        (Player::Client, &names.client_locations),
+    ] {
+        for (i, n) in list.iter().enumerate() {
+            let prefix = if owner == Player::Library { 'q' } else { 'r' };
+            if let Some(ty) = cell_type(n) {
+                locations.push((names.first_seen(*n), fresh_name(lib, prefix, i + 1), ty));
+            }
+        }
+    }
+    locations.sort_by_key(|(first, _, _)| *first);
     Rendered {
         trace: Trace(moves),
         concrete: Trace(concrete),
         model,
+        locations: locations.into_iter().map(|(_, n, t)| (n, t)).collect(),
     }
 }
