@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | lexing, parsing | [`syntax`] ([`syntax::lexer`], [`syntax::parser`], [`syntax::ast`]) | source text → [`syntax::ast::Program`] with spans |
 //! | checking | [`types`], driven by [`frontend`] | AST → warnings and errors ([`diagnostics::Diagnostic`]), and how `!x`/`x := e` resolve |
-//! | not yet analysable | [`unsupported`] | a program that uses references → refused by `check` and `run` (E0209) |
+//! | not yet analysable | [`unsupported`] | a program that uses references → refused by `run` (E0209) |
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |

@@ -1,9 +1,9 @@
-//! What the analyses cannot run yet: references (issue 14, `lang/references.md`).
+//! What the concrete interpreter cannot run yet: references (issue 14, `lang/references.md`).
 //!
-//! The front end reads, checks and prints references fully; the interpreter and the engine
-//! learn them in stages 2 and 3. Until then `holi check` and `holi run` refuse a program
-//! that uses them (E0209, at the first use) instead of giving it a meaning it does not
-//! have, and [`crate::symbolic::check`] reports such a library inconclusive.
+//! The front end and the symbolic engine handle references; the interpreter learns them in
+//! stage 2. Until then `holi run` refuses a program that uses them (E0209, at the first use)
+//! instead of giving it a meaning it does not have. [`first_use`] also tells the build
+//! which libraries use references.
 
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{Decl, Expr, ExprKind, Function, Program, Span};
@@ -47,12 +47,12 @@ pub fn references(file: &str, p: &Program) -> Option<Diagnostic> {
     Some(
         Diagnostic::error(
             "E0209",
-            "references are not supported by `holi check` and `holi run` yet",
+            "references are not supported by `holi run` yet",
         )
         .with_label(file, span, "a reference is used here")
         .with_hint(
-            "holi reads, checks and formats references (`holi parse`, `holi fmt`), but \
-             cannot check or run a program that uses them yet.",
+            "holi reads, formats and checks references (`holi parse`, `holi fmt`, \
+             `holi check`), but cannot run a program that uses them yet.",
         ),
     )
 }

@@ -467,10 +467,6 @@ fn check_file(
         return (skipped, Ok(()));
     }
     let mut errors: Vec<Diagnostic> = client_error(&loaded).into_iter().collect();
-    errors.extend(crate::unsupported::references(
-        &loaded.name,
-        &loaded.program,
-    ));
     if k == 0 {
         errors.push(bound_error(&loaded, "k", k, k_source));
     }
