@@ -24,7 +24,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.2.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.3.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -237,6 +237,9 @@ pub struct JsonCounterexample {
     /// The trace with the model's values substituted.
     pub concrete: String,
     pub model: BTreeMap<String, serde_json::Value>,
+    /// The content type of every reference the trace names (omitted when none).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub locations: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replayed: Option<bool>,
     /// How replay ended, including a replay cut short (then `replayed` is absent).
@@ -473,6 +476,11 @@ impl Report<'_> {
                 .model
                 .iter()
                 .map(|(k, v)| (k.clone(), json_int(v)))
+                .collect(),
+            locations: c
+                .locations
+                .iter()
+                .map(|(name, ty)| (name.clone(), ty.to_string()))
                 .collect(),
             replayed: self
                 .replayed

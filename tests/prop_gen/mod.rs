@@ -13,6 +13,8 @@ pub struct Scope {
     pub vars: Vec<&'static str>,
     /// `int -> int` functions that may be called (imports, helpers).
     pub int_funs: Vec<String>,
+    /// Expressions that evaluate to a location holding an integer (`c`, `(!g)`).
+    pub cells: Vec<String>,
 }
 
 pub fn int_expr(scope: &Scope) -> BoxedStrategy<String> {
@@ -23,6 +25,17 @@ pub fn int_expr(scope: &Scope) -> BoxedStrategy<String> {
     }
     for v in &scope.vars {
         leaves.push(Just(v.to_string()).boxed());
+    }
+    for c in &scope.cells {
+        leaves.push(Just(format!("!{c}")).boxed());
+    }
+    if scope.cells.len() > 1 {
+        let cells = scope.cells.clone();
+        leaves.push(
+            (0..cells.len(), 0..cells.len())
+                .prop_map(move |(a, b)| format!("({} == {})", cells[a], cells[b]))
+                .boxed(),
+        );
     }
     let leaf = proptest::strategy::Union::new(leaves).boxed();
     let funs = scope.int_funs.clone();
@@ -100,6 +113,14 @@ pub fn stmt(scope: &Scope, unit_calls: Vec<String>) -> BoxedStrategy<String> {
     for call in unit_calls {
         base.push((2, Just(format!("{call}()")).boxed()));
     }
+    for c in &scope.cells {
+        base.push((2, Just(format!("peek {c}")).boxed()));
+        let c = c.clone();
+        base.push((
+            4,
+            e.clone().prop_map(move |v| format!("{c} := {v}")).boxed(),
+        ));
+    }
     let leaf = proptest::strategy::Union::new_weighted(base).boxed();
     leaf.prop_recursive(2, 8, 3, move |inner| {
         let block =
@@ -124,6 +145,7 @@ fn method(index: usize, refs: usize, kind: u8) -> BoxedStrategy<String> {
         refs,
         vars: vec![],
         int_funs: vec!["ext".to_string()],
+        cells: vec![],
     };
     match kind {
         0 => {
@@ -184,6 +206,7 @@ pub fn closed_parts() -> BoxedStrategy<(Vec<i64>, String, String, String)> {
         refs: 2,
         vars: vec!["y"],
         int_funs: vec![],
+        cells: vec![],
     };
     let helper0 = Scope {
         int_funs: vec!["h1".to_string()],
@@ -193,11 +216,13 @@ pub fn closed_parts() -> BoxedStrategy<(Vec<i64>, String, String, String)> {
         refs: 2,
         vars: vec!["y", "a", "b"],
         int_funs: vec!["h0".to_string(), "h1".to_string()],
+        cells: vec![],
     };
     let body = Scope {
         refs: 2,
         vars: vec!["a", "b"],
         int_funs: vec!["h0".to_string(), "h1".to_string(), "g".to_string()],
+        cells: vec![],
     };
     (
         proptest::collection::vec(-1i64..3, 2),
@@ -229,4 +254,159 @@ pub fn closed_library(
          public entry (x:int * int) :(unit) = {{\n  let a = fst x in let b = snd x in {body}\n}};\n",
         inits[0], inits[1]
     )
+}
+
+/// The public methods of a generated library with references, by kind: what each takes
+/// and gives, for the clients of the agreement property.
+pub const REF_KINDS: [&str; 5] = [
+    "ref int -> unit",
+    "unit -> ref int",
+    "unit -> unit -> int",
+    "ref int * ref int -> unit",
+    "int -> unit",
+];
+
+/// One public method of a library with references (kind as in [`REF_KINDS`]): a cell the
+/// client passes, a cell the library makes and returns, a closure over a private cell
+/// (the counter idiom), two cells that may be one (aliasing), or the global cell `g`.
+fn ref_method(index: usize, kind: u8) -> BoxedStrategy<String> {
+    let scope = |cells: &[&str]| Scope {
+        refs: 1,
+        vars: vec![],
+        int_funs: vec!["ext".to_string()],
+        cells: cells.iter().map(|c| c.to_string()).collect(),
+    };
+    let calls = || vec!["cb".to_string()];
+    match kind {
+        0 => block(&scope(&["c"]), calls())
+            .prop_map(move |b| format!("public m{index} (c:ref int) :(unit) = {{ {b} }};"))
+            .boxed(),
+        1 => (int_expr(&scope(&[])), block(&scope(&["c"]), calls()))
+            .prop_map(move |(init, b)| {
+                format!("public m{index} (u:unit) :(ref int) = {{ let c = ref ({init}) in ({b}); c }};")
+            })
+            .boxed(),
+        2 => (int_expr(&scope(&[])), block(&scope(&["c"]), calls()))
+            .prop_map(move |(init, b)| {
+                format!(
+                    "public m{index} (u:unit) :(unit -> int) = {{ let c = ref ({init}) in fun (z:unit) :(int) -> (({b}); !c) }};"
+                )
+            })
+            .boxed(),
+        3 => block(&scope(&["a", "b"]), calls())
+            .prop_map(move |b| {
+                format!(
+                    "public m{index} (p:ref int * ref int) :(unit) = {{ let a = fst p in let b = snd p in ({b}) }};"
+                )
+            })
+            .boxed(),
+        _ => (block(&scope(&["(!g)"]), calls()), any::<bool>())
+            .prop_map(move |(b, renew)| {
+                let renew = if renew { "g := ref x; " } else { "" };
+                format!("public m{index} (x:int) :(unit) = {{ {renew}{b} }};")
+            })
+            .boxed(),
+    }
+}
+
+/// A small library with ML-like references: an integer reference, a global cell `g`,
+/// imports `ext`, `cb` and `peek` (which lends a cell to the client), and one to three
+/// public methods of the kinds of [`ref_method`]. Returns the kinds too.
+pub fn ref_library() -> BoxedStrategy<(String, Vec<u8>)> {
+    proptest::collection::vec(0u8..5, 1..4)
+        .prop_flat_map(|kinds| {
+            let methods: Vec<BoxedStrategy<String>> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| ref_method(i, k))
+                .collect();
+            (Just(kinds), -1i64..3, -1i64..3, methods)
+        })
+        .prop_map(|(kinds, r0, g, methods)| {
+            let mut text = String::from(
+                "import ext :(int -> int)\nimport cb :(unit -> unit)\nimport peek :(ref int -> unit)\n",
+            );
+            text.push_str(&format!("int r0 := {r0};\nref int g := ref {g};\n"));
+            for m in methods {
+                text.push_str(&m);
+                text.push('\n');
+            }
+            (text, kinds)
+        })
+        .boxed()
+}
+
+/// What a generated client does with the public method `m{index}` of kind `kind`
+/// ([`REF_KINDS`]): the arguments come from a small pool (a fresh cell, the cell the
+/// client holds in `h`, the same cell twice), results that are cells are kept in `h`,
+/// and a closure is called once.
+fn ref_call(index: usize, kind: u8) -> BoxedStrategy<String> {
+    let value = -2i64..3;
+    match kind {
+        0 => prop_oneof![
+            value.prop_map(move |v| format!("m{index} (ref {v})")),
+            Just(format!("m{index} !h")),
+        ]
+        .boxed(),
+        1 => Just(format!("h := m{index} ()")).boxed(),
+        2 => Just(format!("let f = m{index} () in let v = f () in ()")).boxed(),
+        3 => (value.clone(), 0u8..4)
+            .prop_map(move |(v, shape)| match shape {
+                0 => format!("m{index} (!h, !h)"),
+                1 => format!("m{index} (!h, ref {v})"),
+                2 => format!("m{index} (ref {v}, !h)"),
+                _ => format!("m{index} (ref {v}, ref {})", v + 1),
+            })
+            .boxed(),
+        _ => value.prop_map(move |v| format!("m{index} {v}")).boxed(),
+    }
+}
+
+/// One client action: a call of a public method, or a write into the held cell.
+fn ref_action(kinds: &[u8]) -> BoxedStrategy<String> {
+    let mut actions: Vec<BoxedStrategy<String>> = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| ref_call(i, k))
+        .collect();
+    actions.push((-2i64..3).prop_map(|v| format!("!h := {v}")).boxed());
+    proptest::strategy::Union::new(actions).boxed()
+}
+
+/// A concrete client of a library of [`ref_library`] with public methods of `kinds`:
+/// it holds one cell `h`, answers `ext` with an offset, writes into or keeps the cell
+/// `peek` lends it, and from `cb` writes its cell or re-enters the library once (a
+/// guard `n` bounds the nesting). `main` makes one or two actions.
+pub fn ref_client(kinds: Vec<u8>) -> BoxedStrategy<String> {
+    let action = ref_action(&kinds);
+    let cb = prop_oneof![
+        Just("()".to_string()),
+        action
+            .clone()
+            .prop_map(|a| format!("if !n < 1 then (n := !n + 1; {a}) else ()")),
+        (-2i64..3).prop_map(|v| format!("!h := {v}")),
+    ];
+    let peek = prop_oneof![
+        Just("()".to_string()),
+        (-2i64..3).prop_map(|v| format!("!c := {v}")),
+        Just("h := c".to_string()),
+    ];
+    (proptest::collection::vec(action, 1..3), cb, peek, -1i64..2)
+        .prop_map(move |(main, cb, peek, offset)| {
+            let mut text = String::new();
+            for (i, k) in kinds.iter().enumerate() {
+                text.push_str(&format!("import m{i} :({})\n", REF_KINDS[*k as usize]));
+            }
+            text.push_str("ref int h := ref 0;\nint n := 0;\n");
+            text.push_str(&format!(
+                "public ext (x:int) :(int) = {{ x + {offset} }};\n"
+            ));
+            text.push_str(&format!("public cb (u:unit) :(unit) = {{ {cb} }};\n"));
+            text.push_str(&format!(
+                "public peek (c:ref int) :(unit) = {{ {peek} }};\n"
+            ));
+            text.push_str(&format!("main = {{ {} }};\n", main.join("; ")));
+            text
+        })
+        .boxed()
 }
