@@ -45,15 +45,12 @@ pub fn first_use(p: &Program) -> Option<Span> {
 pub fn references(file: &str, p: &Program) -> Option<Diagnostic> {
     let span = first_use(p)?;
     Some(
-        Diagnostic::error(
-            "E0209",
-            "references are not supported by `holi run` yet",
-        )
-        .with_label(file, span, "a reference is used here")
-        .with_hint(
-            "holi reads, formats and checks references (`holi parse`, `holi fmt`, \
+        Diagnostic::error("E0209", "references are not supported by `holi run` yet")
+            .with_label(file, span, "a reference is used here")
+            .with_hint(
+                "holi reads, formats and checks references (`holi parse`, `holi fmt`, \
              `holi check`), but cannot run a program that uses them yet.",
-        ),
+            ),
     )
 }
 

@@ -1,5 +1,6 @@
 //! `holi-bench`: benchmarks for holi. See `benchmark/README.md`.
 
+mod compare;
 mod generate;
 mod meta;
 mod process;
@@ -27,17 +28,20 @@ struct Cli {
 enum Command {
     /// Run `holi check` over a directory of .holi files across a grid of bounds.
     Grid(GridArgs),
-    /// (Re)write report.md of a grid results directory.
+    /// Time two holi binaries against each other over a grid, interleaved cell by cell.
+    Compare(compare::CompareArgs),
+    /// (Re)write report.md of a grid or compare results directory.
     Report(ReportArgs),
     /// Generate families of libraries and measure how holi's cost grows.
     Scale(scale::ScaleArgs),
 }
 
-/// Options shared by `grid` and `scale`: where holi is, how to run it, where results go.
+/// Options shared by `grid`, `scale` and `compare`: where holi is, how to run it, where
+/// results go.
 #[derive(Args, Debug, Clone)]
 pub struct RunOptions {
     /// Wall-clock timeout per run, in seconds; the process group is killed at the deadline
-    /// [default: 300 for grid, the paper's; 30 for scale].
+    /// [default: 300 for grid and compare, the paper's; 30 for scale].
     #[arg(long)]
     timeout: Option<f64>,
     /// Runs to execute at the same time (timings are the point, so the default is 1).
@@ -50,11 +54,11 @@ pub struct RunOptions {
     /// The results directory, instead of one derived from --name.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The holi binary (default: `holi` beside this executable).
+    /// The holi binary (default: `holi` beside this executable); for compare, the new one.
     #[arg(long)]
     holi: Option<PathBuf>,
     /// Record a cell as `skipped` (charged the full timeout) when the same file already
-    /// timed out at a bound no larger in both k and l.
+    /// timed out at a bound no larger in both k and l (in compare: with the same binary).
     #[arg(long)]
     skip_after_timeout: bool,
     /// No progress bar.
@@ -85,7 +89,7 @@ struct GridArgs {
 
 #[derive(Args, Debug)]
 struct ReportArgs {
-    /// A results directory written by `holi-bench grid`.
+    /// A results directory written by `holi-bench grid` or `holi-bench compare`.
     dir: PathBuf,
     /// HOLiK's reference.csv (default: ../shared/holik-bench/reference.csv).
     #[arg(long)]
@@ -96,9 +100,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Grid(args) => grid(args),
+        Command::Compare(args) => compare::run(args),
         Command::Report(args) => {
             let reference = args.reference.unwrap_or_else(report::default_reference);
-            report::write_report(&args.dir, &reference).map(|_| {
+            let written = if compare::is_comparison(&args.dir) {
+                compare::write_report(&args.dir)
+            } else {
+                report::write_report(&args.dir, &reference)
+            };
+            written.map(|_| {
                 println!("wrote {}", args.dir.join("report.md").display());
             })
         }
@@ -132,6 +142,7 @@ fn grid(args: GridArgs) -> Result<(), String> {
         &ks,
         &ls,
         jobs,
+        None,
     )?;
     let reference = args.reference.unwrap_or_else(report::default_reference);
     report::write_report(&dir, &reference)?;
@@ -157,6 +168,7 @@ impl Executed {
 }
 
 /// Records the invocation, runs the jobs into `dir/runs.csv`, and describes what happened.
+/// `compare` names the baseline binary that runs the jobs tagged `baseline`.
 #[allow(clippy::too_many_arguments)]
 pub fn execute(
     options: &RunOptions,
@@ -167,6 +179,7 @@ pub fn execute(
     ks: &[u32],
     ls: &[u32],
     jobs: Vec<runner::Job>,
+    compare: Option<meta::Compare>,
 ) -> Result<Executed, String> {
     if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(format!(
@@ -191,9 +204,12 @@ pub fn execute(
             extra_args: options.holi_args.clone(),
             skip_after_timeout: options.skip_after_timeout,
             machine: meta::Machine::detect(),
+            compare: compare.clone(),
         },
     )?;
+    let unit = if compare.is_some() { "runs" } else { "cells" };
     let config = runner::RunConfig {
+        baseline: compare.map(|c| PathBuf::from(c.baseline.path)),
         holi,
         timeout: Duration::from_secs_f64(timeout),
         jobs: options.jobs.max(1),
@@ -209,7 +225,7 @@ pub fn execute(
         .map(|(status, n)| format!("{n} {}", status.name()))
         .collect();
     let text = format!(
-        "{total} cells: {} already in runs.csv, ran {}",
+        "{total} {unit}: {} already in runs.csv, ran {}",
         summary.already_present,
         if ran.is_empty() {
             "none".to_string()

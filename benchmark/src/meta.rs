@@ -58,6 +58,111 @@ pub struct Invocation {
     pub extra_args: Vec<String>,
     pub skip_after_timeout: bool,
     pub machine: Machine,
+    /// `compare` only: the two binaries (`holi` above is the new one) and the rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Compare>,
+}
+
+/// What a `compare` invocation ran: each binary with its commit and fingerprint.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Compare {
+    pub baseline: BinaryInfo,
+    pub new: BinaryInfo,
+    /// Runs per binary per cell.
+    pub repeat: u32,
+}
+
+/// One binary of a comparison.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct BinaryInfo {
+    pub path: String,
+    /// The commit it was built from: given on the command line, or guessed from the git
+    /// work tree the binary sits in (see `commit_source`), or `unknown`.
+    pub commit: String,
+    /// Where `commit` comes from.
+    pub commit_source: String,
+    /// The file's modification time (UTC), roughly when it was built.
+    pub modified: String,
+    pub bytes: u64,
+    /// FNV-1a 64 of the file's contents, in hex: tells two binaries apart, and a resumed
+    /// comparison from one whose binaries changed.
+    pub fnv64: String,
+}
+
+impl BinaryInfo {
+    /// Describes `path`, taking the commit from `given` when there is one.
+    pub fn describe(path: &Path, given: Option<&str>) -> Result<BinaryInfo, String> {
+        let path = &std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let modified = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or_else(|| "unknown".to_string(), |d| utc_from_secs(d.as_secs()));
+        let (commit, commit_source) = match given {
+            Some(commit) => (commit.to_string(), "given on the command line".to_string()),
+            None => guess_commit(path),
+        };
+        Ok(BinaryInfo {
+            path: path.display().to_string(),
+            commit,
+            commit_source,
+            modified,
+            bytes: bytes.len() as u64,
+            fnv64: format!("{:016x}", fnv64(&bytes)),
+        })
+    }
+}
+
+/// FNV-1a, 64 bits: stable across Rust versions, unlike `DefaultHasher`.
+pub fn fnv64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The commit of the git work tree that holds `binary` (e.g. `<worktree>/target/release/
+/// holi`), with `-dirty` for uncommitted changes: a guess, since the binary may have been
+/// built before the work tree last changed. `unknown` outside a work tree.
+fn guess_commit(binary: &Path) -> (String, String) {
+    let absolute = std::fs::canonicalize(binary).unwrap_or_else(|_| binary.to_path_buf());
+    let Some(dir) = absolute.parent() else {
+        return ("unknown".to_string(), "not in a git work tree".to_string());
+    };
+    match git_commit_in(dir) {
+        Some((commit, top)) => (
+            commit,
+            format!("guessed: HEAD of the git work tree `{top}` holding the binary"),
+        ),
+        None => ("unknown".to_string(), "not in a git work tree".to_string()),
+    }
+}
+
+/// `git rev-parse --short HEAD` in `dir` (with `-dirty` when tracked files have uncommitted
+/// changes) and the work tree's top directory.
+fn git_commit_in(dir: &Path) -> Option<(String, String)> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"])?;
+    let top = git(&["rev-parse", "--show-toplevel"]).unwrap_or_default();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|changes| !changes.is_empty());
+    Some((
+        if dirty {
+            format!("{commit}-dirty")
+        } else {
+            commit
+        },
+        top,
+    ))
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -100,36 +205,20 @@ pub fn repo_root() -> PathBuf {
 /// `git rev-parse --short HEAD` of the repository, with `-dirty` when tracked files have
 /// uncommitted changes.
 pub fn holi_commit() -> String {
-    let root = repo_root();
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(&root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|out| out.status.success())
-            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
-    };
-    match git(&["rev-parse", "--short", "HEAD"]) {
-        Some(commit) => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|changes| !changes.is_empty());
-            if dirty {
-                format!("{commit}-dirty")
-            } else {
-                commit
-            }
-        }
-        None => "unknown".to_string(),
-    }
+    git_commit_in(&repo_root()).map_or_else(|| "unknown".to_string(), |(commit, _)| commit)
 }
 
 /// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    utc_from_secs(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
+}
+
+/// Seconds since 1970-01-01 UTC as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_from_secs(secs: u64) -> String {
     let (days, rest) = (secs / 86_400, secs % 86_400);
     let (year, month, day) = civil_from_days(days as i64);
     format!(
@@ -195,6 +284,30 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(civil_from_days(20_414), (2025, 11, 22));
+    }
+
+    #[test]
+    fn times_and_fingerprints_are_stable() {
+        assert_eq!(utc_from_secs(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_from_secs(1_763_812_800 + 3_723), "2025-11-22T13:02:03Z");
+        // FNV-1a 64 test vectors.
+        assert_eq!(fnv64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn binaries_are_described() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("holi");
+        std::fs::write(&path, b"a").unwrap();
+        let info = BinaryInfo::describe(&path, None).unwrap();
+        // The temp dir may sit inside some work tree on odd machines; only check shape.
+        assert!(!info.commit.is_empty());
+        assert_eq!(info.bytes, 1);
+        assert_eq!(info.fnv64, "af63dc4c8601ec8c");
+        let given = BinaryInfo::describe(&path, Some("abc1234")).unwrap();
+        assert_eq!(given.commit, "abc1234");
+        assert_eq!(given.commit_source, "given on the command line");
     }
 
     #[test]

@@ -48,8 +48,31 @@ impl Status {
     }
 }
 
+/// Which of the two binaries of `holi-bench compare` made a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Binary {
+    Baseline,
+    New,
+}
+
+impl Binary {
+    pub const BOTH: [Binary; 2] = [Binary::Baseline, Binary::New];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Binary::Baseline => "baseline",
+            Binary::New => "new",
+        }
+    }
+}
+
+/// What identifies one run in `runs.csv`: the cell, and for `compare` the binary and round.
+pub type RunKey = (String, u32, u32, Option<Binary>, Option<u32>);
+
 /// A row of `runs.csv`. Column order is the file format; `note` carries the reason for
-/// an error and anything else worth keeping about a run.
+/// an error and anything else worth keeping about a run. `binary` and `round` are written
+/// only by `compare` (a grid's `runs.csv` has no such columns).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub file: String,
@@ -64,6 +87,10 @@ pub struct RunRecord {
     pub solver_queries: Option<u64>,
     pub status: Status,
     pub note: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<Binary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
 }
 
 impl RunRecord {
@@ -82,11 +109,17 @@ impl RunRecord {
             solver_queries: None,
             status,
             note,
+            binary: None,
+            round: None,
         }
     }
 
     pub fn key(&self) -> (String, u32, u32) {
         (self.file.clone(), self.k, self.l)
+    }
+
+    pub fn run_key(&self) -> RunKey {
+        (self.file.clone(), self.k, self.l, self.binary, self.round)
     }
 
     /// "Found" in the agreement tables: at least one failing trace was reported.
@@ -95,20 +128,34 @@ impl RunRecord {
     }
 }
 
-/// Reads `runs.csv`, keeping the last row for each (file, k, l). A missing file is an
-/// empty result; a malformed row (for example a line cut short when the machine stopped
-/// mid-write) is skipped with a warning so that a resumed run simply redoes it.
+/// Reads `runs.csv` of a grid, keeping the last row for each (file, k, l).
 pub fn read_runs(path: &Path) -> io::Result<BTreeMap<(String, u32, u32), RunRecord>> {
-    let mut rows = BTreeMap::new();
+    Ok(read_all_runs(path)?
+        .into_iter()
+        .map(|record| (record.key(), record))
+        .collect())
+}
+
+/// Reads `runs.csv`, keeping the last row for each run (file, k, l, and for `compare` the
+/// binary and round). A missing file is an empty result; a malformed row (for example a
+/// line cut short when the machine stopped mid-write) is skipped with a warning so that a
+/// resumed run simply redoes it.
+pub fn read_runs_by_run(path: &Path) -> io::Result<BTreeMap<RunKey, RunRecord>> {
+    Ok(read_all_runs(path)?
+        .into_iter()
+        .map(|record| (record.run_key(), record))
+        .collect())
+}
+
+fn read_all_runs(path: &Path) -> io::Result<Vec<RunRecord>> {
+    let mut rows = Vec::new();
     if !path.exists() {
         return Ok(rows);
     }
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
     for (index, row) in reader.deserialize::<RunRecord>().enumerate() {
         match row {
-            Ok(record) => {
-                rows.insert(record.key(), record);
-            }
+            Ok(record) => rows.push(record),
             Err(error) => eprintln!(
                 "warning: {}: skipping malformed row {}: {error}",
                 path.display(),
@@ -179,5 +226,33 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let rows = read_runs(&path).unwrap();
         assert_eq!(rows.len(), 1);
+    }
+
+    #[test]
+    fn compare_rows_carry_binary_and_round_and_grid_rows_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let grid = dir.path().join("grid.csv");
+        let row = RunRecord::bare("a.holi", 2, 1, Status::Done, 1.0, String::new());
+        RunsWriter::open(&grid).unwrap().append(&row).unwrap();
+        let text = std::fs::read_to_string(&grid).unwrap();
+        assert!(text.starts_with("file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note\n"), "{text}");
+
+        let compare = dir.path().join("compare.csv");
+        let mut writer = RunsWriter::open(&compare).unwrap();
+        for (binary, round) in [(Binary::Baseline, 1), (Binary::New, 1), (Binary::New, 2)] {
+            let mut row = row.clone();
+            row.binary = Some(binary);
+            row.round = Some(round);
+            writer.append(&row).unwrap();
+        }
+        let text = std::fs::read_to_string(&compare).unwrap();
+        assert!(text.starts_with("file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note,binary,round\n"), "{text}");
+        assert!(text.contains(",done,,new,2\n"), "{text}");
+        let rows = read_runs_by_run(&compare).unwrap();
+        assert_eq!(rows.len(), 3);
+        let key = ("a.holi".to_string(), 2, 1, Some(Binary::New), Some(2));
+        assert_eq!(rows[&key].round, Some(2));
+        // A grid file reads back without the compare columns.
+        assert_eq!(read_runs_by_run(&grid).unwrap().values().next(), Some(&row));
     }
 }

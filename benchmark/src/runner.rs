@@ -1,8 +1,9 @@
 //! The grid runner: every (file, k, l) cell as its own `holi check` process, a few at a
-//! time, each result appended to `runs.csv` as soon as it is known.
+//! time, each result appended to `runs.csv` as soon as it is known. `compare` uses it too,
+//! with jobs tagged by binary and round.
 
 use crate::process::{self, Finished, Supervisor};
-use crate::record::{read_runs, RunRecord, RunsWriter, Status};
+use crate::record::{read_runs_by_run, Binary, RunRecord, RunsWriter, Status};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
@@ -20,10 +21,35 @@ pub struct Job {
     pub file: String,
     pub k: u32,
     pub l: u32,
+    /// `compare` only: which binary runs the cell, and in which round.
+    pub binary: Option<Binary>,
+    pub round: Option<u32>,
+}
+
+impl Job {
+    /// A row for this job that has no output to parse.
+    fn bare(&self, status: Status, seconds: f64, note: String) -> RunRecord {
+        self.tag(RunRecord::bare(
+            &self.file, self.k, self.l, status, seconds, note,
+        ))
+    }
+
+    fn tag(&self, mut record: RunRecord) -> RunRecord {
+        record.binary = self.binary;
+        record.round = self.round;
+        record
+    }
+
+    fn run_key(&self) -> crate::record::RunKey {
+        (self.file.clone(), self.k, self.l, self.binary, self.round)
+    }
 }
 
 pub struct RunConfig {
+    /// The binary under test (`new` in a comparison).
     pub holi: PathBuf,
+    /// `compare` only: the binary that runs the jobs tagged `baseline`.
+    pub baseline: Option<PathBuf>,
     pub timeout: Duration,
     pub jobs: usize,
     /// Extra arguments for every `holi check`, after the bounds and `--format json`.
@@ -65,6 +91,8 @@ pub fn grid_jobs(files: &[PathBuf], ks: &[u32], ls: &[u32]) -> Vec<Job> {
                     file,
                     k,
                     l,
+                    binary: None,
+                    round: None,
                 });
             }
         }
@@ -94,8 +122,7 @@ pub fn check_args(job: &Job, extra: &[String]) -> Vec<String> {
 /// `inconclusive`, a kill at the deadline is `timeout`, and anything else is an `error`
 /// whose reason goes into `note`.
 pub fn classify(job: &Job, finished: &Finished) -> RunRecord {
-    let bare =
-        |status, note| RunRecord::bare(&job.file, job.k, job.l, status, finished.seconds, note);
+    let bare = |status, note| job.bare(status, finished.seconds, note);
     let mut record = if finished.timed_out {
         bare(Status::Timeout, String::new())
     } else {
@@ -105,6 +132,7 @@ pub fn classify(job: &Job, finished: &Finished) -> RunRecord {
                     record.file = job.file.clone();
                     record.k = job.k;
                     record.l = job.l;
+                    record = job.tag(record);
                     record.seconds = finished.seconds;
                     record.status = if code == 3 {
                         Status::Inconclusive
@@ -220,6 +248,8 @@ pub fn parse_report(stdout: &str) -> Result<RunRecord, String> {
         solver_queries: stat("solver_queries"),
         status: Status::Done,
         note: String::new(),
+        binary: None,
+        round: None,
     })
 }
 
@@ -231,19 +261,28 @@ pub struct Summary {
     pub interrupted: bool,
 }
 
-/// Runs every job not already in `runs_csv`, appending each result as it finishes.
+/// A cell that ran out of time, with the binary that ran it (`None` in a grid).
+type TimedOut = (String, u32, u32, Option<Binary>);
+
+fn timed_out_key(record: &RunRecord) -> TimedOut {
+    (record.file.clone(), record.k, record.l, record.binary)
+}
+
+/// Runs every job not already in `runs_csv`, in order, appending each result as it
+/// finishes.
 pub fn run_grid(jobs: Vec<Job>, runs_csv: &Path, config: &RunConfig) -> Result<Summary, String> {
-    let existing = read_runs(runs_csv).map_err(|e| format!("{}: {e}", runs_csv.display()))?;
+    let existing =
+        read_runs_by_run(runs_csv).map_err(|e| format!("{}: {e}", runs_csv.display()))?;
     let mut summary = Summary::default();
-    let mut timed_out: Vec<(String, u32, u32)> = existing
+    let mut timed_out: Vec<TimedOut> = existing
         .values()
         .filter(|r| r.status.out_of_time())
-        .map(|r| r.key())
+        .map(timed_out_key)
         .collect();
     let pending: VecDeque<Job> = jobs
         .into_iter()
         .filter(|job| {
-            let present = existing.contains_key(&(job.file.clone(), job.k, job.l));
+            let present = existing.contains_key(&job.run_key());
             summary.already_present += usize::from(present);
             !present
         })
@@ -280,6 +319,7 @@ pub fn run_grid(jobs: Vec<Job>, runs_csv: &Path, config: &RunConfig) -> Result<S
             let sender = sender.clone();
             let supervisor = Arc::clone(&supervisor);
             let holi = config.holi.clone();
+            let baseline = config.baseline.clone();
             let extra = config.extra_args.clone();
             let timeout = config.timeout;
             thread::spawn(move || loop {
@@ -290,13 +330,15 @@ pub fn run_grid(jobs: Vec<Job>, runs_csv: &Path, config: &RunConfig) -> Result<S
                     Some(job) => job,
                     None => return,
                 };
+                let program = match (job.binary, &baseline) {
+                    (Some(Binary::Baseline), Some(baseline)) => baseline,
+                    _ => &holi,
+                };
                 let record =
-                    match process::run(&holi, &check_args(&job, &extra), timeout, &supervisor) {
+                    match process::run(program, &check_args(&job, &extra), timeout, &supervisor) {
                         Ok(finished) if finished.interrupted => return,
                         Ok(finished) => classify(&job, &finished),
-                        Err(reason) => {
-                            RunRecord::bare(&job.file, job.k, job.l, Status::Error, 0.0, reason)
-                        }
+                        Err(reason) => job.bare(Status::Error, 0.0, reason),
                     };
                 if sender.send(record).is_err() {
                     return;
@@ -309,7 +351,7 @@ pub fn run_grid(jobs: Vec<Job>, runs_csv: &Path, config: &RunConfig) -> Result<S
     let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
     for record in receiver {
         if record.status.out_of_time() {
-            timed_out.push(record.key());
+            timed_out.push(timed_out_key(&record));
         }
         write_and_count(&mut writer, &record, &mut counts, &bar)?;
         if config.skip_after_timeout {
@@ -340,8 +382,11 @@ fn write_and_count(
         .iter()
         .map(|(status, n)| format!("{} {n}", status.name()))
         .collect();
+    let binary = record
+        .binary
+        .map_or(String::new(), |b| format!(" {}", b.name()));
     bar.set_message(format!(
-        "{} k{} l{} {} | {}",
+        "{} k{} l{}{binary} {} | {}",
         record.file,
         record.k,
         record.l,
@@ -351,25 +396,23 @@ fn write_and_count(
     Ok(())
 }
 
-/// Removes from the queue every job dominated by a timed-out cell of the same file, and
-/// returns them as `skipped` rows charged the full timeout.
+/// Removes from the queue every job dominated by a timed-out cell of the same file (run by
+/// the same binary, in a comparison), and returns them as `skipped` rows charged the full
+/// timeout.
 fn take_dominated(
     queue: &Mutex<VecDeque<Job>>,
-    timed_out: &[(String, u32, u32)],
+    timed_out: &[TimedOut],
     timeout: Duration,
 ) -> Vec<RunRecord> {
     let mut queue = queue.lock().unwrap_or_else(|e| e.into_inner());
     let mut skipped = Vec::new();
     queue.retain(|job| {
-        let cause = timed_out
-            .iter()
-            .find(|(file, k, l)| *file == job.file && *k <= job.k && *l <= job.l);
+        let cause = timed_out.iter().find(|(file, k, l, binary)| {
+            *file == job.file && *k <= job.k && *l <= job.l && *binary == job.binary
+        });
         match cause {
-            Some((_, k, l)) => {
-                skipped.push(RunRecord::bare(
-                    &job.file,
-                    job.k,
-                    job.l,
+            Some((_, k, l, _)) => {
+                skipped.push(job.bare(
                     Status::Skipped,
                     timeout.as_secs_f64(),
                     format!("not run: timed out at k{k} l{l}"),
@@ -392,6 +435,8 @@ mod tests {
             file: "x.holi".to_string(),
             k: 3,
             l: 2,
+            binary: None,
+            round: None,
         }
     }
 
@@ -503,7 +548,7 @@ mod tests {
         let queue = Mutex::new(VecDeque::from(grid_jobs(&files, &[2, 3], &[1, 2])));
         let skipped = take_dominated(
             &queue,
-            &[("a.holi".to_string(), 2, 2)],
+            &[("a.holi".to_string(), 2, 2, None)],
             Duration::from_secs(9),
         );
         let cells: Vec<(u32, u32)> = skipped.iter().map(|r| (r.k, r.l)).collect();
@@ -512,5 +557,26 @@ mod tests {
             .iter()
             .all(|r| r.status == Status::Skipped && r.seconds == 9.0));
         assert_eq!(queue.lock().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn in_a_comparison_a_timeout_skips_only_the_same_binary() {
+        let files = vec![PathBuf::from("a.holi")];
+        let jobs = crate::compare::compare_jobs(&files, &[2, 3], &[1], 2);
+        let queue = Mutex::new(VecDeque::from(jobs));
+        let skipped = take_dominated(
+            &queue,
+            &[("a.holi".to_string(), 2, 1, Some(Binary::New))],
+            Duration::from_secs(9),
+        );
+        // Both rounds of the new binary at k 2 and k 3; the baseline runs everything.
+        let runs: Vec<(u32, Option<Binary>, Option<u32>)> =
+            skipped.iter().map(|r| (r.k, r.binary, r.round)).collect();
+        assert_eq!(runs.len(), 4);
+        assert!(runs.iter().all(|(_, b, _)| *b == Some(Binary::New)));
+        assert!(runs.contains(&(3, Some(Binary::New), Some(2))));
+        let left = queue.lock().unwrap();
+        assert_eq!(left.len(), 4);
+        assert!(left.iter().all(|j| j.binary == Some(Binary::Baseline)));
     }
 }

@@ -155,6 +155,7 @@ pub fn run(args: ScaleArgs) -> Result<(), String> {
         &ks,
         &ls,
         jobs,
+        None,
     )?;
     write_scale_report(&dir)?;
     summary.finish(&dir.join("report.md"))

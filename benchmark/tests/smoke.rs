@@ -1,6 +1,6 @@
-//! A smoke run of the benchmark tools against the real `holi` binary: a tiny grid and a
-//! tiny scaling run into temporary directories, checking what they write (never how long
-//! anything took).
+//! A smoke run of the benchmark tools against the real `holi` binary: a tiny grid, a tiny
+//! comparison and a tiny scaling run into temporary directories, checking what they write
+//! (never how long anything took).
 //!
 //! The `holi` binary is built here with `cargo build -p holi` into the same target
 //! directory and profile as this test (a no-op when `cargo test --workspace` already
@@ -34,17 +34,22 @@ fn holi_binary() -> PathBuf {
 }
 
 fn bench(args: &[&str]) -> String {
+    let (success, stdout, stderr) = bench_status(args);
+    assert!(success, "holi-bench {args:?} failed:\n{stdout}\n{stderr}");
+    stdout
+}
+
+/// Runs holi-bench: whether it succeeded, its stdout and its stderr.
+fn bench_status(args: &[&str]) -> (bool, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_holi-bench"))
         .args(args)
         .output()
         .expect("run holi-bench");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
+    (
         output.status.success(),
-        "holi-bench {args:?} failed:\n{stdout}\n{stderr}"
-    );
-    stdout
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 /// `awkward`: the callback can reenter `run` between the two increments (Appendix A).
@@ -121,6 +126,114 @@ fn a_tiny_grid_runs_reports_and_resumes() {
         "{second}"
     );
     assert_eq!(rows(&out.join("runs.csv")).len(), 2);
+}
+
+#[test]
+fn a_tiny_comparison_of_holi_with_itself_agrees_and_resumes() {
+    let holi = holi_binary();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let programs = tmp.path().join("programs");
+    std::fs::create_dir(&programs).unwrap();
+    std::fs::write(programs.join("awkward.holi"), UNSAFE).unwrap();
+    std::fs::write(programs.join("counter.holi"), SAFE).unwrap();
+    let out = tmp.path().join("results");
+    let holi = holi.to_str().unwrap();
+    let args = |baseline: &str| {
+        [
+            "compare",
+            "--baseline",
+            baseline,
+            "--holi",
+            holi,
+            "--programs",
+            programs.to_str().unwrap(),
+            "--k",
+            "2",
+            "--l",
+            "1",
+            "--repeat",
+            "2",
+            "--timeout",
+            "60",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]
+        .map(str::to_string)
+    };
+    let first = bench(&args(holi).each_ref().map(String::as_str));
+    assert!(
+        first.contains("8 runs: 0 already in runs.csv, ran 8 done"),
+        "{first}"
+    );
+
+    // 2 files × 2 binaries × 2 rounds, each once, tagged at the end of the row.
+    let header = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(
+        header
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",note,binary,round"),
+        "{header}"
+    );
+    let runs = rows(&out.join("runs.csv"));
+    assert_eq!(runs.len(), 8, "{runs:?}");
+    let tags: std::collections::BTreeSet<(String, String, String)> = runs
+        .iter()
+        .map(|row| (row[0].clone(), row[12].clone(), row[13].clone()))
+        .collect();
+    assert_eq!(tags.len(), 8, "{tags:?}");
+    assert!(runs.iter().all(|row| row[10] == "done"), "{runs:?}");
+
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for expected in [
+        "# holi compare `results`",
+        "## Invocation",
+        "- **Baseline** `",
+        "- **New** `",
+        "an A/A comparison",
+        "## Cells run",
+        "- 2 cells run by both binaries, 8 runs in all.",
+        "## Time",
+        "| **all** | 2 | 2 |",
+        "the median of its 2 rounds",
+        "## Agreement",
+        "identical in all 2 cells both finished",
+        "| **all** | 2 | 2 | 2 | 2 | 2 | 2 |",
+        "### Verdict, failing traces or shortest trace differ (0 values)\n\nNone.",
+        "### Configurations differ (0 cells)\n\nNone.",
+        "## Status",
+        "| done | 4 | 4 |",
+        "cores",
+    ] {
+        assert!(report.contains(expected), "{expected}:\n{report}");
+    }
+
+    // The same command again runs nothing; `report` rewrites the comparison's report.
+    let second = bench(&args(holi).each_ref().map(String::as_str));
+    assert!(
+        second.contains("8 runs: 8 already in runs.csv, ran none"),
+        "{second}"
+    );
+    bench(&["report", out.to_str().unwrap()]);
+    let rewritten = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        rewritten.contains("identical in all 2 cells both finished"),
+        "{rewritten}"
+    );
+
+    // Resuming with another baseline would mix two comparisons: refused.
+    let other = tmp.path().join("other-holi");
+    std::fs::write(&other, "not holi").unwrap();
+    let (success, _, stderr) =
+        bench_status(&args(other.to_str().unwrap()).each_ref().map(String::as_str));
+    assert!(!success);
+    assert!(
+        stderr.contains("was started with another baseline binary"),
+        "{stderr}"
+    );
+    assert_eq!(rows(&out.join("runs.csv")).len(), 8);
 }
 
 #[test]
