@@ -43,6 +43,13 @@
 //!   a library-owned function, including the client's call into a public method), `l` the
 //!   client's calls per context (refreshed at each library call to the client). Results
 //!   are therefore comparable with HOLiK's cell by cell (`lang/semantics.md`).
+//! * **References are names that cross the boundary only in moves.** A location is
+//!   disclosed when it is part of a move's value or lies in a disclosed cell the library
+//!   wrote; at each client turn every disclosed cell may hold the client's choice (made
+//!   lazily, when the library next reads the cell), and wherever the client supplies a
+//!   reference it is a fresh one or one it knows. `==` on locations compares names and
+//!   never reaches the solver. A library without `ref` never creates a location: its
+//!   search is exactly the one of HOLiK's fragment (`tests/search_statistics.rs`).
 //! * **Configurations are persistent.** Sibling branches of the search share store,
 //!   repository, continuation and path condition structurally; branching is cheap and
 //!   nothing is deep-copied per step.
