@@ -231,7 +231,7 @@ pub fn build(program: &Program) -> Library {
             .any(|d| d.code == "W0201" && d.labels.iter().any(|l| in_methods(&l.span)));
     Library {
         may_get_stuck,
-        uses_refs: crate::unsupported::first_use(program).is_some(),
+        uses_refs: crate::references::first_use(program).is_some(),
         types: compiler.types,
         codes: compiler.codes,
         methods,

@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | lexing, parsing | [`syntax`] ([`syntax::lexer`], [`syntax::parser`], [`syntax::ast`]) | source text → [`syntax::ast::Program`] with spans |
 //! | checking | [`types`], driven by [`frontend`] | AST → warnings and errors ([`diagnostics::Diagnostic`]), and how `!x`/`x := e` resolve |
-//! | not yet analysable | [`unsupported`] | a program that uses references → refused by `run` (E0209) |
+//! | uses of references | [`references`] | AST → whether (and where first) it uses references: the build's `uses_refs`, the interpreter's resolution of `!x` |
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
@@ -94,6 +94,7 @@ pub mod frontend;
 pub mod link;
 pub mod ops;
 pub mod proof;
+pub mod references;
 pub mod replay;
 pub mod report;
 pub mod sarif;
@@ -101,4 +102,3 @@ pub mod symbolic;
 pub mod syntax;
 pub mod trace;
 pub mod types;
-pub mod unsupported;

@@ -4,8 +4,11 @@
 //! again, so what the user reads is what ran), the linked program runs on the concrete
 //! interpreter, and the run must make exactly the counterexample's concrete moves and
 //! then fail in the library with the same kind of failure at the same place. Function
-//! names are compared up to a consistent renaming: the trace's `f1`/`m1` are fresh names,
-//! and the run has its own.
+//! and location names are compared up to a consistent renaming: the trace's `f1`/`m1`/
+//! `q1`/`r1` are fresh names, and the run has its own. A move's store entries (the
+//! client's writes `[q1 := 5]`, the cells that disclose a name `{q1 = q2}`) are checked
+//! against the run's snapshot of the disclosed cells at that move (`lang/references.md`
+//! §5.4).
 //!
 //! [`confirm`] replays every counterexample of one library: it indexes the library once,
 //! so each replay costs time in the length of its trace, not in the size of the library,
@@ -18,7 +21,7 @@ use crate::concrete::{
 };
 use crate::link::{self, Files};
 use crate::syntax::ast::Program;
-use crate::trace::{Counterexample, Move, Trace, TraceValue};
+use crate::trace::{Counterexample, Move, StoreEntry, Trace, TraceValue};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -196,7 +199,7 @@ fn compare_indexed(library: &ProgramIndex<'_>, cx: &Counterexample, run: &RunRes
         observed: observed.clone(),
         reason,
     };
-    if let Err(reason) = same_moves(library, &cx.concrete.0, &run.moves) {
+    if let Err(reason) = same_moves(library, &cx.concrete.0, &run.moves, &run.snapshots) {
         return mismatch(reason);
     }
     match &run.outcome {
@@ -231,17 +234,24 @@ fn compare_indexed(library: &ProgramIndex<'_>, cx: &Counterexample, run: &RunRes
     }
 }
 
-/// Equality of move sequences up to a bijective renaming of function names; names of
-/// the library's own methods and imports must match exactly.
+/// Equality of move sequences up to a bijective renaming of function names and of
+/// location names (the library's `q…` to the library's, the client's `r…` to the
+/// client's); names of the library's own methods and imports must match exactly. Each
+/// store entry `ℓ := v` of an expected move must hold in the run's snapshot of the
+/// disclosed cells at that move (`snapshots`, parallel to `observed`), renamed; other
+/// cells of the snapshot may hold anything.
 pub fn same_moves(
     library: &ProgramIndex<'_>,
     expected: &[Move],
     observed: &[Move],
+    snapshots: &[Vec<StoreEntry>],
 ) -> Result<(), String> {
     let mut renaming = Renaming {
         fixed: library,
         forward: HashMap::new(),
         backward: HashMap::new(),
+        locations: HashMap::new(),
+        locations_back: HashMap::new(),
     };
     for (i, (e, o)) in expected.iter().zip(observed).enumerate() {
         let same = e.dir == o.dir
@@ -250,6 +260,16 @@ pub fn same_moves(
             && renaming.values(&e.value, &o.value);
         if !same {
             return Err(format!("move {} is `{o}`, expected `{e}`", i + 1));
+        }
+        let snapshot = snapshots.get(i).map_or(&[][..], Vec::as_slice);
+        for entry in &e.store {
+            renaming.entry(entry, snapshot).map_err(|why| {
+                format!(
+                    "at move {} (`{e}`), {why}; the run's disclosed cells: {}",
+                    i + 1,
+                    show_cells(snapshot)
+                )
+            })?;
         }
     }
     match expected.len().cmp(&observed.len()) {
@@ -267,11 +287,27 @@ pub fn same_moves(
     }
 }
 
+/// `{q1 = 5, r1 = f1}`, or `none`.
+fn show_cells(snapshot: &[StoreEntry]) -> String {
+    if snapshot.is_empty() {
+        return "none".to_string();
+    }
+    let cells: Vec<String> = snapshot
+        .iter()
+        .map(|e| format!("{} = {}", e.cell, e.value))
+        .collect();
+    format!("{{{}}}", cells.join(", "))
+}
+
+#[derive(Clone)]
 struct Renaming<'a> {
     /// The library, whose own names are never renamed.
     fixed: &'a ProgramIndex<'a>,
     forward: HashMap<String, String>,
     backward: HashMap<String, String>,
+    /// Location names, kept apart from function names (they are another kind of name).
+    locations: HashMap<String, String>,
+    locations_back: HashMap<String, String>,
 }
 
 impl Renaming<'_> {
@@ -290,11 +326,66 @@ impl Renaming<'_> {
         }
     }
 
+    /// Whether the trace's location `e` is the run's `o`: both the library's (`q…`) or
+    /// both the client's (`r…`), and consistently so.
+    fn locations(&mut self, e: &str, o: &str) -> bool {
+        if e.chars().next() != o.chars().next() {
+            return false;
+        }
+        match (self.locations.get(e), self.locations_back.get(o)) {
+            (None, None) => {
+                self.locations.insert(e.to_string(), o.to_string());
+                self.locations_back.insert(o.to_string(), e.to_string());
+                true
+            }
+            (Some(o2), Some(e2)) => o2 == o && e2 == e,
+            _ => false,
+        }
+    }
+
+    /// Checks the trace's store entry `expected` against the run's disclosed cells. A
+    /// cell not named before is matched with the first unnamed cell of its owner that
+    /// fits.
+    fn entry(&mut self, expected: &StoreEntry, snapshot: &[StoreEntry]) -> Result<(), String> {
+        let wanted = format!("`{} := {}`", expected.cell, expected.value);
+        if let Some(cell) = self.locations.get(&expected.cell).cloned() {
+            let Some(found) = snapshot.iter().find(|o| o.cell == cell) else {
+                return Err(format!(
+                    "the trace has {wanted}, but the run has not disclosed its cell {cell}"
+                ));
+            };
+            return if self.values(&expected.value, &found.value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the trace has {wanted}, but the run's cell {cell} holds {}",
+                    found.value
+                ))
+            };
+        }
+        for candidate in snapshot {
+            if self.locations_back.contains_key(&candidate.cell) {
+                continue;
+            }
+            let mut attempt = self.clone();
+            if attempt.locations(&expected.cell, &candidate.cell)
+                && attempt.values(&expected.value, &candidate.value)
+            {
+                *self = attempt;
+                return Ok(());
+            }
+        }
+        Err(format!(
+            "the trace has {wanted}, but no cell of the run holds that"
+        ))
+    }
+
     fn values(&mut self, e: &TraceValue, o: &TraceValue) -> bool {
         match (e, o) {
             (TraceValue::Unit, TraceValue::Unit) => true,
             (TraceValue::Int(a), TraceValue::Int(b)) => a == b,
             (TraceValue::Fun(a), TraceValue::Fun(b)) => self.names(a, b),
+            (TraceValue::Ref(a), TraceValue::Ref(b)) => self.locations(a, b),
             (TraceValue::Pair(a, b), TraceValue::Pair(c, d)) => {
                 self.values(a, c) && self.values(b, d)
             }
@@ -440,10 +531,189 @@ mod tests {
             let run = RunResult {
                 outcome: Outcome::Stopped(Stop::Cutoff(cutoff)),
                 moves: Vec::new(),
+                snapshots: Vec::new(),
                 steps: 0,
                 max_library_depth: 0,
             };
             assert_eq!(compare(&library, &cx, &run), Verdict::NotReplayed(cutoff));
         }
+    }
+
+    fn mv(
+        dir: Dir,
+        by: Player,
+        method: &str,
+        value: TraceValue,
+        store: &[(&str, TraceValue)],
+    ) -> Move {
+        Move {
+            dir,
+            by,
+            method: method.to_string(),
+            value,
+            store: store
+                .iter()
+                .map(|(cell, value)| StoreEntry {
+                    cell: cell.to_string(),
+                    value: value.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    fn loc(name: &str) -> TraceValue {
+        TraceValue::Ref(name.to_string())
+    }
+
+    fn int(i: i64) -> TraceValue {
+        TraceValue::Int(i.into())
+    }
+
+    fn cells(entries: &[(&str, TraceValue)]) -> Vec<StoreEntry> {
+        mv(Dir::Call, Player::Client, "", TraceValue::Unit, entries).store
+    }
+
+    const LEND: &str = "import visit :((ref int * (int -> int)) -> unit)
+        public deposit (m:int) :(unit) = { () };";
+
+    fn with_library(check: impl FnOnce(&ProgramIndex<'_>)) {
+        let library = match load_str("t.holi", LEND, false) {
+            Ok(l) => l.program,
+            Err(r) => panic!("{}", r.render(false)),
+        };
+        check(&ProgramIndex::new(&library));
+    }
+
+    /// The trace `call deposit(1) · call visit(q1, m1) · ret visit(()) [q1 := v]`, as
+    /// the trace (`expected`) or the run (`observed`) names things.
+    fn lend(q: &str, m: &str, written: TraceValue) -> Vec<Move> {
+        vec![
+            mv(Dir::Call, Player::Client, "deposit", int(1), &[]),
+            mv(
+                Dir::Call,
+                Player::Library,
+                "visit",
+                TraceValue::Pair(Box::new(loc(q)), Box::new(TraceValue::Fun(m.into()))),
+                &[],
+            ),
+            mv(
+                Dir::Ret,
+                Player::Client,
+                "visit",
+                TraceValue::Unit,
+                &[(q, written)],
+            ),
+        ]
+    }
+
+    #[test]
+    fn locations_are_renamed_consistently_and_by_owner() {
+        with_library(|library| {
+            let expected = lend("q1", "m1", int(-1));
+            let snapshots = |q: &str| vec![vec![], cells(&[(q, int(1))]), cells(&[(q, int(-1))])];
+            assert_eq!(
+                same_moves(
+                    library,
+                    &expected,
+                    &lend("q7", "m2", int(-1)),
+                    &snapshots("q7")
+                ),
+                Ok(())
+            );
+            // A client's location is no library location.
+            let wrong_owner = same_moves(
+                library,
+                &expected,
+                &lend("r1", "m2", int(-1)),
+                &snapshots("r1"),
+            );
+            assert!(
+                wrong_owner
+                    .as_ref()
+                    .is_err_and(|e| e.starts_with("move 2 ")),
+                "{wrong_owner:?}"
+            );
+            // Two names of the trace are two names of the run.
+            let two = |a: &str, b: &str| {
+                vec![mv(
+                    Dir::Call,
+                    Player::Client,
+                    "deposit",
+                    TraceValue::Pair(Box::new(loc(a)), Box::new(loc(b))),
+                    &[],
+                )]
+            };
+            assert!(same_moves(library, &two("r1", "r2"), &two("r5", "r5"), &[vec![]]).is_err());
+            assert!(same_moves(library, &two("r1", "r1"), &two("r5", "r6"), &[vec![]]).is_err());
+            assert_eq!(
+                same_moves(library, &two("r1", "r2"), &two("r6", "r5"), &[vec![]]),
+                Ok(())
+            );
+        });
+    }
+
+    #[test]
+    fn a_store_entry_the_run_does_not_make_is_a_mismatch() {
+        with_library(|library| {
+            let expected = lend("q1", "m1", int(-1));
+            let observed = lend("q1", "m1", int(-1));
+            let at_the_end = |last: Vec<StoreEntry>| vec![vec![], vec![], last];
+            // Other cells of the run may hold anything.
+            let more = at_the_end(cells(&[("q2", int(8)), ("q1", int(-1))]));
+            assert_eq!(same_moves(library, &expected, &observed, &more), Ok(()));
+            let other_value = same_moves(
+                library,
+                &expected,
+                &observed,
+                &at_the_end(cells(&[("q1", int(5))])),
+            );
+            let reason = other_value.expect_err("q1 holds 5, not -1");
+            assert!(reason.starts_with("at move 3 "), "{reason}");
+            assert!(reason.contains("`q1 := -1`"), "{reason}");
+            assert!(reason.contains("holds 5"), "{reason}");
+            let undisclosed = same_moves(library, &expected, &observed, &at_the_end(vec![]))
+                .expect_err("q1 is not in the snapshot");
+            assert!(undisclosed.contains("has not disclosed"), "{undisclosed}");
+        });
+    }
+
+    #[test]
+    fn names_in_store_entries_are_renamed_like_names_in_moves() {
+        with_library(|library| {
+            // The function the library passed, written back into its cell.
+            let expected = lend("q1", "m1", TraceValue::Fun("m1".into()));
+            let observed = lend("q3", "m4", TraceValue::Fun("m4".into()));
+            let holding =
+                |f: &str| vec![vec![], vec![], cells(&[("q3", TraceValue::Fun(f.into()))])];
+            assert_eq!(
+                same_moves(library, &expected, &observed, &holding("m4")),
+                Ok(())
+            );
+            assert!(same_moves(library, &expected, &observed, &holding("m5")).is_err());
+            // A location first named in an entry is matched with the first of the run's
+            // cells not named yet that fits, and keeps that name.
+            let expected = vec![
+                mv(
+                    Dir::Call,
+                    Player::Client,
+                    "deposit",
+                    TraceValue::Unit,
+                    &[("r1", int(3))],
+                ),
+                mv(Dir::Call, Player::Client, "deposit", loc("r1"), &[]),
+            ];
+            let observed = |r: &str| {
+                vec![
+                    mv(Dir::Call, Player::Client, "deposit", TraceValue::Unit, &[]),
+                    mv(Dir::Call, Player::Client, "deposit", loc(r), &[]),
+                ]
+            };
+            let snapshots = vec![cells(&[("r1", int(4)), ("r2", int(3))]), vec![]];
+            assert_eq!(
+                same_moves(library, &expected, &observed("r2"), &snapshots),
+                Ok(())
+            );
+            assert!(same_moves(library, &expected, &observed("r1"), &snapshots).is_err());
+        });
     }
 }

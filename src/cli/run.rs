@@ -67,16 +67,6 @@ pub fn run(args: RunArgs, ui: &Ui) -> Outcome {
     for l in &loaded {
         sources.add(&l.name, &l.source);
     }
-    let unsupported: Vec<Diagnostic> = loaded
-        .iter()
-        .filter_map(|l| crate::unsupported::references(&l.name, &l.program))
-        .collect();
-    if !unsupported.is_empty() {
-        for d in unsupported {
-            eprint!("{}", d.render(&sources, color));
-        }
-        return Outcome::BadInput;
-    }
     let (library, client) = match loaded.as_slice() {
         [client] => (None, client),
         [library, client] => (Some(library), client),

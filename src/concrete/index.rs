@@ -5,8 +5,13 @@
 //! scanning the declarations made replaying the counterexamples of a large library
 //! quadratic (each of N counterexamples scanned or copied all N methods), so replay
 //! builds this index once per library and every later step looks names up in it.
+//!
+//! The index also answers which named `!x` and `x := e` go through a local holding a
+//! location (`lang/references.md` §1.4), from the checker's [`Resolution`], computed only
+//! for a program that mentions references.
 
-use crate::syntax::ast::{Decl, Import, MethodDecl, Program, Visibility};
+use crate::syntax::ast::{Decl, Expr, Import, MethodDecl, Program, Visibility};
+use crate::types::{self, Resolution};
 use std::collections::HashMap;
 
 /// A program with its methods, references and imports indexed by name. When a name is
@@ -17,6 +22,7 @@ pub struct ProgramIndex<'p> {
     methods: HashMap<&'p str, &'p MethodDecl>,
     references: HashMap<&'p str, &'p Decl>,
     imports: HashMap<&'p str, &'p Import>,
+    resolution: Option<Resolution<'p>>,
 }
 
 impl<'p> ProgramIndex<'p> {
@@ -43,7 +49,14 @@ impl<'p> ProgramIndex<'p> {
             methods,
             references,
             imports,
+            resolution: crate::references::mentions(program).then(|| types::resolve(program)),
         }
+    }
+
+    /// Whether `e`, a named `!x` or `x := e` of this program, reads or writes through the
+    /// local `x` rather than the global reference `x`.
+    pub fn through_local(&self, e: &Expr) -> bool {
+        self.resolution.as_ref().is_some_and(|r| r.is_local(e))
     }
 
     /// The method declared under `name`, public or private.

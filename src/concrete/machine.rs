@@ -14,14 +14,25 @@
 //! library with thousands of methods would otherwise be copied into every run.
 //!
 //! Besides steps and depth, a run is bounded by an estimate of its memory (stack,
-//! environments, closures, store and integers, see [`Machine::footprint`]), a deadline
-//! and an interrupt flag; these are checked every [`CHECK_EVERY`] steps, and an
+//! environments, closures, store, heap and integers, see [`Machine::footprint`]), a
+//! deadline and an interrupt flag; these are checked every [`CHECK_EVERY`] steps, and an
 //! arithmetic result is checked before it is computed.
+//!
+//! ML-like references (`lang/references.md` §2): `ref v` allocates a heap cell owned by
+//! the side whose code runs, `!ℓ` and `ℓ := v` go to the shared heap whoever owns ℓ, and
+//! `==` on two locations compares their identity. For traces the machine tracks which
+//! locations the other side may know (*disclosed*: reachable from a move's value, closed
+//! under cell contents), names them `q1, …` (library) and `r1, …` (client) in order of
+//! first appearance, and gives each move the store entries the symbolic engine prints
+//! and a snapshot of every disclosed cell (what replay compares). A run without
+//! locations skips all of it and records empty entries and snapshots.
 
 use super::index::ProgramIndex;
 use crate::ops;
-use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, Function, Ident, Program, Span};
-use crate::trace::{Dir, FailureKind, Move, Player, TraceValue};
+use crate::syntax::ast::{
+    BinOp, Decl, Expr, ExprKind, Function, Ident, Program, Span, Static, Visibility,
+};
+use crate::trace::{Dir, FailureKind, Move, Player, StoreEntry, TraceValue};
 use num_bigint::BigInt;
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -52,13 +63,25 @@ impl Side {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FunId(usize);
 
-/// A runtime value. Functions are repository names, as in the paper.
+/// An index into the machine's heap of cells: a location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocId(usize);
+
+/// A runtime value. Functions are repository names and locations heap cells, as in the
+/// paper.
 #[derive(Clone, Debug)]
 pub enum Value {
     Unit,
     Int(BigInt),
     Pair(Rc<(Value, Value)>),
     Fun(FunId),
+    Loc(LocId),
+}
+
+/// A heap cell: whose code allocated it (which decides its trace name) and its content.
+struct HeapCell {
+    owner: Side,
+    value: Value,
 }
 
 /// The default bound on a run's estimated memory: 1 GiB.
@@ -174,6 +197,9 @@ pub struct RunResult {
     pub outcome: Outcome,
     /// The boundary moves between library and client, in order.
     pub moves: Vec<Move>,
+    /// Parallel to `moves`: every disclosed cell with its content at that move, in order
+    /// of disclosure (empty when no location was disclosed).
+    pub snapshots: Vec<Vec<StoreEntry>>,
     pub steps: u64,
     /// The largest number of simultaneously open library frames (HOLiK's `k` measure).
     pub max_library_depth: usize,
@@ -222,7 +248,7 @@ impl Drop for EnvNode<'_> {
 /// The heap a value holds beyond its own size: integer digits and pair cells.
 fn heap_bytes(value: &Value) -> usize {
     match value {
-        Value::Unit | Value::Fun(_) => 0,
+        Value::Unit | Value::Fun(_) | Value::Loc(_) => 0,
         Value::Int(i) => int_bytes(i.bits()),
         Value::Pair(p) => {
             size_of::<(Value, Value)>()
@@ -236,6 +262,18 @@ fn heap_bytes(value: &Value) -> usize {
 /// The digits of an integer of `bits` bits.
 fn int_bytes(bits: u64) -> usize {
     usize::try_from(bits.div_ceil(64).saturating_mul(8)).unwrap_or(usize::MAX)
+}
+
+/// Appends the locations in `value` to `out`, left to right.
+fn locations(value: &Value, out: &mut Vec<LocId>) {
+    match value {
+        Value::Loc(l) => out.push(*l),
+        Value::Pair(p) => {
+            locations(&p.0, out);
+            locations(&p.1, out);
+        }
+        Value::Unit | Value::Int(_) | Value::Fun(_) => {}
+    }
 }
 
 /// An upper bound on the bits of `a op b`, known before computing it.
@@ -340,6 +378,21 @@ enum Kont<'p> {
         env: Env<'p>,
     },
     Assign(&'p Ident),
+    /// `ref e`: allocate a cell for the value of `e`.
+    Alloc,
+    /// `!e`: read the cell `e` evaluates to.
+    Load(&'p Span),
+    /// `e1 := e2`, `e1` being evaluated: `e2` comes next.
+    StoreTarget {
+        value: &'p Expr,
+        env: Env<'p>,
+        span: &'p Span,
+    },
+    /// `ℓ := e2`, `e2` being evaluated.
+    StoreWrite {
+        target: Value,
+        span: &'p Span,
+    },
     Assert(&'p Span),
     /// An evaluation box: the callee's body is running. `boundary` records whether the
     /// call crossed from one side to the other, so the return is a move too.
@@ -370,21 +423,36 @@ pub struct Machine<'p> {
     taken_labels: HashSet<String>,
     next_label: [usize; 2],
     moves: Vec<Move>,
+    snapshots: Vec<Vec<StoreEntry>>,
+    /// Cells by location; never freed (a run is short).
+    heap: Vec<HeapCell>,
+    /// The locations the other side of their owner may know, as a set and in order of
+    /// disclosure.
+    disclosed: HashSet<LocId>,
+    disclosure_order: Vec<LocId>,
+    /// Cells allocated or written since the last move, in order, by the side whose code
+    /// ran in between: the side that makes the next move.
+    written: Vec<LocId>,
+    written_set: HashSet<LocId>,
+    /// Library functions (other than public methods) that reached the client.
+    revealed: HashSet<FunId>,
+    /// Trace names of locations, and the locations named so far in order.
+    location_labels: HashMap<LocId, String>,
+    labelled_locations: Vec<LocId>,
+    next_location_label: [usize; 2],
     limits: Limits,
     /// The expression evaluated last, where a memory stop is reported.
     at: &'p Span,
     /// [`ENV_BYTES`] when the run started: the nodes of other machines are not ours.
     env_base: usize,
     store_bytes: usize,
+    /// The contents of the heap's cells beyond their own size.
+    heap_bytes: usize,
     moves_bytes: usize,
 }
 
 /// Where a failure that is not the program's fault is reported: the start of the file.
 static NOWHERE: Span = 0..0;
-
-/// Why a run that meets a reference value stops, until the interpreter learns them
-/// (`holi run` refuses such programs before running them, E0209).
-const UNSUPPORTED: &str = "references are not supported by the interpreter yet";
 
 impl<'p> Machine<'p> {
     /// A machine for the client of `client`, linked with `library` (paper Figure 2,
@@ -410,10 +478,21 @@ impl<'p> Machine<'p> {
             taken_labels: HashSet::new(),
             next_label: [0, 0],
             moves: Vec::new(),
+            snapshots: Vec::new(),
+            heap: Vec::new(),
+            disclosed: HashSet::new(),
+            disclosure_order: Vec::new(),
+            written: Vec::new(),
+            written_set: HashSet::new(),
+            revealed: HashSet::new(),
+            location_labels: HashMap::new(),
+            labelled_locations: Vec::new(),
+            next_location_label: [0, 0],
             limits,
             at: &NOWHERE,
             env_base: env_bytes(),
             store_bytes: 0,
+            heap_bytes: 0,
             moves_bytes: 0,
         }
     }
@@ -481,7 +560,7 @@ impl<'p> Machine<'p> {
 
     /// The current value of reference `name`: the last one assigned, else the declared
     /// one (the client's declaration wins, as both sides' stores are one); otherwise why
-    /// the read is stuck.
+    /// the read is stuck. A `ref` declaration allocates its cells on this first read.
     fn read(&mut self, name: &'p str) -> Result<Value, String> {
         if let Some(v) = self.store.get(name) {
             return Ok(v.clone());
@@ -494,9 +573,88 @@ impl<'p> Machine<'p> {
         match decl {
             Decl::IntRef { init, .. } => Ok(Value::Int(init.clone())),
             Decl::FunRef { target, .. } => Ok(Value::Fun(self.resolve_global(side, &target.name))),
-            Decl::RefDecl { .. } => Err(UNSUPPORTED.to_string()),
+            Decl::RefDecl { init, .. } => {
+                let value = self.initial(side, init);
+                self.write(name, value.clone());
+                Ok(value)
+            }
             Decl::Method(_) => Err(not_declared()),
         }
+    }
+
+    /// The value of a `ref` declaration's initialiser in `side`'s code: its cells are
+    /// `side`'s, and not writes of a turn (nobody else can know them yet).
+    fn initial(&mut self, side: Side, init: &'p Static) -> Value {
+        match init {
+            Static::Ref(content) => {
+                let value = self.initial(side, content);
+                Value::Loc(self.new_cell(side, value))
+            }
+            Static::Int(i) => Value::Int(i.clone()),
+            Static::Unit => Value::Unit,
+            Static::Name(m) => Value::Fun(self.resolve_global(side, &m.name)),
+            Static::Pair(a, b) => {
+                let a = self.initial(side, a);
+                let b = self.initial(side, b);
+                Value::Pair(Rc::new((a, b)))
+            }
+        }
+    }
+
+    fn new_cell(&mut self, owner: Side, value: Value) -> LocId {
+        self.heap_bytes = self.heap_bytes.saturating_add(heap_bytes(&value));
+        self.heap.push(HeapCell { owner, value });
+        LocId(self.heap.len() - 1)
+    }
+
+    /// `ref value` in the running code.
+    fn allocate(&mut self, value: Value) -> LocId {
+        let l = self.new_cell(self.owner, value);
+        self.note_write(l);
+        l
+    }
+
+    fn note_write(&mut self, l: LocId) {
+        if self.written_set.insert(l) {
+            self.written.push(l);
+        }
+    }
+
+    /// `!target`.
+    fn load(&self, target: Value, span: &Span) -> Result<Control<'p>, Outcome> {
+        match target {
+            Value::Loc(l) => Ok(Control::Return(self.heap[l.0].value.clone())),
+            other => Err(self.stuck(
+                format!("reading through {}, not a reference", self.describe(&other)),
+                span,
+            )),
+        }
+    }
+
+    /// `target := value`.
+    fn store_into(
+        &mut self,
+        target: Value,
+        value: Value,
+        span: &Span,
+    ) -> Result<Control<'p>, Outcome> {
+        let Value::Loc(l) = target else {
+            return Err(self.stuck(
+                format!(
+                    "assigning through {}, not a reference",
+                    self.describe(&target)
+                ),
+                span,
+            ));
+        };
+        let added = heap_bytes(&value);
+        let old = std::mem::replace(&mut self.heap[l.0].value, value);
+        self.heap_bytes = self
+            .heap_bytes
+            .saturating_sub(heap_bytes(&old))
+            .saturating_add(added);
+        self.note_write(l);
+        Ok(Control::Return(Value::Unit))
     }
 
     fn write(&mut self, name: &'p str, value: Value) {
@@ -508,20 +666,168 @@ impl<'p> Machine<'p> {
         self.store_bytes = self.store_bytes.saturating_add(added);
     }
 
-    fn record(&mut self, mv: Move) {
-        self.moves_bytes = self
-            .moves_bytes
-            .saturating_add(size_of::<Move>() + mv.method.len());
-        self.moves.push(mv);
+    /// Records the move by `by` (whose code just ran) of `value` to or from `callee`,
+    /// with its store entries and the snapshot of the disclosed cells.
+    fn record(&mut self, dir: Dir, by: Side, callee: FunId, value: &Value) {
+        let method = self.label(callee);
+        let value_seen = self.trace_value(value);
+        let store = self.store_entries(by, value);
+        let snapshot: Vec<StoreEntry> = self
+            .disclosure_order
+            .clone()
+            .into_iter()
+            .map(|l| self.entry(l))
+            .collect();
+        self.moves_bytes = self.moves_bytes.saturating_add(
+            size_of::<Move>()
+                + method.len()
+                + (store.len() + snapshot.len()) * size_of::<StoreEntry>(),
+        );
+        self.moves.push(Move {
+            dir,
+            by: by.player(),
+            method,
+            value: value_seen,
+            store,
+        });
+        self.snapshots.push(snapshot);
+    }
+
+    fn entry(&mut self, l: LocId) -> StoreEntry {
+        let cell = self.location_label(l);
+        let content = self.heap[l.0].value.clone();
+        StoreEntry {
+            cell,
+            value: self.trace_value(&content),
+        }
+    }
+
+    /// The boundary bookkeeping of a move by `by` carrying `value` (`lang/references.md`
+    /// §2, §3.4): discloses the locations in `value` and, closing under contents, those
+    /// reachable from the cells disclosed now and from the disclosed cells written since
+    /// the last move (other disclosed cells were closed at earlier moves). Returns the
+    /// move's entries. At a library move: the cells through which a name first reaches
+    /// the client (a location disclosed or a library function revealed by the content),
+    /// in order of the closure. At a client move: the disclosed cells the client wrote
+    /// during its turn and the client's cells disclosed now, with their contents, in
+    /// order of first appearance.
+    fn store_entries(&mut self, by: Side, value: &Value) -> Vec<StoreEntry> {
+        if self.heap.is_empty() {
+            return Vec::new();
+        }
+        let written = std::mem::take(&mut self.written);
+        self.written_set.clear();
+        let mut queue: Vec<LocId> = written
+            .iter()
+            .copied()
+            .filter(|l| self.disclosed.contains(l))
+            .collect();
+        if by == Side::Library {
+            self.reveal(value);
+        }
+        let mut fresh = Vec::new();
+        locations(value, &mut fresh);
+        fresh.retain(|&l| self.disclose(l));
+        let mut newly = fresh.clone();
+        queue.splice(0..0, fresh);
+        let mut through = Vec::new();
+        let mut next = 0;
+        while let Some(&l) = queue.get(next) {
+            next += 1;
+            let content = self.heap[l.0].value.clone();
+            let revealed = by == Side::Library && self.reveal(&content);
+            let mut inside = Vec::new();
+            locations(&content, &mut inside);
+            inside.retain(|&m| self.disclose(m));
+            if by == Side::Library && (revealed || !inside.is_empty()) {
+                through.push(l);
+            }
+            newly.extend(inside.iter().copied());
+            queue.extend(inside);
+        }
+        match by {
+            Side::Library => through.into_iter().map(|l| self.entry(l)).collect(),
+            Side::Client => {
+                let mut cells: Vec<LocId> = Vec::new();
+                let written = written.into_iter().filter(|l| self.disclosed.contains(l));
+                let created = newly
+                    .into_iter()
+                    .filter(|l| self.heap[l.0].owner == Side::Client);
+                for l in written.chain(created) {
+                    if !cells.contains(&l) {
+                        cells.push(l);
+                    }
+                }
+                self.client_entries(cells)
+            }
+        }
+    }
+
+    /// The entries of a client move for `cells`, in order of their first appearance: a
+    /// cell named already by then comes first, and naming an entry's content may name
+    /// the next (a cell the client made and disclosed only through another cell).
+    fn client_entries(&mut self, mut cells: Vec<LocId>) -> Vec<StoreEntry> {
+        let mut entries = Vec::with_capacity(cells.len());
+        while !cells.is_empty() {
+            let first_named = cells
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let seen = self.labelled_locations.iter().position(|m| m == l)?;
+                    Some((seen, i))
+                })
+                .min();
+            // Every disclosed cell is reachable from a printed name; the fallback keeps
+            // the order of `cells` should one not be.
+            let i = first_named.map_or(0, |(_, i)| i);
+            let l = cells.remove(i);
+            entries.push(self.entry(l));
+        }
+        entries
+    }
+
+    /// Discloses `l`; false if it was disclosed already.
+    fn disclose(&mut self, l: LocId) -> bool {
+        if self.disclosed.insert(l) {
+            self.disclosure_order.push(l);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Marks the library functions in `value` as known to the client; whether one was
+    /// new. Public methods are known from the start.
+    fn reveal(&mut self, value: &Value) -> bool {
+        match value {
+            Value::Fun(id) => {
+                let entry = &self.repo[id.0];
+                let public = matches!(
+                    (&entry.body, entry.name.as_deref()),
+                    (Body::Code { .. }, Some(name))
+                        if self.library.and_then(|i| i.method(name))
+                            .is_some_and(|m| m.visibility == Visibility::Public)
+                );
+                entry.owner == Side::Library && !public && self.revealed.insert(*id)
+            }
+            Value::Pair(p) => {
+                let a = self.reveal(&p.0);
+                let b = self.reveal(&p.1);
+                a || b
+            }
+            Value::Unit | Value::Int(_) | Value::Loc(_) => false,
+        }
     }
 
     /// The estimated bytes this run holds: continuation stack, repository, environments,
-    /// assigned references and the move log (allocator overhead aside).
+    /// assigned references, heap and the move log (allocator overhead aside).
     pub fn footprint(&self) -> usize {
         (self.stack.capacity() * size_of::<Kont<'_>>())
             .saturating_add(self.repo.capacity() * size_of::<FunEntry<'_>>())
             .saturating_add(env_bytes().saturating_sub(self.env_base))
             .saturating_add(self.store_bytes)
+            .saturating_add(self.heap.capacity() * size_of::<HeapCell>())
+            .saturating_add(self.heap_bytes)
             .saturating_add(self.moves_bytes)
     }
 
@@ -579,6 +885,7 @@ impl<'p> Machine<'p> {
         RunResult {
             outcome,
             moves: self.moves,
+            snapshots: self.snapshots,
             steps,
             max_library_depth: self.max_library_depth,
         }
@@ -601,14 +908,41 @@ impl<'p> Machine<'p> {
             },
             Int(i) => Control::Return(Value::Int(i.clone())),
             Unit => Control::Return(Value::Unit),
+            Deref(r) if self.through_local(expr) => {
+                let target = self.local(&env, r)?;
+                return self.load(target, &expr.span);
+            }
             Deref(r) => match self.read(&r.name) {
                 Ok(v) => Control::Return(v),
                 Err(reason) => return Err(self.stuck(reason, &r.span)),
             },
-            Alloc(_) | Load(_) | Store(..) => return Err(self.stuck(UNSUPPORTED, &expr.span)),
+            Assign(r, e) if self.through_local(expr) => {
+                let target = self.local(&env, r)?;
+                self.stack.push(Kont::StoreWrite {
+                    target,
+                    span: &expr.span,
+                });
+                Control::Eval(e, env)
+            }
             Assign(r, e) => {
                 self.stack.push(Kont::Assign(r));
                 Control::Eval(e, env)
+            }
+            Alloc(e) => {
+                self.stack.push(Kont::Alloc);
+                Control::Eval(e, env)
+            }
+            Load(e) => {
+                self.stack.push(Kont::Load(&expr.span));
+                Control::Eval(e, env)
+            }
+            Store(target, value) => {
+                self.stack.push(Kont::StoreTarget {
+                    value,
+                    env: env.clone(),
+                    span: &expr.span,
+                });
+                Control::Eval(target, env)
             }
             App(f, a) => {
                 self.stack.push(Kont::AppFun {
@@ -682,6 +1016,19 @@ impl<'p> Machine<'p> {
         })
     }
 
+    /// Whether `e`, a named `!x` or `x := e` of the running code, goes through the local
+    /// `x` (`lang/references.md` §1.4).
+    fn through_local(&self, e: &Expr) -> bool {
+        self.index(self.owner)
+            .is_some_and(|index| index.through_local(e))
+    }
+
+    /// The value of the local `x` a named form goes through.
+    fn local(&self, env: &Env<'p>, x: &Ident) -> Result<Value, Outcome> {
+        lookup(env, &x.name)
+            .ok_or_else(|| self.stuck(format!("`{}` is not bound", x.name), &x.span))
+    }
+
     fn new_function(
         &mut self,
         func: &'p Function,
@@ -717,6 +1064,7 @@ impl<'p> Machine<'p> {
             Value::Int(i) => i.to_string(),
             Value::Pair(_) => "a pair".to_string(),
             Value::Fun(_) => "a function".to_string(),
+            Value::Loc(_) => "a reference".to_string(),
         }
     }
 
@@ -751,6 +1099,10 @@ impl<'p> Machine<'p> {
                 Control::Eval(right, env)
             }
             Kont::BinRight { op, left, span } => {
+                // Two locations are equal when they are the same cell.
+                if let (BinOp::Eq, Value::Loc(a), Value::Loc(b)) = (op, &left, &value) {
+                    return Ok(Control::Return(Value::Int(BigInt::from(u8::from(a == b)))));
+                }
                 let what = format!("`{}`", op.symbol());
                 let a = self.int(&left, &what, span)?;
                 let b = self.int(&value, &what, span)?;
@@ -792,6 +1144,20 @@ impl<'p> Machine<'p> {
                 self.write(&r.name, value);
                 Control::Return(Value::Unit)
             }
+            Kont::Alloc => Control::Return(Value::Loc(self.allocate(value))),
+            Kont::Load(span) => return self.load(value, span),
+            Kont::StoreTarget {
+                value: e,
+                env,
+                span,
+            } => {
+                self.stack.push(Kont::StoreWrite {
+                    target: value,
+                    span,
+                });
+                Control::Eval(e, env)
+            }
+            Kont::StoreWrite { target, span } => return self.store_into(target, value, span),
             Kont::Assert(span) => {
                 if ops::is_true(self.int(&value, "`assert`", span)?) {
                     Control::Return(Value::Unit)
@@ -814,14 +1180,7 @@ impl<'p> Machine<'p> {
                 }
                 self.depth -= 1;
                 if boundary {
-                    let mv = Move {
-                        dir: Dir::Ret,
-                        by: owner.player(),
-                        method: self.label(callee),
-                        value: self.trace_value(&value),
-                        store: Vec::new(),
-                    };
-                    self.record(mv);
+                    self.record(Dir::Ret, owner, callee, &value);
                 }
                 self.owner = caller;
                 Control::Return(value)
@@ -865,14 +1224,7 @@ impl<'p> Machine<'p> {
         }
         let boundary = owner != self.owner;
         if boundary {
-            let mv = Move {
-                dir: Dir::Call,
-                by: self.owner.player(),
-                method: self.label(id),
-                value: self.trace_value(&arg),
-                store: Vec::new(),
-            };
-            self.record(mv);
+            self.record(Dir::Call, self.owner, id, &arg);
         }
         self.stack.push(Kont::Call {
             callee: id,
@@ -929,6 +1281,29 @@ impl<'p> Machine<'p> {
                 Box::new(self.trace_value(&p.1)),
             ),
             Value::Fun(id) => TraceValue::Fun(self.label(*id)),
+            Value::Loc(l) => TraceValue::Ref(self.location_label(*l)),
         }
+    }
+
+    /// The name a move uses for a location: `q1, q2, …` for the library's cells and `r1,
+    /// r2, …` for the client's, by first appearance, primed while the library declares
+    /// the name (as the symbolic engine names them, so a replayed trace reads the same;
+    /// a synthesized client names its slots after them).
+    fn location_label(&mut self, l: LocId) -> String {
+        if let Some(label) = self.location_labels.get(&l) {
+            return label.clone();
+        }
+        let (prefix, slot) = match self.heap[l.0].owner {
+            Side::Library => ('q', 0),
+            Side::Client => ('r', 1),
+        };
+        self.next_location_label[slot] += 1;
+        let mut label = format!("{prefix}{}", self.next_location_label[slot]);
+        while self.library.is_some_and(|i| i.names(&label)) {
+            label.push('\'');
+        }
+        self.location_labels.insert(l, label.clone());
+        self.labelled_locations.push(l);
+        label
     }
 }

@@ -39,6 +39,7 @@ pub fn run_indexed(
                 side: Side::Client,
             }),
             moves: Vec::new(),
+            snapshots: Vec::new(),
             steps: 0,
             max_library_depth: 0,
         },
@@ -317,6 +318,9 @@ mod tests {
             ]
         );
         assert_eq!(result.max_library_depth, 2);
+        // Without references: no store entries, and an empty snapshot per move.
+        assert!(result.moves.iter().all(|m| m.store.is_empty()));
+        assert_eq!(result.snapshots, vec![Vec::new(); result.moves.len()]);
     }
 
     #[test]
@@ -342,6 +346,260 @@ mod tests {
                 "ret m1(())",
                 "ret userExec(())",
                 "ret open(())"
+            ]
+        );
+    }
+
+    fn pair(a: TraceValue, b: TraceValue) -> TraceValue {
+        TraceValue::Pair(Box::new(a), Box::new(b))
+    }
+
+    fn moves(result: &RunResult) -> Vec<String> {
+        result.moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    /// Each snapshot as `q1 = 1, r1 = 2`.
+    fn snapshots(result: &RunResult) -> Vec<String> {
+        assert_eq!(result.snapshots.len(), result.moves.len());
+        result
+            .snapshots
+            .iter()
+            .map(|s| {
+                let cells: Vec<String> = s
+                    .iter()
+                    .map(|e| format!("{} = {}", e.cell, e.value))
+                    .collect();
+                cells.join(", ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn allocation_aliasing_and_equality_of_locations() {
+        let src = "main = { let a = ref 1 in let b = a in
+                     b := 5;
+                     (!a, (a == b, a == ref 5)) };";
+        assert_eq!(finished(src), pair(int(5), pair(int(1), int(0))));
+        // Cells hold any value, locations included; reads and writes go through any
+        // expression that gives a location.
+        let src = "main = { let c = ref (ref 1, 2) in
+                     (fst !c) := !(fst !c) + 10;
+                     !fst !c };";
+        assert_eq!(finished(src), int(11));
+    }
+
+    #[test]
+    fn equality_of_a_location_and_an_integer_is_stuck() {
+        let result = run_closed("main = { let a = ref 1 in a == 1 };", Limits::default());
+        match result.outcome {
+            Outcome::Stopped(Stop::Stuck { reason, .. }) => {
+                assert!(reason.contains("a reference"), "{reason}")
+            }
+            other => panic!("expected a stuck run, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reading_through_a_non_reference_is_stuck() {
+        let result = run_closed("main = { !(1 + 1) };", Limits::default());
+        assert!(matches!(
+            result.outcome,
+            Outcome::Stopped(Stop::Stuck { .. })
+        ));
+    }
+
+    #[test]
+    fn ref_declarations_hold_a_location_of_their_own() {
+        let src = "ref int c := ref 3;
+            ref (int -> int) f := ref twice;
+            ref ref int cc := ref ref 4;
+            private twice (x:int) :(int) = { x * 2 };
+            main = { !c := !(!c) + 1;
+                     (let old = !c in
+                      c := ref 10;
+                      (!(!c), (!old, ((!(!f)) 3, !(!(!cc)))))) };";
+        assert_eq!(
+            finished(src),
+            pair(int(10), pair(int(4), pair(int(6), int(4))))
+        );
+    }
+
+    #[test]
+    fn a_global_reference_wins_over_a_local_holding_a_location() {
+        // `!x` is the global `x` (rule 1 of lang/references.md §1.4), `!c` the local.
+        let src = "int x := 7;
+            main = { let x = ref 1 in let c = ref 2 in c := !c + 1; (!x, !c) };";
+        assert_eq!(finished(src), pair(int(7), int(3)));
+    }
+
+    const COUNTER: &str = "public counter (u:unit) :(unit -> int) = {
+           let c = ref 0 in fun (u:unit) :(int) -> (c := !c + 1; !c) };";
+
+    #[test]
+    fn each_counter_has_its_own_cell_and_it_is_never_disclosed() {
+        let library = program(COUNTER);
+        let client = program(
+            "import counter :(unit -> unit -> int)
+             main = { let a = counter () in let b = counter () in
+                      a (); a (); b (); (a (), b ()) };",
+        );
+        let result = run_linked(&library, &client, &mut |_| {});
+        assert_eq!(result.outcome, Outcome::Finished(pair(int(3), int(2))));
+        assert!(result.moves.iter().all(|m| m.store.is_empty()));
+        assert!(result.snapshots.iter().all(Vec::is_empty));
+        assert_eq!(
+            moves(&result)[..4],
+            [
+                "call counter(())",
+                "ret counter(m1)",
+                "call counter(())",
+                "ret counter(m2)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lent_cell_written_by_the_client_is_a_store_entry() {
+        let library = program(
+            "import visit :(ref int -> unit)
+             int total := 0;
+             public deposit (m:int) :(unit) = {
+               if 0 < m then
+                 (let cell = ref m in
+                  visit cell;
+                  total := !total + !cell;
+                  assert (0 <= !total))
+               else () };",
+        );
+        let client = program(
+            "import deposit :(int -> unit)
+             ref int kept := ref 0;
+             public visit (c:ref int) :(unit) = { kept := c; !kept := -1 };
+             main = { deposit 1 };",
+        );
+        let result = run_linked(&library, &client, &mut |_| {});
+        assert!(matches!(
+            result.outcome,
+            Outcome::Failed(Failure {
+                side: Side::Library,
+                kind: FailureKind::Assert,
+                ..
+            })
+        ));
+        assert_eq!(
+            moves(&result),
+            [
+                "call deposit(1)",
+                "call visit(q1)",
+                "ret visit(()) [q1 := -1]"
+            ]
+        );
+        assert_eq!(snapshots(&result), ["", "q1 = 1", "q1 = -1"]);
+    }
+
+    #[test]
+    fn the_client_s_own_cells_are_named_and_shown_when_disclosed() {
+        let library = program(
+            "public move_all (p:ref int * ref int) :(unit) = {
+               let src = fst p in
+               let dst = snd p in
+               let before = !src + !dst in
+               dst := !dst + !src;
+               src := 0;
+               assert (!src + !dst == before) };",
+        );
+        let aliased = program(
+            "import move_all :((ref int * ref int) -> unit)
+             main = { let r = ref 2 in move_all (r, r) };",
+        );
+        let result = run_linked(&library, &aliased, &mut |_| {});
+        assert!(matches!(result.outcome, Outcome::Failed(_)));
+        assert_eq!(moves(&result), ["call move_all(r1, r1) [r1 := 2]"]);
+        assert_eq!(snapshots(&result), ["r1 = 2"]);
+        // A cell made in an earlier turn is shown when first disclosed, one written
+        // again in a later turn is shown again; entries go in order of the cells' first
+        // appearance in the trace.
+        let two = program(
+            "import move_all :((ref int * ref int) -> unit)
+             main = { let a = ref 1 in let b = ref 2 in
+                      move_all (a, ref 0);
+                      a := 5;
+                      move_all (b, a) };",
+        );
+        let result = run_linked(&library, &two, &mut |_| {});
+        assert_eq!(result.outcome, Outcome::Finished(TraceValue::Unit));
+        assert_eq!(
+            moves(&result),
+            [
+                "call move_all(r1, r2) [r1 := 1, r2 := 0]",
+                "ret move_all(())",
+                "call move_all(r3, r1) [r1 := 5, r3 := 2]",
+                "ret move_all(())"
+            ]
+        );
+        assert_eq!(
+            snapshots(&result),
+            [
+                "r1 = 1, r2 = 0",
+                "r1 = 0, r2 = 1",
+                "r1 = 5, r2 = 1, r3 = 2",
+                "r1 = 7, r2 = 1, r3 = 0"
+            ]
+        );
+    }
+
+    #[test]
+    fn cells_pass_from_library_to_client_and_back() {
+        let library = program(
+            "import visit :(ref ref int -> unit)
+             import take :((ref int * (int -> int)) -> ref int)
+             private secret (x:int) :(int) = { x + 1 };
+             public nest (u:unit) :(ref ref int) = { let inner = ref 7 in ref inner };
+             public deposit (m:int) :(int) = {
+               let inner = ref m in
+               let outer = ref inner in
+               visit outer;
+               (let r = take (!outer, secret) in !r + !(!outer)) };
+             public share (c:ref (int -> int)) :(unit) = {
+               c := (fun (x:int) :(int) -> x * 2) };",
+        );
+        let client = program(
+            "import nest :(unit -> ref ref int)
+             import deposit :(int -> int)
+             import share :(ref (int -> int) -> unit)
+             private id (x:int) :(int) = { x };
+             public visit (o:ref ref int) :(unit) = { !o := 5; o := ref 9 };
+             public take (p:ref int * (int -> int)) :(ref int) = { ref ((snd p) 1) };
+             main = {
+               let n = nest () in
+               !n := 1;
+               (let c = ref id in
+                share c;
+                ((!c) 3, deposit 2)) };",
+        );
+        let result = run_linked(&library, &client, &mut |_| {});
+        assert_eq!(result.outcome, Outcome::Finished(pair(int(6), int(11))));
+        assert_eq!(
+            moves(&result),
+            [
+                "call nest(())",
+                // A cell holding a cell: the inner one is disclosed through the outer.
+                "ret nest(q1) {q1 = q2}",
+                // The client's write into it, and its own new cell holding `id`.
+                "call share(r1) [q2 := 1, r1 := id]",
+                // A library function written into a client cell is revealed there.
+                "ret share(()) {r1 = m1}",
+                "call m1(3)",
+                "ret m1(6)",
+                "call deposit(2)",
+                "call visit(q3) {q3 = q4}",
+                // The client's cell reaches the library only through the library's cell.
+                "ret visit(()) [q3 := r2, q4 := 5, r2 := 9]",
+                "call take(r2, secret)",
+                "call secret(1)",
+                "ret secret(2)",
+                "ret take(r3) [r3 := 2]",
+                "ret deposit(11)",
             ]
         );
     }

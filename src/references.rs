@@ -1,11 +1,9 @@
-//! What the concrete interpreter cannot run yet: references (issue 14, `lang/references.md`).
+//! Whether and where a program uses ML-like references (issue 14, `lang/references.md`).
 //!
-//! The front end and the symbolic engine handle references; the interpreter learns them in
-//! stage 2. Until then `holi run` refuses a program that uses them (E0209, at the first use)
-//! instead of giving it a meaning it does not have. [`first_use`] also tells the build
-//! which libraries use references.
+//! The build marks the libraries that do ([`first_use`], `Library::uses_refs`), and the
+//! interpreter resolves the named forms `!x` and `x := e` only in programs that mention
+//! references ([`mentions`]), since no other program can have a local holding a location.
 
-use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::{Decl, Expr, ExprKind, Function, Program, Span};
 use crate::types::{self, Resolution};
 
@@ -13,9 +11,22 @@ use crate::types::{self, Resolution};
 /// declaration, `ref e`, `!e` or `e := e'` through a value, or a named `!x` or `x := e`
 /// that goes through a local.
 pub fn first_use(p: &Program) -> Option<Span> {
-    let resolution = types::resolve(p);
+    uses(p, Some(&types::resolve(p)))
+}
+
+/// Whether `p` mentions references, without running the checker: a named `!x` or `x :=
+/// e` can only go through a local when the local's type mentions `ref`, which takes a
+/// mention elsewhere (an annotation, `ref e`, a `ref` declaration, `lang/references.md`
+/// §1.4). So this is `first_use(p).is_some()`, for less.
+pub fn mentions(p: &Program) -> bool {
+    uses(p, None).is_some()
+}
+
+/// The first use of references in `p`, counting named forms only when `resolution` says
+/// which go through locals.
+fn uses(p: &Program, resolution: Option<&Resolution<'_>>) -> Option<Span> {
     let mut uses = Uses {
-        resolution: &resolution,
+        resolution,
         spans: Vec::new(),
     };
     for import in &p.imports {
@@ -41,21 +52,8 @@ pub fn first_use(p: &Program) -> Option<Span> {
     uses.spans.into_iter().min_by_key(|s| (s.start, s.end))
 }
 
-/// E0209 for the first use of references in `p` (the file `file`), if any.
-pub fn references(file: &str, p: &Program) -> Option<Diagnostic> {
-    let span = first_use(p)?;
-    Some(
-        Diagnostic::error("E0209", "references are not supported by `holi run` yet")
-            .with_label(file, span, "a reference is used here")
-            .with_hint(
-                "holi reads, formats and checks references (`holi parse`, `holi fmt`, \
-             `holi check`), but cannot run a program that uses them yet.",
-            ),
-    )
-}
-
 struct Uses<'r, 'p> {
-    resolution: &'r Resolution<'p>,
+    resolution: Option<&'r Resolution<'p>>,
     spans: Vec<Span>,
 }
 
@@ -71,12 +69,12 @@ impl Uses<'_, '_> {
         match &e.kind {
             ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit => {}
             ExprKind::Deref(_) => {
-                if self.resolution.is_local(e) {
+                if self.resolution.is_some_and(|r| r.is_local(e)) {
                     self.spans.push(e.span.clone());
                 }
             }
             ExprKind::Assign(_, a) => {
-                if self.resolution.is_local(e) {
+                if self.resolution.is_some_and(|r| r.is_local(e)) {
                     self.spans.push(e.span.clone());
                 }
                 self.expr(a);
@@ -125,7 +123,9 @@ mod tests {
     fn first(source: &str) -> Option<String> {
         let (program, diagnostics) = parse_source("t", source);
         let program = program.unwrap_or_else(|| panic!("{source}: {diagnostics:?}"));
-        first_use(&program).map(|span| source[span].to_string())
+        let first = first_use(&program).map(|span| source[span].to_string());
+        assert_eq!(mentions(&program), first.is_some(), "{source}");
+        first
     }
 
     #[test]
