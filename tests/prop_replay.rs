@@ -73,3 +73,64 @@ fn every_counterexample_of_a_generated_library_replays() {
         "the generator produces failing libraries"
     );
 }
+
+/// The same for generated libraries with ML-like references (`prop_gen::ref_library`):
+/// every counterexample, the shortest per site and those of `--all`, replays with the
+/// writes, allocations and aliasing its client performs.
+#[test]
+fn every_counterexample_of_a_generated_library_with_references_replays() {
+    let mut runner = TestRunner::new(Config {
+        cases: 64,
+        ..Config::default()
+    });
+    let replayed = Cell::new(0usize);
+    let libraries_with_failures = Cell::new(0usize);
+    let strategy = (prop_gen::ref_library(), 1u32..=3, 1u32..=2, any::<bool>());
+    let outcome = runner.run(&strategy, |((source, _), k, l, all)| {
+        let loaded = load_str("generated.holi", &source, false).map_err(|r| {
+            TestCaseError::fail(format!(
+                "generated library rejected:\n{}\n{source}",
+                r.render(false)
+            ))
+        })?;
+        let options = CheckOptions {
+            k,
+            l,
+            all,
+            max_configurations: Some(20_000),
+            timeout: Some(Duration::from_secs(2)),
+            ..CheckOptions::default()
+        };
+        let result = check(&loaded.program, &options);
+        if !result.counterexamples.is_empty() {
+            libraries_with_failures.set(libraries_with_failures.get() + 1);
+        }
+        for cx in result.counterexamples.iter().take(MAX_REPLAYS) {
+            let r = replay::replay(&loaded.program, cx);
+            prop_assert_eq!(
+                &r.verdict,
+                &Verdict::Confirmed,
+                "library:\n{}\nk = {}, l = {}\ntrace: {}\nclient:\n{}",
+                source,
+                k,
+                l,
+                cx.trace,
+                r.client.clone().unwrap_or_default()
+            );
+            replayed.set(replayed.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    println!(
+        "generated libraries with references: replayed {0}/{0} counterexamples ({1} of 64 libraries unsafe)",
+        replayed.get(),
+        libraries_with_failures.get()
+    );
+    assert!(
+        replayed.get() > 0,
+        "the generator produces failing libraries"
+    );
+}

@@ -168,16 +168,22 @@ fn the_example_attacker_breaks_the_dao_but_not_the_fixed_dao() {
 #[test]
 fn each_example_attacker_breaks_its_library_and_not_the_fixed_one() {
     let root = env!("CARGO_MANIFEST_DIR");
-    for name in ["dao", "file_lock", "double_free", "flat_combiner"] {
+    // Each attacker, its library, and the safe sibling it must not break.
+    for (name, safe) in [
+        ("dao", "dao_fixed"),
+        ("file_lock", "file_lock_fixed"),
+        ("double_free", "double_free_fixed"),
+        ("flat_combiner", "flat_combiner_fixed"),
+        ("lend", "lend_fixed"),
+        ("move_all", "move_all_fixed"),
+        ("account", "account_fixed"),
+        ("awkward_counter", "awkward"),
+    ] {
         let attacker = format!("{root}/examples/clients/{name}_attacker.holi");
         let broken = holi(&["run", &format!("{root}/examples/{name}.holi"), &attacker]);
         assert_eq!(broken.status.code(), Some(1), "{name}: {}", stderr(&broken));
         assert!(stderr(&broken).contains("assertion failed"), "{name}");
-        let fixed = holi(&[
-            "run",
-            &format!("{root}/examples/{name}_fixed.holi"),
-            &attacker,
-        ]);
+        let fixed = holi(&["run", &format!("{root}/examples/{safe}.holi"), &attacker]);
         assert_eq!(
             fixed.status.code(),
             Some(0),
@@ -185,6 +191,22 @@ fn each_example_attacker_breaks_its_library_and_not_the_fixed_one() {
             stderr(&fixed)
         );
     }
+}
+
+#[test]
+fn the_lock_attacker_releases_the_lock_it_was_lent() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let attacker = format!("{root}/examples/clients/lock_attacker.holi");
+    let broken = holi(&["run", &format!("{root}/examples/lock.holi"), &attacker]);
+    assert_eq!(broken.status.code(), Some(1), "{}", stderr(&broken));
+    assert!(stderr(&broken).contains("assertion failed"));
+    // The fixed lock lends a reader, not the cell: this attacker no longer links.
+    let fixed = holi(&[
+        "run",
+        &format!("{root}/examples/lock_fixed.holi"),
+        &attacker,
+    ]);
+    assert_eq!(fixed.status.code(), Some(2), "{}", stderr(&fixed));
 }
 
 const DEEP: &str = "main = { letrec f (n:int) :(int) =

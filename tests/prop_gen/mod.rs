@@ -262,7 +262,7 @@ pub const REF_KINDS: [&str; 5] = [
     "ref int -> unit",
     "unit -> ref int",
     "unit -> unit -> int",
-    "ref int * ref int -> unit",
+    "(ref int * ref int) -> unit",
     "int -> unit",
 ];
 
@@ -349,7 +349,7 @@ fn ref_call(index: usize, kind: u8) -> BoxedStrategy<String> {
         ]
         .boxed(),
         1 => Just(format!("h := m{index} ()")).boxed(),
-        2 => Just(format!("let f = m{index} () in let v = f () in ()")).boxed(),
+        2 => Just(format!("(let f = m{index} () in let v = f () in ())")).boxed(),
         3 => (value.clone(), 0u8..4)
             .prop_map(move |(v, shape)| match shape {
                 0 => format!("m{index} (!h, !h)"),
