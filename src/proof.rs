@@ -24,12 +24,32 @@
 //! state the argument does not track; a reference holding anything but an integer;
 //! nonlinear arithmetic; recursion or paths beyond its budget; paths that get stuck)
 //! and never turns Z3's `unknown` into a proof.
+//!
+//! Two refinements make the argument reach further (`lang/proofs.md` §1):
+//!
+//! * **The turn relation.** Besides `I`, a certificate may give facts `R(s, s′)` between
+//!   the store `s` when a client turn starts and `s′` when it ends ("`c` never
+//!   decreases", "while `lock` is 0, `c` is unchanged"). HOLi has no control operators,
+//!   so a client turn is a sequence of complete calls of functions the client can reach.
+//!   If `R` holds from entry to return of every such call, from any store satisfying
+//!   `I`, and is reflexive and transitive on stores satisfying `I`, then by induction on
+//!   the nesting depth every client turn satisfies `R`: the checker reads each client
+//!   call as "the references become any values satisfying `I` and `R(before, ·)`". The
+//!   induction is well founded because a call's summary is used only for calls nested
+//!   strictly inside it that have returned.
+//! * **Functions that reach the client.** A library function (a closure, a private
+//!   method) that reaches the client can be called by it at any later client turn, so
+//!   the checker checks it like a public method: from any store satisfying `I`, on any
+//!   argument, with its captured integers generalised to any values (captured functions
+//!   are kept). Each function, told apart by its code and the shape of what it captured,
+//!   is checked once; more than [`MAX_REVEALED`] of them is "not covered".
 
 use crate::build::{Initial, Library};
 use crate::symbolic::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
 use crate::syntax::ast::{BinOp, Span, Visibility};
 use num_bigint::BigInt;
 use num_traits::{One, Signed};
+use std::collections::HashSet;
 use std::fmt;
 use std::rc::Rc;
 use std::time::Instant;
@@ -103,6 +123,94 @@ impl fmt::Display for FactDisplay<'_> {
     }
 }
 
+/// A fact of the turn relation: how the references when a client turn ends (`r′`)
+/// relate to those when it starts (`r`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `g = v ⇒ r′ = r`: while `g` holds `v`, no client turn changes `r`.
+    KeptWhile {
+        guard: RefId,
+        value: BigInt,
+        kept: RefId,
+    },
+    /// `r′ = r ∨ r′ = v`: a client turn leaves `r` alone or sets it to `v`.
+    KeptOrSet { r: RefId, value: BigInt },
+    /// `r′ ≥ r`.
+    NeverDecreases(RefId),
+    /// `r′ ≤ r`.
+    NeverIncreases(RefId),
+}
+
+impl Step {
+    fn holds(&self, before: &[Int], after: &[Int]) -> Bool {
+        let b = |r: &RefId| &before[*r as usize];
+        match self {
+            Step::KeptWhile { guard, value, kept } => b(guard)
+                .eq(int(value))
+                .implies(after[*kept as usize].eq(b(kept))),
+            Step::KeptOrSet { r, value } => {
+                let now = &after[*r as usize];
+                Bool::or(&[now.eq(b(r)), now.eq(int(value))])
+            }
+            Step::NeverDecreases(r) => after[*r as usize].ge(b(r)),
+            Step::NeverIncreases(r) => after[*r as usize].le(b(r)),
+        }
+    }
+
+    /// The fact in the library's names, `r′` for a reference after the turn.
+    pub fn display<'a>(&'a self, lib: &'a Library) -> StepDisplay<'a> {
+        StepDisplay { step: self, lib }
+    }
+}
+
+pub struct StepDisplay<'a> {
+    step: &'a Step,
+    lib: &'a Library,
+}
+
+impl fmt::Display for StepDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |r: &RefId| self.lib.refs[*r as usize].as_str();
+        match self.step {
+            Step::KeptWhile { guard, value, kept } => {
+                let (g, r) = (name(guard), name(kept));
+                write!(f, "while {g} = {value}, {r}′ = {r}")
+            }
+            Step::KeptOrSet { r, value } => {
+                let r = name(r);
+                write!(f, "{r}′ = {r} or {r}′ = {value}")
+            }
+            Step::NeverDecreases(r) => write!(f, "{}′ ≥ {}", name(r), name(r)),
+            Step::NeverIncreases(r) => write!(f, "{}′ ≤ {}", name(r), name(r)),
+        }
+    }
+}
+
+/// What a proof consists of: the invariant `I` at client turns and the turn relation
+/// `R` (empty: any change that keeps `I`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Certificate {
+    pub invariant: Vec<Fact>,
+    pub steps: Vec<Step>,
+}
+
+/// A function the client can call: a public method, or a library function that
+/// reached it (`Function`, at the place of its code).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Callee {
+    Method(String),
+    Function(Span),
+}
+
+impl Callee {
+    fn describe(&self, place: &dyn Fn(&Span) -> String) -> String {
+        match self {
+            Callee::Method(m) => format!("`{m}`"),
+            Callee::Function(s) => format!("the function at {}", place(s)),
+        }
+    }
+}
+
 /// What must hold, where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Obligation {
@@ -112,10 +220,16 @@ pub enum Obligation {
     Assert(Span),
     /// The divisor of the division at this place is not zero.
     Division(Span),
-    /// The invariant holds when the method named calls the client at this place.
-    BeforeClientCall(String, Span),
-    /// The invariant holds when the method named returns.
-    AtReturn(String),
+    /// The invariant holds when this function calls the client at this place.
+    BeforeClientCall(Callee, Span),
+    /// The invariant holds when this function returns.
+    AtReturn(Callee),
+    /// The turn relation holds from this function's entry to its return.
+    StepAtReturn(Callee),
+    /// The turn relation holds of a turn in which the client calls nothing.
+    Reflexive,
+    /// Two turns in a row satisfy the turn relation as one.
+    Transitive,
 }
 
 impl Obligation {
@@ -126,10 +240,21 @@ impl Obligation {
             Obligation::Assert(s) => format!("the assert at {} holds", place(s)),
             Obligation::Division(s) => format!("the divisor at {} is not zero", place(s)),
             Obligation::BeforeClientCall(m, s) => format!(
-                "the invariant holds when `{m}` calls the client at {}",
+                "the invariant holds when {} calls the client at {}",
+                m.describe(place),
                 place(s)
             ),
-            Obligation::AtReturn(m) => format!("the invariant holds when `{m}` returns"),
+            Obligation::AtReturn(m) => {
+                format!("the invariant holds when {} returns", m.describe(place))
+            }
+            Obligation::StepAtReturn(m) => format!(
+                "the turn relation holds from the entry of {} to its return",
+                m.describe(place)
+            ),
+            Obligation::Reflexive => {
+                "the turn relation holds of a turn that changes nothing".to_string()
+            }
+            Obligation::Transitive => "the turn relation holds of two turns in a row".to_string(),
         }
     }
 }
@@ -144,8 +269,12 @@ impl fmt::Display for Obligation {
 /// The checker's answer.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Every obligation was discharged: safe for every k and l.
-    Proved { obligations: usize },
+    /// Every obligation was discharged: safe for every k and l. `revealed`: the places of
+    /// the library functions that reach the client, checked like methods.
+    Proved {
+        obligations: usize,
+        revealed: Vec<Span>,
+    },
     /// This obligation does not follow from the invariant (it may still hold: the
     /// invariant may be too weak).
     Refuted(Obligation),
@@ -186,69 +315,168 @@ impl Default for Budget {
     }
 }
 
-/// Checks that `invariant` proves `lib` safe for every k and l.
-pub fn check(lib: &Library, invariant: &[Fact], budget: Budget) -> Outcome {
-    let mut checker = Checker::new(lib, invariant, budget, None);
-    match checker.run() {
-        Ok(()) => Outcome::Proved {
-            obligations: checker.obligations,
-        },
-        Err(Stop::Refuted(o)) => Outcome::Refuted(o),
-        Err(Stop::NotCovered(why)) => Outcome::NotCovered(why),
-        Err(Stop::Unknown(why)) => Outcome::Unknown(why),
-    }
+/// Checks that `certificate` proves `lib` safe for every k and l.
+pub fn check(lib: &Library, certificate: &Certificate, budget: Budget) -> Outcome {
+    Checker::new(lib, certificate, budget, false).outcome()
 }
 
-/// Searches for an invariant among `candidates` that proves `lib` safe for every k
+/// [`check`], and when it proves: every obligation as an SMT-LIB query that must be
+/// unsatisfiable, so that the proof can be checked again outside holi (`z3 FILE`
+/// answers `unsat` to each `check-sat`). `place` writes the places in the comments.
+pub fn certify(
+    lib: &Library,
+    certificate: &Certificate,
+    budget: Budget,
+    place: &dyn Fn(&Span) -> String,
+) -> (Outcome, Option<String>) {
+    let mut checker = Checker::new(lib, certificate, budget, false);
+    checker.smtlib = Some(Vec::new());
+    let outcome = checker.outcome();
+    let queries = checker.smtlib.take().unwrap_or_default();
+    if !matches!(outcome, Outcome::Proved { .. }) {
+        return (outcome, None);
+    }
+    let mut text = String::from(
+        "; A proof of safety for every k and l, written by holi's proof checker\n\
+         ; (lang/proofs.md). Each obligation below is one query: its path condition\n\
+         ; and the negation of what must hold. Every (check-sat) must answer unsat.\n",
+    );
+    for fact in &certificate.invariant {
+        text.push_str(&format!("; invariant: {}\n", fact.display(lib)));
+    }
+    for step in &certificate.steps {
+        text.push_str(&format!("; turn relation: {}\n", step.display(lib)));
+    }
+    for (i, (what, query)) in queries.iter().enumerate() {
+        text.push_str(&format!(
+            "\n; obligation {}: {}\n(push 1)\n{query}(check-sat)\n(pop 1)\n",
+            i + 1,
+            what.describe(place)
+        ));
+    }
+    (outcome, Some(text))
+}
+
+/// Searches for a certificate among `candidates` that proves `lib` safe for every k
 /// and l (the Houdini algorithm): the checker runs with all of them, drops every fact
-/// some invariant obligation does not meet, and runs again, until none is dropped.
-/// What is left is the strongest inductive conjunction of candidates; if an `assert`
-/// fails even under it, it fails under any other. The invariant found is then checked
-/// afresh by [`check`], whose answer is returned with it.
-pub fn find(lib: &Library, candidates: &[Fact], budget: Budget) -> (Vec<Fact>, Outcome) {
-    let mut facts = candidates.to_vec();
+/// some obligation of the invariant or of the turn relation does not meet, and runs
+/// again, until none is dropped. What is left is the strongest inductive conjunction
+/// of candidates; if an `assert` fails even under it, it fails under any other. The
+/// certificate found is then checked afresh by [`check`], whose answer is returned with
+/// it.
+pub fn find(lib: &Library, candidates: &Certificate, budget: Budget) -> (Certificate, Outcome) {
+    let mut found = candidates.clone();
     loop {
-        let broken = Some(vec![false; facts.len()]);
-        let mut checker = Checker::new(lib, &facts, budget, broken);
+        let mut checker = Checker::new(lib, &found, budget, true);
         let run = checker.run();
-        let broken = checker.broken.take().unwrap_or_default();
+        let (facts, steps) = checker.broken.take().unwrap_or_default();
         match run {
-            Err(Stop::Refuted(o)) => return (facts, Outcome::Refuted(o)),
-            Err(Stop::NotCovered(why)) => return (facts, Outcome::NotCovered(why)),
-            Err(Stop::Unknown(why)) => return (facts, Outcome::Unknown(why)),
-            Ok(()) if !broken.contains(&true) => {
-                let outcome = check(lib, &facts, budget);
-                return (facts, outcome);
+            Err(Stop::Refuted(o)) => return (found, Outcome::Refuted(o)),
+            Err(Stop::NotCovered(why)) => return (found, Outcome::NotCovered(why)),
+            Err(Stop::Unknown(why)) => return (found, Outcome::Unknown(why)),
+            Ok(()) if !facts.contains(&true) && !steps.contains(&true) => {
+                let outcome = check(lib, &found, budget);
+                return (found, outcome);
             }
             Ok(()) => {
-                let mut i = 0;
-                facts.retain(|_| {
-                    i += 1;
-                    !broken[i - 1]
-                });
+                found.invariant = keep_unbroken(found.invariant, &facts);
+                found.steps = keep_unbroken(found.steps, &steps);
             }
         }
     }
 }
 
-/// Candidate facts for [`find`]: each integer reference at least, or at most, its
-/// initial value and zero.
-pub fn candidates(lib: &Library) -> Vec<Fact> {
-    let mut facts = Vec::new();
+fn keep_unbroken<T>(items: Vec<T>, broken: &[bool]) -> Vec<T> {
+    items
+        .into_iter()
+        .zip(broken)
+        .filter_map(|(item, &b)| (!b).then_some(item))
+        .collect()
+}
+
+/// Candidate facts for [`find`]. The invariant: each integer reference at least, or
+/// at most, its initial value and zero. The turn relation, from the constants each
+/// reference starts with, is assigned or is compared with (and zero): while a
+/// reference holds one of its constants, each reference is unchanged; a reference is
+/// unchanged or set to one of its constants; a reference never decreases, or never
+/// increases.
+pub fn candidates(lib: &Library) -> Certificate {
+    let mut invariant = Vec::new();
     for (r, initial) in lib.store.iter().enumerate() {
         if let Initial::Int(v) = initial {
             let r = r as RefId;
             for bound in [v.clone(), BigInt::from(0)] {
                 for fact in [Fact::at_least(r, bound.clone()), Fact::at_most(r, bound)] {
-                    if !facts.contains(&fact) {
-                        facts.push(fact);
+                    if !invariant.contains(&fact) {
+                        invariant.push(fact);
                     }
                 }
             }
         }
     }
-    facts
+    let mut steps = Vec::new();
+    for (r, of_r) in constants(lib).into_iter().enumerate() {
+        let r = r as RefId;
+        for value in of_r {
+            for kept in 0..lib.refs.len() as RefId {
+                steps.push(Step::KeptWhile {
+                    guard: r,
+                    value: value.clone(),
+                    kept,
+                });
+            }
+            steps.push(Step::KeptOrSet { r, value });
+        }
+        steps.push(Step::NeverDecreases(r));
+        steps.push(Step::NeverIncreases(r));
+    }
+    Certificate { invariant, steps }
 }
+
+/// For each reference, the constants it starts with, is assigned (`r := 1`) or is
+/// compared with (`!r == 1`, `0 < !r`), and zero, each once, in order of appearance.
+fn constants(lib: &Library) -> Vec<Vec<BigInt>> {
+    fn add(out: &mut [Vec<BigInt>], r: RefId, v: &BigInt) {
+        let of_r = &mut out[r as usize];
+        if !of_r.contains(v) {
+            of_r.push(v.clone());
+        }
+    }
+    fn walk(e: &Expr, out: &mut [Vec<BigInt>]) {
+        match &e.kind {
+            ExprKind::Assign(r, value) => {
+                if let ExprKind::Int(v) = &value.kind {
+                    add(out, *r, v);
+                }
+            }
+            ExprKind::Binary(_, a, b) => {
+                if let (ExprKind::Deref(r), ExprKind::Int(v))
+                | (ExprKind::Int(v), ExprKind::Deref(r)) = (&a.kind, &b.kind)
+                {
+                    add(out, *r, v);
+                }
+            }
+            _ => {}
+        }
+        for child in e.children() {
+            walk(child, out);
+        }
+    }
+    let mut out = vec![Vec::new(); lib.refs.len()];
+    for (r, initial) in lib.store.iter().enumerate() {
+        if let Initial::Int(v) = initial {
+            add(&mut out, r as RefId, v);
+        }
+        add(&mut out, r as RefId, &BigInt::from(0));
+    }
+    for code in &lib.codes {
+        walk(&code.body, &mut out);
+    }
+    out
+}
+
+/// The most library functions reaching the client that the checker checks.
+pub const MAX_REVEALED: usize = 64;
 
 enum Stop {
     Refuted(Obligation),
@@ -282,38 +510,79 @@ struct Path {
     store: Vec<Int>,
 }
 
+/// A function the client can call, to be checked: its code and what it captured.
+struct Callable {
+    callee: Callee,
+    code: CodeId,
+    env: Env,
+}
+
 struct Checker<'l> {
     lib: &'l Library,
-    invariant: &'l [Fact],
+    certificate: &'l Certificate,
     budget: Budget,
     steps: u64,
     obligations: usize,
     solver: z3::Solver,
     symbols: u64,
-    /// The public method being checked, for obligations.
-    method: String,
-    /// When searching for an invariant ([`find`]): which facts some invariant
-    /// obligation showed not to hold, instead of stopping at the first.
-    broken: Option<Vec<bool>>,
+    /// The function being checked, for obligations.
+    callee: Callee,
+    /// The functions to check: the public methods, then those that reach the client,
+    /// each once (told apart by [`Checker::reveal`]'s key).
+    callables: Vec<Callable>,
+    revealed: HashSet<String>,
+    /// When searching for a certificate ([`find`]): which facts of the invariant and of
+    /// the turn relation some obligation showed not to hold, instead of stopping at the
+    /// first.
+    broken: Option<(Vec<bool>, Vec<bool>)>,
+    /// When writing the certificate ([`certify`]): each obligation's query.
+    smtlib: Option<Vec<(Obligation, String)>>,
 }
 
 impl<'l> Checker<'l> {
     fn new(
         lib: &'l Library,
-        invariant: &'l [Fact],
+        certificate: &'l Certificate,
         budget: Budget,
-        broken: Option<Vec<bool>>,
+        searching: bool,
     ) -> Checker<'l> {
         Checker {
             lib,
-            invariant,
+            certificate,
             budget,
             steps: 0,
             obligations: 0,
             solver: z3::Solver::new(),
             symbols: 0,
-            method: String::new(),
-            broken,
+            callee: Callee::Method(String::new()),
+            callables: Vec::new(),
+            revealed: HashSet::new(),
+            broken: searching.then(|| {
+                (
+                    vec![false; certificate.invariant.len()],
+                    vec![false; certificate.steps.len()],
+                )
+            }),
+            smtlib: None,
+        }
+    }
+
+    fn outcome(&mut self) -> Outcome {
+        match self.run() {
+            Ok(()) => Outcome::Proved {
+                obligations: self.obligations,
+                revealed: self
+                    .callables
+                    .iter()
+                    .filter_map(|c| match &c.callee {
+                        Callee::Function(span) => Some(span.clone()),
+                        Callee::Method(_) => None,
+                    })
+                    .collect(),
+            },
+            Err(Stop::Refuted(o)) => Outcome::Refuted(o),
+            Err(Stop::NotCovered(why)) => Outcome::NotCovered(why),
+            Err(Stop::Unknown(why)) => Outcome::Unknown(why),
         }
     }
 
@@ -350,33 +619,100 @@ impl<'l> Checker<'l> {
             store: initial,
         };
         self.keeps_invariant(&start, Obligation::Initially)?;
+        self.relation_is_a_preorder()?;
         for &m in &self.lib.public {
             let method = &self.lib.methods[m as usize];
-            self.method = method.name.clone();
-            let code = self.lib.code(method.code);
-            let mut path = Path {
-                condition: Vec::new(),
-                store: Vec::new(),
-            };
-            self.havoc(&mut path);
-            let arg = self.fresh(code.param_ty);
-            for (path, result) in self.eval(path, &code.body, Env::unit(arg), 0)? {
-                self.reaches_client(&result)?;
-                self.keeps_invariant(&path, Obligation::AtReturn(self.method.clone()))?;
-            }
+            self.callables.push(Callable {
+                callee: Callee::Method(method.name.clone()),
+                code: method.code,
+                env: Env::new(),
+            });
+        }
+        // Checking a function may reveal more, appended as it goes.
+        let mut next = 0;
+        while let Some(Callable { callee, code, env }) = self.callables.get(next) {
+            let (callee, code, env) = (callee.clone(), *code, env.clone());
+            self.check_callable(callee, code, env)?;
+            next += 1;
+        }
+        Ok(())
+    }
+
+    /// `R` is reflexive and transitive on stores that satisfy `I`, as the induction
+    /// over a client turn's calls needs (module docs).
+    fn relation_is_a_preorder(&mut self) -> Result<(), Stop> {
+        if self.certificate.steps.is_empty() {
+            return Ok(());
+        }
+        let mut path = Path {
+            condition: Vec::new(),
+            store: Vec::new(),
+        };
+        self.enter(&mut path);
+        let first = path.store.clone();
+        self.keeps_steps(&first, &path, Obligation::Reflexive)?;
+        self.turn(&mut path);
+        self.turn(&mut path);
+        self.keeps_steps(&first, &path, Obligation::Transitive)
+    }
+
+    /// Checks a function the client can call, run from any store satisfying `I` on any
+    /// argument: no failure on the way, and `I` and `R` at its return.
+    fn check_callable(&mut self, callee: Callee, code_id: CodeId, env: Env) -> Result<(), Stop> {
+        self.callee = callee.clone();
+        let code = self.lib.code(code_id);
+        let mut path = Path {
+            condition: Vec::new(),
+            store: Vec::new(),
+        };
+        self.enter(&mut path);
+        let entry = path.store.clone();
+        let mut inner = env.clone();
+        if code.recursive {
+            inner.push_front(Val::Closure(code_id, env));
+        }
+        inner.push_front(self.fresh(code.param_ty));
+        for (path, result) in self.eval(path, &code.body, inner, 0)? {
+            self.reveal(&result)?;
+            self.keeps_invariant(&path, Obligation::AtReturn(callee.clone()))?;
+            self.keeps_steps(&entry, &path, Obligation::StepAtReturn(callee.clone()))?;
         }
         Ok(())
     }
 
     fn holds(&self, store: &[Int]) -> Bool {
-        let facts: Vec<Bool> = self.invariant.iter().map(|f| f.holds(store)).collect();
+        let facts: Vec<Bool> = self
+            .certificate
+            .invariant
+            .iter()
+            .map(|f| f.holds(store))
+            .collect();
         Bool::and(&facts)
     }
 
-    /// New values for every reference, satisfying the invariant: a client turn.
-    fn havoc(&mut self, path: &mut Path) {
+    fn related(&self, before: &[Int], after: &[Int]) -> Bool {
+        let steps: Vec<Bool> = self
+            .certificate
+            .steps
+            .iter()
+            .map(|s| s.holds(before, after))
+            .collect();
+        Bool::and(&steps)
+    }
+
+    /// New values for every reference, satisfying the invariant: the store when the
+    /// client calls a function.
+    fn enter(&mut self, path: &mut Path) {
         path.store = (0..self.lib.refs.len()).map(|_| self.symbol()).collect();
         path.condition.push(self.holds(&path.store));
+    }
+
+    /// A client turn: new values for every reference, satisfying the invariant and
+    /// related to the old ones by the turn relation.
+    fn turn(&mut self, path: &mut Path) {
+        let before = std::mem::take(&mut path.store);
+        self.enter(path);
+        path.condition.push(self.related(&before, &path.store));
     }
 
     fn symbol(&mut self) -> Int {
@@ -418,6 +754,9 @@ impl<'l> Checker<'l> {
         }
         self.solver.assert(goal.not());
         let answer = self.solver.check();
+        if let Some(queries) = &mut self.smtlib {
+            queries.push((what.clone(), self.solver.to_string()));
+        }
         self.solver.pop(1);
         match answer {
             SatResult::Unsat => Ok(()),
@@ -429,45 +768,105 @@ impl<'l> Checker<'l> {
     /// The invariant holds on `path`; when searching for one, the facts that do not
     /// are marked broken instead.
     fn keeps_invariant(&mut self, path: &Path, what: Obligation) -> Result<(), Stop> {
-        let Some(mut broken) = self.broken.take() else {
+        let Some((mut broken, steps)) = self.broken.take() else {
             let holds = self.holds(&path.store);
             return self.prove(path, holds, what);
         };
-        let mut result = Ok(());
-        for (i, fact) in self.invariant.iter().enumerate() {
-            if broken[i] {
-                continue;
-            }
-            match self.prove(path, fact.holds(&path.store), what.clone()) {
-                Ok(()) => {}
-                Err(Stop::Refuted(_)) => broken[i] = true,
-                Err(stop) => {
-                    result = Err(stop);
-                    break;
-                }
-            }
-        }
-        self.broken = Some(broken);
+        let goals: Vec<Bool> = (self.certificate.invariant.iter())
+            .map(|f| f.holds(&path.store))
+            .collect();
+        let result = self.mark_broken(path, &goals, &mut broken, &what);
+        self.broken = Some((broken, steps));
         result
     }
 
-    /// A library function in `v` would reach the client, which could then call it in
-    /// a state the argument does not track (or, for a private method, at all).
-    fn reaches_client(&self, v: &Val) -> Result<(), Stop> {
-        match v {
-            Val::Int(_) | Val::Unit | Val::Client(_) => Ok(()),
+    /// The turn relation holds between `before` and the store of `path`; when searching
+    /// for a certificate, the facts that do not are marked broken instead.
+    fn keeps_steps(&mut self, before: &[Int], path: &Path, what: Obligation) -> Result<(), Stop> {
+        let Some((facts, mut broken)) = self.broken.take() else {
+            let holds = self.related(before, &path.store);
+            return self.prove(path, holds, what);
+        };
+        let goals: Vec<Bool> = (self.certificate.steps.iter())
+            .map(|s| s.holds(before, &path.store))
+            .collect();
+        let result = self.mark_broken(path, &goals, &mut broken, &what);
+        self.broken = Some((facts, broken));
+        result
+    }
+
+    /// Marks broken each goal not broken yet that does not hold on `path`.
+    fn mark_broken(
+        &mut self,
+        path: &Path,
+        goals: &[Bool],
+        broken: &mut [bool],
+        what: &Obligation,
+    ) -> Result<(), Stop> {
+        for (goal, broken) in goals.iter().zip(broken) {
+            if *broken {
+                continue;
+            }
+            match self.prove(path, goal.clone(), what.clone()) {
+                Ok(()) => {}
+                Err(Stop::Refuted(_)) => *broken = true,
+                Err(stop) => return Err(stop),
+            }
+        }
+        Ok(())
+    }
+
+    /// `v` reaches the client: each library function in it (a closure, a private
+    /// method) becomes callable by the client at any later turn, so it is queued to be
+    /// checked like a public method (module docs), once per code and shape of what it
+    /// captured.
+    fn reveal(&mut self, v: &Val) -> Result<(), Stop> {
+        let (callee, code, env) = match v {
+            Val::Int(_) | Val::Unit | Val::Client(_) => return Ok(()),
             Val::Pair(a, b) => {
-                self.reaches_client(a)?;
-                self.reaches_client(b)
+                self.reveal(a)?;
+                return self.reveal(b);
             }
-            Val::Method(m) if self.lib.methods[*m as usize].visibility == Visibility::Public => {
-                Ok(())
+            Val::Method(m) => {
+                let method = &self.lib.methods[*m as usize];
+                if method.visibility == Visibility::Public {
+                    return Ok(());
+                }
+                let span = self.lib.code(method.code).span.clone();
+                (Callee::Function(span), method.code, Env::new())
             }
-            Val::Method(m) => not_covered(format!(
-                "the private method `{}` reaches the client",
-                self.lib.methods[*m as usize].name
-            )),
-            Val::Closure(..) => not_covered("a function of the library reaches the client"),
+            Val::Closure(code, env) => {
+                let env: Env = env.iter().map(|v| self.generalise(v)).collect();
+                let span = self.lib.code(*code).span.clone();
+                (Callee::Function(span), *code, env)
+            }
+        };
+        let mut key = format!("{code}");
+        for v in &env {
+            shape(v, &mut key);
+        }
+        if !self.revealed.insert(key) {
+            return Ok(());
+        }
+        if self.revealed.len() > MAX_REVEALED {
+            return not_covered(format!(
+                "more than {MAX_REVEALED} library functions reach the client"
+            ));
+        }
+        self.callables.push(Callable { callee, code, env });
+        Ok(())
+    }
+
+    /// `v` with every integer in it replaced by a fresh symbol: a function the client
+    /// calls later sees what it captured, whatever that was.
+    fn generalise(&mut self, v: &Val) -> Val {
+        match v {
+            Val::Int(_) => Val::Int(self.symbol()),
+            Val::Pair(a, b) => Val::Pair(Rc::new(self.generalise(a)), Rc::new(self.generalise(b))),
+            Val::Closure(code, env) => {
+                Val::Closure(*code, env.iter().map(|v| self.generalise(v)).collect())
+            }
+            Val::Unit | Val::Method(_) | Val::Client(_) => v.clone(),
         }
     }
 
@@ -696,10 +1095,10 @@ impl<'l> Checker<'l> {
             }
             Val::Client(ty) => {
                 // A client turn: the invariant must hold, then anything it allows.
-                self.reaches_client(&arg)?;
-                let what = Obligation::BeforeClientCall(self.method.clone(), at.span.clone());
+                self.reveal(&arg)?;
+                let what = Obligation::BeforeClientCall(self.callee.clone(), at.span.clone());
                 self.keeps_invariant(&path, what)?;
-                self.havoc(&mut path);
+                self.turn(&mut path);
                 let Some((_, ret)) = self.lib.types.arrow(ty) else {
                     return not_covered("a client value applied that is not a function");
                 };
@@ -710,6 +1109,30 @@ impl<'l> Checker<'l> {
                 not_covered("an application of a non-function")
             }
         }
+    }
+}
+
+/// Appends to `key` what tells apart the functions of one code that reach the client:
+/// the shape of what they captured, integers aside ([`Checker::generalise`]).
+fn shape(v: &Val, key: &mut String) {
+    match v {
+        Val::Int(_) => key.push_str(" int"),
+        Val::Unit => key.push_str(" unit"),
+        Val::Pair(a, b) => {
+            key.push_str(" (");
+            shape(a, key);
+            shape(b, key);
+            key.push(')');
+        }
+        Val::Closure(code, env) => {
+            key.push_str(&format!(" fun{code}["));
+            for v in env {
+                shape(v, key);
+            }
+            key.push(']');
+        }
+        Val::Method(m) => key.push_str(&format!(" m{m}")),
+        Val::Client(ty) => key.push_str(&format!(" client{ty}")),
     }
 }
 
@@ -727,6 +1150,13 @@ fn int(n: &BigInt) -> Int {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn invariant(facts: Vec<Fact>) -> Certificate {
+        Certificate {
+            invariant: facts,
+            steps: Vec::new(),
+        }
+    }
 
     fn library(source: &str) -> Library {
         let loaded = crate::frontend::load_str("t.holi", source, false)
@@ -758,9 +1188,13 @@ mod tests {
     fn the_fixed_dao_is_proved_with_a_non_negative_balance() {
         let lib = library(DAO_FIXED);
         let balance = lib.reference("balance").unwrap();
-        let outcome = check(&lib, &[Fact::at_least(balance, 0)], Budget::default());
+        let outcome = check(
+            &lib,
+            &invariant(vec![Fact::at_least(balance, 0)]),
+            Budget::default(),
+        );
         assert!(
-            matches!(outcome, Outcome::Proved { obligations } if obligations >= 4),
+            matches!(outcome, Outcome::Proved { obligations, .. } if obligations >= 4),
             "{outcome:?}"
         );
         assert_eq!(
@@ -772,9 +1206,11 @@ mod tests {
     #[test]
     fn houdini_finds_the_invariant_of_the_fixed_dao_and_none_for_the_dao() {
         let lib = library(DAO_FIXED);
-        let (facts, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
         assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
-        let shown: Vec<String> = facts.iter().map(|f| f.display(&lib).to_string()).collect();
+        let shown: Vec<String> = (found.invariant.iter())
+            .map(|f| f.display(&lib).to_string())
+            .collect();
         // A negative withdrawal raises the balance past 100.
         assert_eq!(shown, ["balance ≥ 0"]);
         let lib = library(DAO);
@@ -789,7 +1225,7 @@ mod tests {
     fn a_too_weak_invariant_proves_nothing() {
         let lib = library(DAO_FIXED);
         assert!(matches!(
-            check(&lib, &[], Budget::default()),
+            check(&lib, &Certificate::default(), Budget::default()),
             Outcome::Refuted(Obligation::Assert(_))
         ));
     }
@@ -803,7 +1239,7 @@ mod tests {
             vec![Fact::at_least(balance, 0)],
             vec![Fact::at_most(balance, 100)],
         ] {
-            let outcome = check(&lib, &invariant, Budget::default());
+            let outcome = check(&lib, &self::invariant(invariant.clone()), Budget::default());
             assert!(
                 matches!(outcome, Outcome::Refuted(_)),
                 "{invariant:?}: {outcome:?}"
@@ -816,7 +1252,11 @@ mod tests {
         let lib = library(DAO_FIXED);
         let balance = lib.reference("balance").unwrap();
         assert_eq!(
-            check(&lib, &[Fact::at_least(balance, 101)], Budget::default()),
+            check(
+                &lib,
+                &invariant(vec![Fact::at_least(balance, 101)]),
+                Budget::default()
+            ),
             Outcome::Refuted(Obligation::Initially)
         );
     }
@@ -826,13 +1266,13 @@ mod tests {
         let cases = [
             ("public m (x:int) :(int) = { x * x };", "nonlinear"),
             (
-                "public m (u:unit) :(int -> int) = { fun (x:int) :(int) -> x };",
-                "reaches the client",
+                "fun f := g; private g (x:int) :(int) = { x }; public m (x:int) :(int) = { x };",
+                "holds a function",
             ),
             ("public m (u:unit) :(unit) = { sned 1 };", "stuck"),
         ];
         for (source, why) in cases {
-            match check(&library(source), &[], Budget::default()) {
+            match check(&library(source), &Certificate::default(), Budget::default()) {
                 Outcome::NotCovered(reason) => assert!(reason.contains(why), "{source}: {reason}"),
                 other => panic!("{source}: {other:?}"),
             }
@@ -844,7 +1284,7 @@ mod tests {
         let lib = library("public m (u:unit) :(int) = { let c = ref 0 in c := 1; !c };");
         assert!(lib.uses_refs);
         assert_eq!(
-            check(&lib, &[], Budget::default()),
+            check(&lib, &Certificate::default(), Budget::default()),
             Outcome::NotCovered("the library uses ML-like references".to_string())
         );
     }
@@ -854,11 +1294,15 @@ mod tests {
         let lib = library("int d := 1; public z (x:int) :(unit) = { d := x }; public m (x:int) :(int) = { 10 / !d };");
         let d = lib.reference("d").unwrap();
         assert!(matches!(
-            check(&lib, &[], Budget::default()),
+            check(&lib, &Certificate::default(), Budget::default()),
             Outcome::Refuted(Obligation::Division(_))
         ));
         assert!(matches!(
-            check(&lib, &[Fact::at_least(d, 1)], Budget::default()),
+            check(
+                &lib,
+                &invariant(vec![Fact::at_least(d, 1)]),
+                Budget::default()
+            ),
             Outcome::Refuted(Obligation::AtReturn(_))
         ));
     }
@@ -872,7 +1316,11 @@ mod tests {
         );
         let c = lib.reference("c").unwrap();
         assert!(matches!(
-            check(&lib, &[Fact::at_least(c, 0)], Budget::default()),
+            check(
+                &lib,
+                &invariant(vec![Fact::at_least(c, 0)]),
+                Budget::default()
+            ),
             Outcome::Proved { .. }
         ));
         let tight = library(
@@ -882,8 +1330,130 @@ mod tests {
         );
         let c = tight.reference("c").unwrap();
         assert!(matches!(
-            check(&tight, &[Fact::at_least(c, 0)], Budget::default()),
+            check(
+                &tight,
+                &invariant(vec![Fact::at_least(c, 0)]),
+                Budget::default()
+            ),
             Outcome::Refuted(Obligation::AtReturn(_))
         ));
+    }
+
+    const AWKWARD: &str = "int x := 0;
+        public run (f:unit -> unit) :(unit) = { x := 0; f (); x := 1; f (); assert (!x == 1) };";
+
+    #[test]
+    fn a_turn_relation_proves_what_an_invariant_cannot() {
+        let lib = library(AWKWARD);
+        let x = lib.reference("x").unwrap();
+        let only_invariant = invariant(vec![Fact::at_least(x, 0), Fact::at_most(x, 1)]);
+        assert!(matches!(
+            check(&lib, &only_invariant, Budget::default()),
+            Outcome::Refuted(Obligation::Assert(_))
+        ));
+        // Every complete call of `run` ends with x = 1.
+        let kept_or_one = Certificate {
+            steps: vec![Step::KeptOrSet {
+                r: x,
+                value: 1.into(),
+            }],
+            ..only_invariant
+        };
+        assert!(matches!(
+            check(&lib, &kept_or_one, Budget::default()),
+            Outcome::Proved { .. }
+        ));
+        assert_eq!(
+            kept_or_one.steps[0].display(&lib).to_string(),
+            "x′ = x or x′ = 1"
+        );
+        // `run` may start at 0 and ends at 1: "never increases" does not hold of it.
+        let wrong = Certificate {
+            steps: vec![kept_or_one.steps[0].clone(), Step::NeverIncreases(x)],
+            ..kept_or_one.clone()
+        };
+        assert_eq!(
+            check(&lib, &wrong, Budget::default()),
+            Outcome::Refuted(Obligation::StepAtReturn(Callee::Method("run".into())))
+        );
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        assert!(found.steps.contains(&kept_or_one.steps[0]), "{found:?}");
+    }
+
+    #[test]
+    fn a_turn_relation_that_is_not_transitive_is_refuted() {
+        let lib = library(
+            "int lock := 1; int c := 0;
+             public inc (f:unit -> unit) :(unit) = {
+               if !lock then (let old = !c in lock := 0; f (); c := !c + 1; lock := 1;
+                              assert (!c == old + 1)) else () };
+             public read (u:unit) :(int) = { !c };",
+        );
+        let (lock, c) = (lib.reference("lock").unwrap(), lib.reference("c").unwrap());
+        let kept = |kept| Step::KeptWhile {
+            guard: lock,
+            value: 0.into(),
+            kept,
+        };
+        // "While lock is 0, c is unchanged", alone: a turn could set lock to 1 and
+        // then change c.
+        let alone = Certificate {
+            invariant: Vec::new(),
+            steps: vec![kept(c)],
+        };
+        assert_eq!(
+            check(&lib, &alone, Budget::default()),
+            Outcome::Refuted(Obligation::Transitive)
+        );
+        let both = Certificate {
+            invariant: Vec::new(),
+            steps: vec![kept(c), kept(lock)],
+        };
+        assert!(matches!(
+            check(&lib, &both, Budget::default()),
+            Outcome::Proved { .. }
+        ));
+    }
+
+    #[test]
+    fn functions_that_reach_the_client_are_checked_like_methods() {
+        // The client can call `close`, then the function `open` gave it.
+        let leaky = library(
+            "int lock := 0;
+             public open (u:unit) :(unit -> unit) = {
+               lock := 1; (fun (x:unit) :(unit) -> assert (!lock == 1)) };
+             public close (u:unit) :(unit) = { lock := 0 };",
+        );
+        let (_, outcome) = find(&leaky, &candidates(&leaky), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+        // A private method passed to the client is a function it can call too.
+        let private = library(
+            "import later :((unit -> unit) -> unit)
+             int n := 1;
+             private use (u:unit) :(unit) = { assert (!n == 1) };
+             public give (u:unit) :(unit) = { later use };
+             public set (x:int) :(unit) = { n := x };",
+        );
+        let (_, outcome) = find(&private, &candidates(&private), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+        // Checked only when there is nothing that breaks it; its place is reported.
+        let guarded = library(
+            "int lock := 0;
+             public open (u:unit) :(unit -> unit) = {
+               lock := 1; (fun (x:unit) :(unit) -> if !lock then assert (0 < !lock) else ()) };
+             public close (u:unit) :(unit) = { lock := 0 };",
+        );
+        let (_, outcome) = find(&guarded, &candidates(&guarded), Budget::default());
+        match outcome {
+            Outcome::Proved { revealed, .. } => assert_eq!(revealed.len(), 1),
+            other => panic!("{other:?}"),
+        }
     }
 }

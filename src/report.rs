@@ -24,7 +24,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.3.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.4.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -32,12 +32,17 @@ pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// What a safe search was shown to mean beyond its bounds (`lang/proofs.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {
-    /// Safe for every k and l: the invariant at client turns (one fact per line) that
-    /// holi's proof checker ([`crate::proof`]) accepted, and how many obligations Z3
-    /// discharged for it.
+    /// Safe for every k and l: the certificate holi's proof checker ([`crate::proof`])
+    /// accepted (the invariant at client turns and the turn relation, a fact each; the
+    /// places of the library functions that reach the client, checked like methods),
+    /// how many obligations Z3 discharged for it, and where they were written as
+    /// SMT-LIB (`--certificate`).
     AllBounds {
         invariant: Vec<String>,
+        turn_relation: Vec<String>,
+        revealed: Vec<String>,
         obligations: usize,
+        smtlib: Option<String>,
     },
     /// Safe only within the bounds searched, and why no proof was found.
     Bounded(String),
@@ -181,7 +186,11 @@ pub struct JsonReport<'r> {
 #[derive(Serialize)]
 pub struct JsonCertificate<'r> {
     pub invariant: &'r [String],
+    pub turn_relation: &'r [String],
+    pub revealed: &'r [String],
     pub obligations: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smtlib: Option<&'r str>,
 }
 
 #[derive(Serialize)]
@@ -570,10 +579,16 @@ impl Report<'_> {
             certificate: match &self.scope {
                 Some(Scope::AllBounds {
                     invariant,
+                    turn_relation,
+                    revealed,
                     obligations,
+                    smtlib,
                 }) => Some(JsonCertificate {
                     invariant,
+                    turn_relation,
+                    revealed,
                     obligations: *obligations,
+                    smtlib: smtlib.as_deref(),
                 }),
                 _ => None,
             },
@@ -723,7 +738,10 @@ impl Report<'_> {
                 }
                 Some(Scope::AllBounds {
                     invariant,
+                    turn_relation,
+                    revealed,
                     obligations,
+                    smtlib,
                 }) => {
                     let _ = writeln!(
                         out,
@@ -736,10 +754,28 @@ impl Report<'_> {
                         invariant.join(", ")
                     };
                     let _ = writeln!(out, "  invariant at every client turn: {facts}");
+                    if !turn_relation.is_empty() {
+                        let _ = writeln!(
+                            out,
+                            "  across every client turn (r′: r after it): {}",
+                            turn_relation.join("; ")
+                        );
+                    }
+                    if !revealed.is_empty() {
+                        let _ = writeln!(
+                            out,
+                            "  reaching the client, checked like methods: {}",
+                            revealed.join(", ")
+                        );
+                    }
+                    let written = smtlib
+                        .as_ref()
+                        .map(|path| format!("; written to {path}"))
+                        .unwrap_or_default();
                     let _ = writeln!(
                         out,
                         "  certificate: {obligations} obligation{} over the methods, each \
-                         discharged by Z3 in holi's proof checker (lang/proofs.md)",
+                         discharged by Z3 in holi's proof checker (lang/proofs.md){written}",
                         plural(*obligations)
                     );
                 }

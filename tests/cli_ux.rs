@@ -428,14 +428,54 @@ fn safe_libraries_are_proved_for_every_bound_or_say_why_not() {
     assert_eq!(json["scope"], "all-bounds");
     assert_eq!(json["certificate"]["invariant"][0], "balance ≥ 0");
 
-    let unproved = "examples/file_lock_fixed.holi";
+    // A function reaching the client is checked like a method; the turn relation.
+    let leaked = "examples/file_lock_fixed.holi";
+    let stdout = text(&holi(&["check", leaked]).stdout);
+    assert!(
+        stdout.contains("SAFE for every k and l (proved)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "reaching the client, checked like methods: examples/file_lock_fixed.holi:16:19"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("across every client turn (r′: r after it): while lock = 0, lock′ = lock"),
+        "{stdout}"
+    );
+    // The certificate as SMT-LIB: one query per obligation.
+    let dir = tempfile::tempdir().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let out = holi(&[
+        "check",
+        leaked,
+        "--format",
+        "json",
+        "--certificate",
+        dir_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written = dir.path().join("file_lock_fixed.smt2");
+    assert_eq!(json["certificate"]["smtlib"], written.to_str().unwrap());
+    assert_eq!(
+        json["certificate"]["revealed"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let smtlib = std::fs::read_to_string(&written).unwrap();
+    assert_eq!(
+        smtlib.matches("\n(check-sat)\n").count() as u64,
+        json["certificate"]["obligations"].as_u64().unwrap()
+    );
+
+    let unproved = "examples/flat_combiner_fixed.holi";
     let out = holi(&["check", unproved]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains(
-            "(not proved for larger bounds: a function of the library reaches the client)"
-        ),
+        stdout.contains("(not proved for larger bounds: the reference `list` holds a function)"),
         "{stdout}"
     );
     assert_eq!(holi(&["check", unproved, "--prove"]).status.code(), Some(3));
@@ -443,6 +483,9 @@ fn safe_libraries_are_proved_for_every_bound_or_say_why_not() {
         serde_json::from_slice(&holi(&["check", unproved, "--format", "json"]).stdout).unwrap();
     assert_eq!(json["scope"], "bounded");
     assert!(json.get("certificate").is_none());
+    // Nothing is written for a library that is not proved.
+    holi(&["check", unproved, "--certificate", dir_arg]);
+    assert!(!dir.path().join("flat_combiner_fixed.smt2").exists());
 
     let skipped = text(&holi(&["check", fixed, "--no-prove"]).stdout);
     assert!(skipped.contains("not attempted (--no-prove)"), "{skipped}");

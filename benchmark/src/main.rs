@@ -4,6 +4,7 @@ mod compare;
 mod generate;
 mod meta;
 mod process;
+mod proofs;
 mod record;
 mod report;
 mod runner;
@@ -34,6 +35,8 @@ enum Command {
     Report(ReportArgs),
     /// Generate families of libraries and measure how holi's cost grows.
     Scale(scale::ScaleArgs),
+    /// Prove the safe targets of issue 15 for every k and l: proof time and certificate size.
+    Proofs(proofs::ProofsArgs),
 }
 
 /// Options shared by `grid`, `scale` and `compare`: where holi is, how to run it, where
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
             })
         }
         Command::Scale(args) => scale::run(args),
+        Command::Proofs(args) => proofs::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -92,6 +92,11 @@ pub struct CheckArgs {
     /// Do not try to prove a safe library safe beyond the bounds.
     #[arg(long)]
     pub no_prove: bool,
+    /// Write the certificate of each library proved safe for every k and l to
+    /// DIR/<file>.smt2: every obligation as an SMT-LIB query that must be unsatisfiable
+    /// (`z3 DIR/<file>.smt2` re-checks the proof).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_prove")]
+    pub certificate: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -506,7 +511,17 @@ fn check_file(
         solver_process: std::env::current_exe().ok(),
     };
     let result = search(&loaded, &options, ui);
-    let scope = (result.verdict == Verdict::Safe).then(|| prove(&loaded, args, deadline));
+    let scope = if result.verdict == Verdict::Safe {
+        match prove(&loaded, args, deadline, &input.stem()) {
+            Ok(scope) => Some(scope),
+            Err(e) => {
+                eprintln!("error: cannot write the certificate: {e}");
+                return (not_checked(loaded.name), Ok(()));
+            }
+        }
+    } else {
+        None
+    };
 
     // Every counterexample becomes a client; unless told otherwise, each is run to
     // confirm it. A counterexample that does not replay is a bug in holi: say so loudly.
@@ -589,11 +604,17 @@ fn check_file(
     (file_result, written)
 }
 
-/// Tries to prove a library the search found safe safe for every k and l: an
-/// invariant found by [`proof::find`] and re-checked by [`proof::check`].
-fn prove(loaded: &Loaded, args: &CheckArgs, deadline: Option<Instant>) -> Scope {
+/// Tries to prove a library the search found safe safe for every k and l: a
+/// certificate found by [`proof::find`] and re-checked by [`proof::check`], written to
+/// `--certificate DIR` as `<stem>.smt2` (the only error).
+fn prove(
+    loaded: &Loaded,
+    args: &CheckArgs,
+    deadline: Option<Instant>,
+    stem: &str,
+) -> std::io::Result<Scope> {
     if args.no_prove {
-        return Scope::Bounded("not attempted (--no-prove)".to_string());
+        return Ok(Scope::Bounded("not attempted (--no-prove)".to_string()));
     }
     let lib = crate::build::build(&loaded.program);
     let budget = proof::Budget {
@@ -604,23 +625,49 @@ fn prove(loaded: &Loaded, args: &CheckArgs, deadline: Option<Instant>) -> Scope 
             proof::Budget::default()
         }
     };
-    let (facts, outcome) = proof::find(&lib, &proof::candidates(&lib), budget);
+    let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget);
     let lines = LineIndex::new(&loaded.source);
     let place = |span: &crate::syntax::ast::Span| {
         let at = lines.point(span.start);
         format!("{}:{}:{}", loaded.name, at.line, at.column)
     };
-    match outcome {
-        proof::Outcome::Proved { obligations } => Scope::AllBounds {
-            invariant: facts.iter().map(|f| f.display(&lib).to_string()).collect(),
+    // The certificate's text comes from one more check of what was found.
+    let (outcome, text) = match (&args.certificate, outcome) {
+        (Some(_), proof::Outcome::Proved { .. }) => proof::certify(&lib, &found, budget, &place),
+        (_, outcome) => (outcome, None),
+    };
+    Ok(match outcome {
+        proof::Outcome::Proved {
             obligations,
-        },
+            revealed,
+        } => {
+            let smtlib = match (&args.certificate, text) {
+                (Some(dir), Some(text)) => {
+                    std::fs::create_dir_all(dir)?;
+                    let path = dir.join(format!("{stem}.smt2"));
+                    std::fs::write(&path, text)?;
+                    Some(path.display().to_string())
+                }
+                _ => None,
+            };
+            Scope::AllBounds {
+                invariant: (found.invariant.iter())
+                    .map(|f| f.display(&lib).to_string())
+                    .collect(),
+                turn_relation: (found.steps.iter())
+                    .map(|s| s.display(&lib).to_string())
+                    .collect(),
+                revealed: revealed.iter().map(place).collect(),
+                obligations,
+                smtlib,
+            }
+        }
         proof::Outcome::Refuted(o) => Scope::Bounded(format!(
             "no invariant holi tried shows that {}",
             o.describe(&place)
         )),
         proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Scope::Bounded(why),
-    }
+    })
 }
 
 /// Drops `value` on a thread of its own (here if none can be started); the process
