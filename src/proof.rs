@@ -1,7 +1,8 @@
 //! Checking a proof of safety for every k and l (`lang/proofs.md`, issue 15).
 //!
-//! A proof is an invariant `I`: linear facts about the library's integer references
-//! that hold at every client turn. This module checks one, on its own: it depends on
+//! A proof is a [`Certificate`]: an invariant `I`, linear facts about the library's
+//! integer references that hold at every client turn, and a turn relation `R` (below).
+//! This module checks one, on its own: it depends on
 //! the built library and Z3, not on the game search, its memo or its prunings, so a
 //! bug there cannot make it accept a wrong proof.
 //!
@@ -20,10 +21,10 @@
 //! The checker evaluates each public method symbolically along every path, inlining
 //! the library's own calls, and discharges each obligation with one Z3 query whose
 //! negation must be unsatisfiable. It answers "not covered" for what the argument
-//! does not cover (a library function reaching the client, which could call it from a
-//! state the argument does not track; a reference holding anything but an integer;
-//! nonlinear arithmetic; recursion or paths beyond its budget; paths that get stuck)
-//! and never turns Z3's `unknown` into a proof.
+//! does not cover (more library functions reaching the client than it follows; a
+//! reference holding anything but an integer; ML-like references; nonlinear
+//! arithmetic; recursion or paths beyond its budget; paths that get stuck) and never
+//! turns Z3's `unknown` into a proof.
 //!
 //! Two refinements make the argument reach further (`lang/proofs.md` §1):
 //!
