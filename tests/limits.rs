@@ -307,6 +307,62 @@ fn a_cut_question_leaves_no_process_behind() {
     );
 }
 
+/// A projection onto `(y0, y1)` that Z3's `qe` does not finish in minutes: eight linear
+/// conjuncts over six symbols, as semantic subsumption may ask.
+const HARD_PROJECTION: &str = "(declare-fun y0 () Int)(declare-fun y1 () Int)\
+    (assert (exists ((s0 Int) (s1 Int) (s2 Int) (s3 Int) (s4 Int) (s5 Int)) (and \
+    (<= (+ (* 3 s4) (* 2 s2) (* 2 s3) y0) 47) (<= (+ (* 20 s3) (* 3 s0) y1) 12) \
+    (<= (+ (* 2 s3) (* 7 s4) (* 2 s5) y0) 7) (<= (+ (* 5 s5) (* 3 s4) (* 2 s2) y1) -47) \
+    (<= (+ (* 2 s0) (* 13 s4) (* 2 s3) y0) 37) (<= (+ (* 3 s3) (* 13 s0) (* 11 s1) y1) 47) \
+    (<= (+ (* 7 s3) (* 16 s1) y0) 36) (<= (+ (* 3 s3) (* 5 s0) (* 7 s4) y1) 32) \
+    (= y0 (+ (* 3 s1) (* 11 s5))) (= y1 (+ (* 7 s0) (* 11 s2))))))";
+
+/// Quantifier elimination stops at its deadline and at the interrupt flag, in the
+/// solver process (killed) and in the thread a search without one uses (abandoned),
+/// and both answer the next question.
+#[test]
+fn a_cut_projection_stops_on_time_in_the_process_and_in_a_thread() {
+    use holi::symbolic::worker::{QeThread, Reply, Worker};
+    let easy =
+        "(declare-fun y0 () Int)(assert (exists ((s1 Int)) (and (<= s1 100) (= y0 (- 100 s1)))))";
+    let mut worker = Worker::new(HOLI.into());
+    let mut thread = QeThread::default();
+    for which in [0, 1] {
+        let mut ask = |which: usize,
+                       query: &str,
+                       deadline: Option<Instant>,
+                       user: Option<&AtomicBool>| match which {
+            0 => worker.project(query, deadline, user),
+            _ => thread.project(query, deadline, user),
+        };
+        assert!(ask(which, easy, None, None).is_ok(), "{which}");
+        let start = Instant::now();
+        let deadline = Some(start + Duration::from_millis(300));
+        assert_eq!(
+            ask(which, HARD_PROJECTION, deadline, None),
+            Err(Reply::TimedOut),
+            "{which}"
+        );
+        assert!(start.elapsed() < TIGHTLY, "{which}: {:?}", start.elapsed());
+        assert!(ask(which, easy, None, None).is_ok(), "{which}");
+        let flag = AtomicBool::new(false);
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(300));
+                flag.store(true, Ordering::Relaxed);
+            });
+            assert_eq!(
+                ask(which, HARD_PROJECTION, None, Some(&flag)),
+                Err(Reply::Interrupted),
+                "{which}"
+            );
+        });
+        assert!(start.elapsed() < TIGHTLY, "{which}: {:?}", start.elapsed());
+        assert!(ask(which, easy, None, None).is_ok(), "{which}");
+    }
+}
+
 /// A solver process whose parent goes away in the middle of a question stops at once,
 /// however long Z3 would still take.
 #[test]

@@ -50,6 +50,10 @@ const POLL_EVERY: u64 = 1024;
 /// millions, and remembering them all would grow memory without bound. About 20 MB.
 const FAILING_CAP: usize = 1 << 20;
 
+/// Projections that must give some region before semantic subsumption stops making
+/// them ([`Explorer::subsumed`]).
+const PROJECTION_TRIAL: u64 = 32;
+
 /// Solver answers kept for reuse ([`Explorer::query`]); the cache starts afresh when
 /// full, which costs only queries asked again.
 const ANSWERS_CAP: usize = 1 << 18;
@@ -123,6 +127,8 @@ pub struct Explorer<'p, 'o> {
     /// Solver answers by [`Question::key`]: the model's values of the question's
     /// symbols (in order), or `None` for unsatisfiable.
     answers: HashMap<String, Option<Vec<BigInt>>>,
+    /// Projections that gave a region.
+    regions_made: u64,
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
@@ -170,6 +176,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             inconclusive: Vec::new(),
             start: Instant::now(),
             answers: HashMap::new(),
+            regions_made: 0,
         }
     }
 
@@ -757,9 +764,18 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
         if let Some(shape) = &key.shape {
             let (solver, stats) = (&mut self.solver, &mut self.stats);
+            let regions_made = &mut self.regions_made;
             let regions = memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
+                // A library whose first projections all fail (division, say, which
+                // Z3's `qe` cannot eliminate) would pay one for every shape it meets
+                // and gain nothing: projecting stops. Pruning less is always sound.
+                if stats.projections >= PROJECTION_TRIAL && *regions_made == 0 {
+                    return None;
+                }
                 stats.projections += 1;
-                solver.project(pc, terms)
+                let region = solver.project(pc, terms, limit);
+                *regions_made += u64::from(region.is_some());
+                region
             });
             if !regions.is_empty() {
                 self.stats.coverage_checks += 1;
@@ -1331,5 +1347,47 @@ mod tests {
         let uncapped = uncapped.run(&mut |_| {});
         assert_eq!(uncapped.failing_traces, exact.failing_traces);
         assert!(!uncapped.failing_traces_lower_bound);
+    }
+
+    /// A division in the stored value: no projection gives a region (`qe` cannot
+    /// eliminate it), so projecting stops after the trial, and the search, not only its
+    /// answer, is the one without semantic subsumption.
+    const DIVIDES: &str = "
+        import send :(int -> unit)
+        int c := 0;
+        public m (a:int) :(unit) = { (let t = !c in (send !c; assert (t == !c)));
+            c := (if (!c <= 2) then a else a) / (0 - 100) };
+        public n (u:unit) :(unit) = { () };
+    ";
+
+    #[test]
+    fn projections_that_never_give_a_region_stop_after_the_trial() {
+        let lib = library(DIVIDES);
+        let options = CheckOptions {
+            k: 4,
+            l: 2,
+            ..CheckOptions::default()
+        };
+        let default = Explorer::new(&lib, &options).run(&mut |_| {});
+        assert_eq!(default.stats.projections, PROJECTION_TRIAL);
+        assert_eq!(default.stats.coverage_checks, 0);
+        let plain = Explorer::new(
+            &lib,
+            &CheckOptions {
+                semantic: false,
+                ..options
+            },
+        )
+        .run(&mut |_| {});
+        assert_eq!(default.verdict, super::super::Verdict::Unsafe);
+        assert_eq!(default.verdict, plain.verdict);
+        assert_eq!(default.stats.configurations, plain.stats.configurations);
+        let texts = |r: &CheckResult| -> Vec<String> {
+            r.counterexamples
+                .iter()
+                .map(|c| c.trace.to_string())
+                .collect()
+        };
+        assert_eq!(texts(&default), texts(&plain));
     }
 }

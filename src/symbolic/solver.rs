@@ -8,7 +8,7 @@
 
 use super::config::{connected_conjuncts, PcNode};
 use super::term::{Node, Term, Witness};
-use super::worker::{self, Reply, Worker};
+use super::worker::{self, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
@@ -46,12 +46,14 @@ pub struct Solver {
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
     pub queries: u64,
-    /// Quantifier elimination, for [`Solver::project`], and its results by the text of
-    /// the question up to renaming of symbols.
-    qe: z3::Tactic,
+    /// The results of [`Solver::project`] by the text of the question up to renaming
+    /// of symbols.
     projections: HashMap<String, Option<Bool>>,
-    /// Where nonlinear queries go, when set ([`Solver::nonlinear_in_child`]).
+    /// Where nonlinear queries and projections go, when set
+    /// ([`Solver::nonlinear_in_child`]).
     worker: Option<Worker>,
+    /// Where projections go otherwise.
+    qe_thread: QeThread,
     /// The user's interrupt flag ([`Solver::interrupt_on`]), for the worker's queries.
     user: Option<Arc<AtomicBool>>,
 }
@@ -84,9 +86,9 @@ impl Solver {
             bools: HashMap::new(),
             symbols: Vec::new(),
             queries: 0,
-            qe: z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify")),
             projections: HashMap::new(),
             worker: None,
+            qe_thread: QeThread::default(),
             user: None,
         }
     }
@@ -150,7 +152,7 @@ impl Solver {
                         .into_iter()
                         .filter_map(|n| {
                             let value = model.get_const_interp(&self.symbol(n))?;
-                            Some((n, to_bigint(&value)?))
+                            Some((n, worker::to_bigint(&value)?))
                         })
                         .collect();
                     Answer::Sat(witness)
@@ -224,14 +226,23 @@ impl Solver {
     /// tuples `(t0, t1, …)` of some model of the conjuncts connected to the terms'
     /// symbols (the others are satisfiable on their own and independent). `None` when
     /// a term or conjunct is nonlinear or there are more than [`MAX_PROJECTED`]
-    /// conjuncts, or Z3 cannot eliminate the symbols.
+    /// conjuncts, or Z3 cannot eliminate the symbols within `limit` (or before the
+    /// interrupt flag is set): no region only means less subsumption.
     ///
-    /// Never interrupted (the watchdog is armed only around solver checks, and clears
-    /// its interrupts after them, [`Solver::run`]): Z3 4.8.12 can answer later queries
-    /// of the same context wrongly after its `qe` tactic is interrupted (a model
-    /// missing a constrained symbol), so the size and linearity limits keep it short
-    /// instead.
-    pub fn project(&mut self, pc: &Option<Rc<PcNode>>, terms: &[Term]) -> Option<Bool> {
+    /// The elimination runs in the worker ([`Solver::nonlinear_in_child`]), or else in
+    /// a thread with a Z3 context of its own ([`QeThread`]), never in the search's
+    /// context: Z3 4.8.12's `qe` tactic can run for minutes on a few linear conjuncts
+    /// (8 over 6 symbols, `tests/limits.rs`), and can answer later queries of the same
+    /// context wrongly after it is interrupted (a model missing a constrained symbol).
+    /// So the search's context is interrupted only in solver checks (the watchdog is
+    /// armed only around them, and clears its interrupts after them, [`Solver::run`]),
+    /// and a context whose `qe` was interrupted is never used again.
+    pub fn project(
+        &mut self,
+        pc: &Option<Rc<PcNode>>,
+        terms: &[Term],
+        limit: Option<Duration>,
+    ) -> Option<Bool> {
         if !terms.iter().all(Term::is_linear) {
             return None;
         }
@@ -251,23 +262,27 @@ impl Solver {
         if let Some(known) = self.projections.get(&question) {
             return known.clone();
         }
-        let region = self.eliminate(terms, &projected, &symbols);
-        self.projections.insert(question, region.clone());
+        let (region, stopped) = self.eliminate(terms, &projected, &symbols, limit);
+        if !stopped {
+            self.projections.insert(question, region.clone());
+        }
         region
     }
 
-    /// [`Solver::project`] for the conjuncts `projected` over `symbols`.
+    /// [`Solver::project`] for the conjuncts `projected` over `symbols`, and whether
+    /// it was stopped by its limit or the interrupt flag (then it is not remembered).
     fn eliminate(
         &mut self,
         terms: &[Term],
         projected: &[&PcNode],
         symbols: &[u32],
-    ) -> Option<Bool> {
+        limit: Option<Duration>,
+    ) -> (Option<Bool>, bool) {
         let bare: Option<Vec<u32>> = terms.iter().map(Term::as_sym).collect();
         let distinct_symbols =
             bare.is_some_and(|b| b.iter().enumerate().all(|(i, n)| !b[..i].contains(n)));
         if projected.is_empty() && distinct_symbols {
-            return Some(Bool::from_bool(true));
+            return (Some(Bool::from_bool(true)), false);
         }
         let mut body: Vec<Bool> = projected
             .iter()
@@ -279,16 +294,35 @@ impl Solver {
         let bound: Vec<Int> = symbols.iter().map(|&n| self.symbol(n)).collect();
         let bound: Vec<&dyn z3::ast::Ast> = bound.iter().map(|b| b as &dyn z3::ast::Ast).collect();
         let formula = z3::ast::exists_const(&bound, &[], &Bool::and(&body));
-        let goal = z3::Goal::new(false, false, false);
-        goal.assert(&formula);
-        let result = self.qe.apply(&goal, None);
-        let cases: Vec<Bool> = result
-            .ok()?
-            .list_subgoals()
-            .map(|g| Bool::and(&g.get_formulas()))
-            .collect();
-        let region = Bool::or(&cases);
-        (!has_quantifier(&region)).then_some(region)
+        let question = z3::Solver::new();
+        question.assert(&formula);
+        let deadline = limit.and_then(|l| Instant::now().checked_add(l));
+        let user = self.user.as_deref();
+        let reply = match &mut self.worker {
+            Some(worker) => worker.project(&question.to_string(), deadline, user),
+            None => self
+                .qe_thread
+                .project(&question.to_string(), deadline, user),
+        };
+        match reply {
+            Ok(region) => {
+                let declarations: String = (0..terms.len())
+                    .map(|i| format!("(declare-fun y{i} () Int)"))
+                    .collect();
+                let text = format!("{declarations}(assert {region})");
+                // All of what was read: dropping a part would widen the region.
+                let region = worker::parse(&text).ok().and_then(|solver| {
+                    let mut read = solver.get_assertions();
+                    match read.len() {
+                        0 => None,
+                        1 => Some(read.swap_remove(0)),
+                        _ => Some(Bool::and(&read)),
+                    }
+                });
+                (region, false)
+            }
+            Err(reply) => (None, matches!(reply, Reply::TimedOut | Reply::Interrupted)),
+        }
     }
 
     /// Whether every tuple of values `terms` take under the path condition lies in one
@@ -515,31 +549,11 @@ fn slot(i: usize) -> Int {
     Int::new_const(format!("y{i}"))
 }
 
-fn has_quantifier(formula: &impl z3::ast::Ast) -> bool {
-    formula.kind() == z3::ast::AstKind::Quantifier
-        || (formula.is_app() && formula.children().iter().any(has_quantifier))
-}
-
 pub(crate) fn int_const(c: &BigInt) -> Int {
     match i64::try_from(c) {
         Ok(small) => Int::from_i64(small),
         Err(_) => Int::from_str(&c.to_string()).expect("a BigInt prints as a Z3 numeral"),
     }
-}
-
-/// A Z3 integer numeral as a BigInt (Z3 prints negative numerals as `(- 5)`).
-pub(super) fn to_bigint(value: &Int) -> Option<BigInt> {
-    if let Some(small) = value.as_i64() {
-        return Some(BigInt::from(small));
-    }
-    let text = value.to_string();
-    let digits: String = text.chars().filter(|c| c.is_ascii_digit()).collect();
-    let magnitude = BigInt::from_str(&digits).ok()?;
-    Some(if text.contains('-') {
-        -magnitude
-    } else {
-        magnitude
-    })
 }
 
 /// Why the watchdog cut a query short.
@@ -691,7 +705,7 @@ mod tests {
         z.assert(result.eq(solver.int_of(term)));
         assert_eq!(z.check(), SatResult::Sat);
         let model = z.get_model().unwrap();
-        to_bigint(&model.eval(&result, true).unwrap()).unwrap()
+        worker::to_bigint(&model.eval(&result, true).unwrap()).unwrap()
     }
 
     proptest! {
@@ -723,7 +737,7 @@ mod tests {
         z.assert(x.eq(int_const(&big)));
         assert_eq!(z.check(), SatResult::Sat);
         let value = z.get_model().unwrap().eval(&x, true).unwrap();
-        assert_eq!(to_bigint(&value), Some(big));
+        assert_eq!(worker::to_bigint(&value), Some(big));
     }
 
     fn conjunct(term: Term, parent: Option<Rc<PcNode>>) -> Option<Rc<PcNode>> {
@@ -757,7 +771,7 @@ mod tests {
         let one = conjunct(bin(BinOp::Le, &x1, &int(100)), None);
         let balance = bin(BinOp::Sub, &int(100), &x1);
         let region = solver
-            .project(&one, std::slice::from_ref(&balance))
+            .project(&one, std::slice::from_ref(&balance), None)
             .unwrap();
         let z = z3::Solver::new();
         z.assert(region.iff(slot(0).ge(Int::from_i64(0))).not());
@@ -769,13 +783,13 @@ mod tests {
         // …but not an unchecked one, nor a pair of values the region does not relate.
         assert!(!solver.covered(&one, &[bin(BinOp::Sub, &balance, &x2)], &[&region], None));
         let pair = solver
-            .project(&one, &[balance.clone(), x1.clone()])
+            .project(&one, &[balance.clone(), x1.clone()], None)
             .unwrap();
         assert!(!solver.covered(&two, &[again, x2.clone()], &[&pair], None));
         // The same question up to renaming is answered once.
         assert_eq!(solver.projections.len(), 2);
         let renamed = conjunct(bin(BinOp::Le, &x2, &int(100)), None);
-        solver.project(&renamed, &[bin(BinOp::Sub, &int(100), &x2)]);
+        solver.project(&renamed, &[bin(BinOp::Sub, &int(100), &x2)], None);
         assert_eq!(solver.projections.len(), 2);
     }
 
@@ -783,17 +797,78 @@ mod tests {
     fn unconstrained_symbols_cover_everything_and_nonlinear_terms_are_not_projected() {
         let mut solver = Solver::new();
         let (x1, x2) = (Term::sym(1), Term::sym(2));
-        let all = solver.project(&None, &[x1.clone(), x2.clone()]).unwrap();
+        let all = solver
+            .project(&None, &[x1.clone(), x2.clone()], None)
+            .unwrap();
         assert_eq!(all.as_bool(), Some(true));
         // The same symbol twice: the values are equal, not every pair.
-        let diagonal = solver.project(&None, &[x1.clone(), x1.clone()]).unwrap();
+        let diagonal = solver
+            .project(&None, &[x1.clone(), x1.clone()], None)
+            .unwrap();
         assert_ne!(diagonal.as_bool(), Some(true));
         assert!(solver
-            .project(&None, &[bin(BinOp::Mul, &x1, &x2)])
+            .project(&None, &[bin(BinOp::Mul, &x1, &x2)], None)
             .is_none());
         assert!(solver
-            .project(&None, &[bin(BinOp::Mul, &x1, &int(3))])
+            .project(&None, &[bin(BinOp::Mul, &x1, &int(3))], None)
             .is_some());
+    }
+
+    /// Eight linear conjuncts over eight symbols whose projection onto `(s7, s8)` Z3's
+    /// `qe` does not finish in minutes (the query of `tests/limits.rs`).
+    fn hard_projection() -> (Option<Rc<PcNode>>, Vec<Term>) {
+        let s = |n: u32| Term::sym(n + 1);
+        let sum = |parts: &[(i64, u32)], extra: Term| {
+            parts.iter().fold(extra, |acc, &(c, n)| {
+                bin(BinOp::Add, &acc, &bin(BinOp::Mul, &int(c), &s(n)))
+            })
+        };
+        let (y0, y1) = (s(6), s(7));
+        // Each row: `Σ cᵢ·sᵢ + y ≤ bound`.
+        type Row<'a> = (&'a [(i64, u32)], &'a Term, i64);
+        let rows: [Row; 8] = [
+            (&[(3, 4), (2, 2), (2, 3)], &y0, 47),
+            (&[(20, 3), (3, 0)], &y1, 12),
+            (&[(2, 3), (7, 4), (2, 5)], &y0, 7),
+            (&[(5, 5), (3, 4), (2, 2)], &y1, -47),
+            (&[(2, 0), (13, 4), (2, 3)], &y0, 37),
+            (&[(3, 3), (13, 0), (11, 1)], &y1, 47),
+            (&[(7, 3), (16, 1)], &y0, 36),
+            (&[(3, 3), (5, 0), (7, 4)], &y1, 32),
+        ];
+        let mut pc = None;
+        for (parts, y, bound) in rows {
+            pc = conjunct(bin(BinOp::Le, &sum(parts, y.clone()), &int(bound)), pc);
+        }
+        for (y, parts) in [(&y0, [(3, 1), (11, 5)]), (&y1, [(7, 0), (11, 2)])] {
+            pc = conjunct(bin(BinOp::Eq, y, &sum(&parts, int(0))), pc);
+        }
+        (pc, vec![y0, y1])
+    }
+
+    #[test]
+    fn a_projection_that_outlives_its_limit_gives_no_region_and_is_asked_again() {
+        let mut solver = Solver::new();
+        let (pc, terms) = hard_projection();
+        let start = Instant::now();
+        let limit = Some(Duration::from_millis(300));
+        assert!(solver.project(&pc, &terms, limit).is_none());
+        // Stopped by the limit, not refused at once.
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(300), "{took:?}");
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        // Not remembered: more time may give a region.
+        assert!(solver.projections.is_empty());
+        // The next projection gets a fresh helper, and an answer.
+        let x1 = Term::sym(1);
+        let one = conjunct(bin(BinOp::Le, &x1, &int(100)), None);
+        let region = solver.project(&one, &[bin(BinOp::Sub, &int(100), &x1)], limit);
+        assert!(region.is_some());
+        // So does the search's own context.
+        assert!(matches!(
+            solver.check(&one, &x1, true, 1, limit),
+            Answer::Sat(_)
+        ));
     }
 
     /// `y > 0 ∧ x² − 61y² = 1`: Pell's equation, whose least solution (x = 1766319049)
@@ -892,7 +967,7 @@ mod tests {
         let below = conjunct(bin(BinOp::Le, &x1, &int(100)), None);
         let balance = bin(BinOp::Sub, &int(100), &x1);
         let region = solver
-            .project(&below, std::slice::from_ref(&balance))
+            .project(&below, std::slice::from_ref(&balance), None)
             .expect("a projection");
         let z = z3::Solver::new();
         z.assert(region.iff(slot(0).ge(Int::from_i64(0))).not());

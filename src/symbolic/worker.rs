@@ -1,4 +1,4 @@
-//! Solver queries answered in a child process, so that a limit always stops them.
+//! Solver questions answered in a child process, so that a limit always stops them.
 //!
 //! Z3 4.8's nonlinear integer arithmetic (nlsat) does not look at its cancel flag in
 //! parts of its work: `Z3_interrupt` can go unnoticed for tens of seconds, so neither
@@ -8,13 +8,22 @@
 //! incremental); the child answers one question at a time and is killed, and started
 //! again for the next question, when a question must stop.
 //!
-//! Protocol (one question at a time, text): the parent writes a line
-//! `<number of names> <length of the query in bytes>`, a line with the names of the
-//! symbols whose values it wants, separated by spaces, then the query: SMT-LIB 2
-//! declarations and assertions as Z3 prints them. The child writes one line: `sat`
-//! followed by one value per name (`_` for a symbol the model leaves free), `unsat`, or
-//! `unknown` followed by Z3's reason. It exits when its input closes, even in the middle
-//! of a question, so that it never outlives its parent.
+//! Quantifier elimination (semantic subsumption's projections, [`Worker::project`])
+//! comes here too, whatever its arithmetic: Z3 4.8.12's `qe` tactic can run for
+//! minutes on a few linear conjuncts, and interrupting it in-process leaves the context
+//! answering later queries wrongly. A search without a child process projects in a
+//! thread with a context of its own instead ([`QeThread`]).
+//!
+//! Protocol (one question at a time, text). A satisfiability question: the parent
+//! writes a line `<number of names> <length of the query in bytes>`, a line with the
+//! names of the symbols whose values it wants, separated by spaces, then the query:
+//! SMT-LIB 2 declarations and assertions as Z3 prints them. The child writes one line:
+//! `sat` followed by one value per name (`_` for a symbol the model leaves free),
+//! `unsat`, or `unknown` followed by Z3's reason. A projection: a line `project
+//! <length of the query in bytes>`, then the query; the child writes `region` and the
+//! quantifier-free equivalent of the query's assertions on one line, or `unknown` and
+//! the reason. The child exits when its input closes, even in the middle of a
+//! question, so that it never outlives its parent.
 
 use super::term::Witness;
 use num_bigint::BigInt;
@@ -24,14 +33,26 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use z3::ast::Int;
+use z3::ast::{Bool, Int};
 use z3::SatResult;
 
 /// The (hidden) `holi` subcommand that runs [`serve`].
 pub const COMMAND: &str = "solver-worker";
+
+/// The first word of a projection's header.
+const PROJECT: &str = "project";
+
+/// A question to the child.
+#[derive(Debug, PartialEq, Eq)]
+enum Question {
+    /// Satisfiability of the query, with the values of these names.
+    Check(Vec<String>, String),
+    /// Quantifier elimination on the query.
+    Project(String),
+}
 
 /// How often a question in progress looks at the user's interrupt flag.
 const USER_POLL: Duration = Duration::from_millis(20);
@@ -81,50 +102,98 @@ impl Worker {
         deadline: Option<Instant>,
         user: Option<&AtomicBool>,
     ) -> Reply {
+        let request = format!(
+            "{} {}\n{}\n{query}",
+            names.len(),
+            query.len(),
+            names.join(" ")
+        );
+        match self.exchange(&request, deadline, user) {
+            Ok(line) => {
+                let reply = parse_reply(&line, names.len());
+                if matches!(reply, Reply::Unknown(_)) {
+                    // The child may be in any state after a failure.
+                    self.stop();
+                }
+                reply
+            }
+            Err(reply) => reply,
+        }
+    }
+
+    /// Eliminates the quantifiers of the assertions of `query` (Z3's `qe` tactic, then
+    /// `simplify`): the result as SMT-LIB text on one line, to be read back in the
+    /// asking context. `Err` says why there is none (stopped like [`Worker::ask`], or
+    /// the result still has a quantifier).
+    pub fn project(
+        &mut self,
+        query: &str,
+        deadline: Option<Instant>,
+        user: Option<&AtomicBool>,
+    ) -> Result<String, Reply> {
+        let request = format!("{PROJECT} {}\n{query}", query.len());
+        let line = self.exchange(&request, deadline, user)?;
+        match line.split_once(' ') {
+            Some(("region", formula)) => Ok(formula.to_string()),
+            // A formula Z3 could not make quantifier-free is an answer, not a failure:
+            // the child is in order and is kept (starting one costs milliseconds).
+            Some(("unknown", reason)) => Err(Reply::Unknown(reason.to_string())),
+            _ => {
+                self.stop();
+                Err(Reply::Unknown(line))
+            }
+        }
+    }
+
+    /// Sends one request and waits for the reply line. Past `deadline`, or once `user`
+    /// is set, the child is killed.
+    fn exchange(
+        &mut self,
+        request: &str,
+        deadline: Option<Instant>,
+        user: Option<&AtomicBool>,
+    ) -> Result<String, Reply> {
         let interrupted = || user.is_some_and(|f| f.load(Ordering::Relaxed));
         if interrupted() {
-            return Reply::Interrupted;
+            return Err(Reply::Interrupted);
         }
         let running = match self.start() {
             Ok(running) => running,
-            Err(e) => return Reply::Unknown(format!("cannot start the solver process: {e}")),
+            Err(e) => {
+                return Err(Reply::Unknown(format!(
+                    "cannot start the solver process: {e}"
+                )))
+            }
         };
-        let request = format!("{} {}\n{}\n", names.len(), query.len(), names.join(" "));
         let sent = running
             .stdin
             .write_all(request.as_bytes())
-            .and_then(|()| running.stdin.write_all(query.as_bytes()))
             .and_then(|()| running.stdin.flush());
         if let Err(e) = sent {
             self.stop();
-            return Reply::Unknown(format!("the solver process stopped: {e}"));
+            return Err(Reply::Unknown(format!("the solver process stopped: {e}")));
         }
         loop {
             if interrupted() {
                 self.stop();
-                return Reply::Interrupted;
+                return Err(Reply::Interrupted);
             }
             let now = Instant::now();
             if deadline.is_some_and(|d| now >= d) {
                 self.stop();
-                return Reply::TimedOut;
+                return Err(Reply::TimedOut);
             }
             let nap = deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL));
             let Some(running) = &self.running else {
-                return Reply::Unknown("the solver process stopped".to_string());
+                return Err(Reply::Unknown("the solver process stopped".to_string()));
             };
             match running.replies.recv_timeout(nap) {
-                Ok(Some(line)) => {
-                    let reply = parse_reply(&line, names.len());
-                    if matches!(reply, Reply::Unknown(_)) {
-                        // The child may be in any state after a failure.
-                        self.stop();
-                    }
-                    return reply;
-                }
+                Ok(Some(line)) => return Ok(line),
                 Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                     self.stop();
-                    return Reply::Unknown("the solver process ended unexpectedly".to_string());
+                    return Err(Reply::Unknown(
+                        "the solver process ended unexpectedly".to_string(),
+                    ));
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }
@@ -210,6 +279,122 @@ impl Drop for Worker {
     }
 }
 
+/// Projections for a search without a solver process: a thread of this process with
+/// a Z3 context of its own answers them as the child would. When a question must stop,
+/// the thread is interrupted and abandoned: it is never asked again, and ends once Z3
+/// lets go, so that no interrupted `qe` leaves a context that is still used behind.
+#[derive(Default)]
+pub struct QeThread {
+    running: Option<Helper>,
+}
+
+struct Helper {
+    questions: Sender<String>,
+    replies: Receiver<String>,
+    /// The helper's context, for [`z3_sys::Z3_interrupt`].
+    context: HelperContext,
+}
+
+struct HelperContext(z3_sys::Z3_context);
+
+// SAFETY: the pointer is only passed to `Z3_interrupt`, which Z3 documents as the way
+// to stop a computation from another thread, and only while the helper is alive: it
+// ends (and frees its context) only after its question channel closes, which happens
+// after the interrupt ([`QeThread::abandon`]).
+unsafe impl Send for HelperContext {}
+
+impl QeThread {
+    /// [`Worker::project`], in the helper thread.
+    pub fn project(
+        &mut self,
+        query: &str,
+        deadline: Option<Instant>,
+        user: Option<&AtomicBool>,
+    ) -> Result<String, Reply> {
+        let interrupted = || user.is_some_and(|f| f.load(Ordering::Relaxed));
+        if interrupted() {
+            return Err(Reply::Interrupted);
+        }
+        let helper = self.start()?;
+        if helper.questions.send(query.to_string()).is_err() {
+            self.running = None;
+            return Err(Reply::Unknown("the projection thread stopped".to_string()));
+        }
+        loop {
+            if interrupted() {
+                self.abandon();
+                return Err(Reply::Interrupted);
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                self.abandon();
+                return Err(Reply::TimedOut);
+            }
+            let nap = deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL));
+            let Some(helper) = &self.running else {
+                return Err(Reply::Unknown("the projection thread stopped".to_string()));
+            };
+            match helper.replies.recv_timeout(nap) {
+                Ok(line) => {
+                    return match line.split_once(' ') {
+                        Some(("region", formula)) => Ok(formula.to_string()),
+                        _ => Err(Reply::Unknown(line)),
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.running = None;
+                    return Err(Reply::Unknown("the projection thread stopped".to_string()));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    fn start(&mut self) -> Result<&Helper, Reply> {
+        if self.running.is_none() {
+            let (questions, asked) = mpsc::channel::<String>();
+            let (answer, replies) = mpsc::channel();
+            let (context_of, context) = mpsc::channel();
+            std::thread::Builder::new()
+                .name("holi-qe".to_string())
+                .spawn(move || {
+                    let ctx = z3::Context::thread_local().get_z3_context();
+                    if context_of.send(HelperContext(ctx)).is_err() {
+                        return;
+                    }
+                    for query in asked {
+                        if answer.send(eliminate(&query)).is_err() {
+                            return;
+                        }
+                    }
+                })
+                .map_err(|e| Reply::Unknown(format!("cannot start a projection thread: {e}")))?;
+            let context = context
+                .recv()
+                .map_err(|_| Reply::Unknown("the projection thread stopped".to_string()))?;
+            self.running = Some(Helper {
+                questions,
+                replies,
+                context,
+            });
+        }
+        self.running
+            .as_ref()
+            .ok_or_else(|| Reply::Unknown("no projection thread".to_string()))
+    }
+
+    /// Interrupts the helper's question and lets the helper go (it ends when Z3
+    /// returns, its channel being closed).
+    fn abandon(&mut self) {
+        if let Some(helper) = self.running.take() {
+            // SAFETY: the helper is alive: its question channel is still open (see
+            // `HelperContext`), and it is closed only below, when `helper` is dropped.
+            unsafe { z3_sys::Z3_interrupt(helper.context.0) };
+            drop(helper);
+        }
+    }
+}
+
 fn parse_reply(line: &str, names: usize) -> Reply {
     let mut words = line.split_whitespace();
     match words.next() {
@@ -256,8 +441,10 @@ pub fn serve() -> Result<(), String> {
         .map_err(|e| format!("cannot start the reader: {e}"))?;
     let stdout = io::stdout();
     for question in questions {
-        let (names, query) = question?.ok_or("no question")?;
-        let line = answer(&names, &query);
+        let line = match question?.ok_or("no question")? {
+            Question::Check(names, query) => answer(&names, &query),
+            Question::Project(query) => eliminate(&query),
+        };
         let mut out = stdout.lock();
         if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
             return Ok(());
@@ -266,8 +453,8 @@ pub fn serve() -> Result<(), String> {
     Ok(())
 }
 
-/// The next question: its names and its query; `None` at the end of the input.
-fn read_question(input: &mut impl BufRead) -> Result<Option<(Vec<String>, String)>, String> {
+/// The next question; `None` at the end of the input.
+fn read_question(input: &mut impl BufRead) -> Result<Option<Question>, String> {
     let mut header = String::new();
     match input.read_line(&mut header) {
         Ok(0) => return Ok(None),
@@ -275,19 +462,33 @@ fn read_question(input: &mut impl BufRead) -> Result<Option<(Vec<String>, String
         Err(e) => return Err(format!("cannot read a question: {e}")),
     }
     let malformed = || format!("malformed question header `{}`", header.trim_end());
-    let mut counts = header.split_whitespace().map(usize::from_str);
-    let (Some(Ok(count)), Some(Ok(length)), None) = (counts.next(), counts.next(), counts.next())
-    else {
-        return Err(malformed());
+    let words: Vec<&str> = header.split_whitespace().collect();
+    let question = match words[..] {
+        [PROJECT, length] => {
+            let length = usize::from_str(length).map_err(|_| malformed())?;
+            Question::Project(read_query(input, length)?)
+        }
+        [count, length] => {
+            let (Ok(count), Ok(length)) = (usize::from_str(count), usize::from_str(length)) else {
+                return Err(malformed());
+            };
+            let mut names = String::new();
+            input
+                .read_line(&mut names)
+                .map_err(|e| format!("cannot read a question: {e}"))?;
+            let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
+            if names.len() != count {
+                return Err(malformed());
+            }
+            Question::Check(names, read_query(input, length)?)
+        }
+        _ => return Err(malformed()),
     };
-    let mut names = String::new();
-    input
-        .read_line(&mut names)
-        .map_err(|e| format!("cannot read a question: {e}"))?;
-    let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
-    if names.len() != count {
-        return Err(malformed());
-    }
+    Ok(Some(question))
+}
+
+/// The `length` bytes of a query.
+fn read_query(input: &mut impl BufRead, length: usize) -> Result<String, String> {
     let mut query = Vec::new();
     input
         .take(length as u64)
@@ -296,23 +497,52 @@ fn read_question(input: &mut impl BufRead) -> Result<Option<(Vec<String>, String
     if query.len() != length {
         return Err("the input ended in the middle of a question".to_string());
     }
-    let query = String::from_utf8(query).map_err(|_| "a question that is not UTF-8")?;
-    Ok(Some((names, query)))
+    String::from_utf8(query).map_err(|_| "a question that is not UTF-8".to_string())
 }
 
-/// The reply line to one question.
-fn answer(names: &[String], query: &str) -> String {
+/// The assertions of `query` as Z3 reads them into a fresh solver of this thread's
+/// context; `Err` with the reply line when it cannot.
+pub(super) fn parse(query: &str) -> Result<z3::Solver, String> {
     if query.contains('\0') {
-        return "unknown a query with a NUL byte".to_string();
+        return Err("unknown a query with a NUL byte".to_string());
     }
     let solver = z3::Solver::new();
     solver.from_string(query);
     let ctx = solver.get_context().get_z3_context();
     // SAFETY: the context belongs to this thread and is alive (the solver holds it).
     let parsed = unsafe { z3_sys::Z3_get_error_code(ctx) } == z3_sys::ErrorCode::Ok;
-    if !parsed {
-        return "unknown the solver process could not parse its query".to_string();
+    if parsed {
+        Ok(solver)
+    } else {
+        Err("unknown the solver process could not parse its query".to_string())
     }
+}
+
+/// The reply line to a projection: the quantifier-free equivalent of the conjunction
+/// of the query's assertions.
+fn eliminate(query: &str) -> String {
+    let solver = match parse(query) {
+        Ok(solver) => solver,
+        Err(line) => return line,
+    };
+    match eliminate_quantifiers(&solver.get_assertions()) {
+        Some(region) => format!("region {}", one_line(&region.to_string())),
+        None => "unknown no quantifier-free result".to_string(),
+    }
+}
+
+/// SMT-LIB text on one line (holi's queries have no string literals or quoted
+/// symbols, where a line break would matter).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The reply line to one question.
+fn answer(names: &[String], query: &str) -> String {
+    let solver = match parse(query) {
+        Ok(solver) => solver,
+        Err(line) => return line,
+    };
     match solver.check() {
         SatResult::Unsat => "unsat".to_string(),
         SatResult::Unknown => format!(
@@ -329,7 +559,7 @@ fn answer(names: &[String], query: &str) -> String {
             for name in names {
                 let value = model
                     .get_const_interp(&Int::new_const(name.as_str()))
-                    .and_then(|v| super::solver::to_bigint(&v));
+                    .and_then(|v| to_bigint(&v));
                 line.push(' ');
                 match value {
                     Some(v) => line.push_str(&v.to_string()),
@@ -350,6 +580,54 @@ pub fn witness(numbers: &[u32], values: Vec<Option<BigInt>>) -> Witness {
         .collect()
 }
 
+/// The quantifier-free equivalent of the conjunction of `formulas` by Z3's `qe`
+/// tactic, then `simplify`; `None` when a quantifier remains or the tactic fails.
+fn eliminate_quantifiers(formulas: &[Bool]) -> Option<Bool> {
+    let goal = z3::Goal::new(false, false, false);
+    for f in formulas {
+        goal.assert(f);
+    }
+    let tactic = z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify"));
+    // Spelled out where a case or the whole has no formula: Z3 prints an empty `and`
+    // as `and`, which it cannot read back (the solver process sends regions as text).
+    let cases: Vec<Bool> = tactic
+        .apply(&goal, None)
+        .ok()?
+        .list_subgoals()
+        .map(|g| match &g.get_formulas()[..] {
+            [] => Bool::from_bool(true),
+            [one] => one.clone(),
+            all => Bool::and(all),
+        })
+        .collect();
+    let region = match &cases[..] {
+        [] => Bool::from_bool(false),
+        [one] => one.clone(),
+        all => Bool::or(all),
+    };
+    (!has_quantifier(&region)).then_some(region)
+}
+
+fn has_quantifier(formula: &impl z3::ast::Ast) -> bool {
+    formula.kind() == z3::ast::AstKind::Quantifier
+        || (formula.is_app() && formula.children().iter().any(has_quantifier))
+}
+
+/// A Z3 integer numeral as a BigInt (Z3 prints negative numerals as `(- 5)`).
+pub(super) fn to_bigint(value: &Int) -> Option<BigInt> {
+    if let Some(small) = value.as_i64() {
+        return Some(BigInt::from(small));
+    }
+    let text = value.to_string();
+    let digits: String = text.chars().filter(|c| c.is_ascii_digit()).collect();
+    let magnitude = BigInt::from_str(&digits).ok()?;
+    Some(if text.contains('-') {
+        -magnitude
+    } else {
+        magnitude
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,25 +643,67 @@ mod tests {
 
     #[test]
     fn questions_are_read_as_written() {
+        let projection = "(declare-fun y0 () Int)\n(assert (exists ((s1 Int)) (= y0 s1)))";
         let text = question(
             &["s1", "s2"],
             "(declare-fun s1 () Int)\n(assert (> s1 3))\n",
-        ) + &question(&[], "(assert false)");
+        ) + &question(&[], "(assert false)")
+            + &format!("{PROJECT} {}\n{projection}", projection.len());
         let mut input = io::Cursor::new(text.into_bytes());
-        let (names, query) = read_question(&mut input).unwrap().unwrap();
-        assert_eq!(names, ["s1", "s2"]);
-        assert_eq!(query, "(declare-fun s1 () Int)\n(assert (> s1 3))\n");
-        let (names, query) = read_question(&mut input).unwrap().unwrap();
-        assert!(names.is_empty());
-        assert_eq!(query, "(assert false)");
+        assert_eq!(
+            read_question(&mut input),
+            Ok(Some(Question::Check(
+                vec!["s1".to_string(), "s2".to_string()],
+                "(declare-fun s1 () Int)\n(assert (> s1 3))\n".to_string()
+            )))
+        );
+        assert_eq!(
+            read_question(&mut input),
+            Ok(Some(Question::Check(vec![], "(assert false)".to_string())))
+        );
+        assert_eq!(
+            read_question(&mut input),
+            Ok(Some(Question::Project(projection.to_string())))
+        );
         assert_eq!(read_question(&mut input), Ok(None));
     }
 
     #[test]
     fn malformed_questions_are_errors_not_panics() {
-        for text in ["x y\n\n", "1 5\n\nabc", "2 0\ns1\n", "1 2 3\n", "-1 0\n\n"] {
+        for text in [
+            "x y\n\n",
+            "1 5\n\nabc",
+            "2 0\ns1\n",
+            "1 2 3\n",
+            "-1 0\n\n",
+            "project x\n",
+            "project 10\n(assert",
+            "project\n",
+        ] {
             let mut input = io::Cursor::new(text.as_bytes().to_vec());
             assert!(read_question(&mut input).is_err(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn projections_are_quantifier_free_and_read_back() {
+        let line = eliminate(
+            "(declare-fun y0 () Int)\n(assert (exists ((s1 Int)) (and (<= s1 100) (= y0 (- 100 s1)))))",
+        );
+        let formula = line.strip_prefix("region ").expect(&line);
+        assert!(!formula.contains('\n'));
+        let read = parse(&format!("(declare-fun y0 () Int)(assert {formula})")).unwrap();
+        let region = read.get_assertions().pop().unwrap();
+        let z = z3::Solver::new();
+        z.assert(region.iff(Int::new_const("y0").ge(Int::from_i64(0))).not());
+        assert_eq!(z.check(), SatResult::Unsat, "{formula}");
+        // Nothing left of a formula true for every value: `true`, not an empty `and`.
+        assert_eq!(
+            eliminate("(declare-fun y0 () Int)(assert (exists ((s1 Int)) (= y0 s1)))"),
+            "region true"
+        );
+        for garbage in ["(assert (> s9 0))", "(assert", "(assert true)\0"] {
+            assert!(eliminate(garbage).starts_with("unknown"), "{garbage}");
         }
     }
 
