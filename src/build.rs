@@ -12,13 +12,13 @@
 
 pub use crate::symbolic::ir::GlobalName;
 use crate::symbolic::ir::{
-    CodeId, Compiler, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types,
+    CodeId, Compiler, Expr, ExprKind, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types,
 };
 use crate::syntax::ast::{Decl, Program, Span, Static, Type, Visibility};
 use crate::trace::FailureKind;
 use num_bigint::BigInt;
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A public or private method of the library.
 #[derive(Debug)]
@@ -107,6 +107,43 @@ impl Library {
             .into_iter()
             .map(|(kind, span)| (kind, span.clone()))
             .collect()
+    }
+
+    /// Codes that can become function values: lambdas, `letrec` functions, and methods
+    /// mentioned other than as the function of an application.
+    pub fn value_codes(&self) -> HashSet<CodeId> {
+        let lib = self;
+        let method_codes: HashSet<CodeId> = lib.methods.iter().map(|m| m.code).collect();
+        let mut out: HashSet<CodeId> = (0..lib.codes.len() as CodeId)
+            .filter(|c| !method_codes.contains(c))
+            .collect();
+        fn walk(lib: &Library, e: &Expr, out: &mut HashSet<CodeId>) {
+            match &e.kind {
+                ExprKind::Global(GlobalName::Method(m)) => {
+                    out.insert(lib.methods[*m as usize].code);
+                }
+                // A method applied directly is called, not passed around.
+                ExprKind::App(f, a)
+                    if matches!(f.kind, ExprKind::Global(GlobalName::Method(_))) =>
+                {
+                    walk(lib, a, out)
+                }
+                _ => {
+                    for child in e.children() {
+                        walk(lib, child, out);
+                    }
+                }
+            }
+        }
+        for code in &lib.codes {
+            walk(lib, &code.body, &mut out);
+        }
+        for initial in &lib.store {
+            if let Initial::Name(GlobalName::Method(m)) = initial {
+                out.insert(lib.methods[*m as usize].code);
+            }
+        }
+        out
     }
 
     /// Whether `name` is a method, import or undeclared name of this library: the names

@@ -72,10 +72,11 @@
 //!   independent parts may be checked part by part ([`symbolic::split`]) only where a
 //!   lower and an upper bound per site meet; otherwise it is searched whole. A site is
 //!   left out of a part's searches only when an over-approximation of every client
-//!   ([`symbolic::havoc`]) does not reach it. Each rule is argued where it is
-//!   implemented and checked against the plain search (`tests/differential.rs`, which
-//!   also checks that the over-approximation reaches every site the library reaches);
-//!   `--all` never prunes.
+//!   ([`symbolic::havoc`], searched by [`symbolic::houdini`]) does not reach it. Each
+//!   rule is argued where it is implemented and checked against the plain search
+//!   (`tests/differential.rs`, which also checks that the over-approximation reaches
+//!   every site the library reaches); `--all` never prunes. No module of the engine
+//!   imports one that imports it.
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
 //!   users and JSON consumers see; the engine can change without changing them. Output is
 //!   deterministic: counterexamples are sorted by length, then text.

@@ -11,7 +11,7 @@
 //! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10).
 
 use holi::build::Library;
-use holi::symbolic::{check, havoc, split, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
@@ -63,7 +63,7 @@ fn havoc_reached(lib: &Library, k: u32, l: u32, budget: Budget) -> Option<BTreeS
         l,
         ..CheckOptions::default()
     });
-    let (reached, _) = havoc::reachable(lib, &options, &lib.failure_sites(), &mut |_| {});
+    let (reached, _) = houdini::reachable(lib, &options, &lib.failure_sites(), &mut |_| {});
     Some(
         reached?
             .into_iter()

@@ -52,10 +52,8 @@
 //! that revealed it, a second call in one context) reaches the client; the search
 //! checks the latter as it goes.
 
-use super::explore::havoc_within;
 use super::ir::{CodeId, Expr, ExprKind, RefId};
 use super::term::Term;
-use super::{CheckOptions, Progress, Stats};
 use crate::build::{GlobalName, Initial, Library};
 use crate::ops::DivisionByZero;
 use crate::syntax::ast::BinOp;
@@ -65,69 +63,8 @@ use num_bigint::BigInt;
 use num_traits::{Signed, Zero};
 use std::collections::{BTreeSet, HashSet};
 
-/// Configurations the search of the over-approximation may take; one that needs more
-/// proves nothing (it is meant to be far smaller than the search it saves).
-const BUDGET: u64 = 100_000;
-
 /// A failure site: what fails, where.
 pub type Site = (FailureKind, Span);
-
-/// The sites among `targets` that the over-approximation of `lib` reaches within the
-/// bounds of `options` (the others are unreachable in `lib`), with the work done.
-/// `None` when the over-approximation is off or does not apply to `lib`, or its search
-/// does not finish (within the limits of `options` and [`BUDGET`]).
-pub fn reachable(
-    lib: &Library,
-    options: &CheckOptions,
-    targets: &[Site],
-    progress: &mut dyn FnMut(&Progress),
-) -> (Option<HashSet<Site>>, Stats) {
-    if !options.havoc || !applies(lib) {
-        return (None, Stats::default());
-    }
-    let options = CheckOptions {
-        l: options.l.min(1),
-        all: false,
-        memo: true,
-        bound: true,
-        split: false,
-        first: false,
-        ..options.clone()
-    };
-    let depths = write_depths(lib, options.k);
-    let writes = guarded_writes(lib);
-    let mut invariants = candidates(lib);
-    let mut spent = Stats::default();
-    loop {
-        let havoc = Havoc {
-            depths: depths.clone(),
-            writes: writes.clone(),
-            invariants: invariants.clone(),
-        };
-        match havoc_within(lib, &options, BUDGET, targets, havoc, progress) {
-            Ok((result, violated)) => {
-                super::split::add_stats(&mut spent, &result.stats);
-                if violated.is_empty() {
-                    let reached = result
-                        .counterexamples
-                        .into_iter()
-                        .map(|cex| (cex.kind, cex.span))
-                        .collect();
-                    return (Some(reached), spent);
-                }
-                let mut i = 0;
-                invariants.retain(|_| {
-                    i += 1;
-                    !violated.contains(&(i - 1))
-                });
-            }
-            Err(stats) => {
-                super::split::add_stats(&mut spent, &stats);
-                return (None, spent);
-            }
-        }
-    }
-}
 
 /// What the over-approximation resets at client turns, and within what.
 pub struct Havoc {
@@ -213,7 +150,7 @@ const MAX_INLINE: usize = 8;
 /// place; any other call, and a method already being followed, may assign whatever
 /// its code can.
 pub fn guarded_writes(lib: &Library) -> Vec<Write> {
-    let values = super::split::value_codes(lib);
+    let values = lib.value_codes();
     let mut guards = Guards {
         lib,
         writes_of: vec![Vec::new(); lib.codes.len()],
@@ -412,7 +349,7 @@ impl Invariant {
 }
 
 /// The candidate invariants of every reference starting out with an integer.
-fn candidates(lib: &Library) -> Vec<Invariant> {
+pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
     let mut out = Vec::new();
     for (r, initial) in lib.store.iter().enumerate() {
         let Initial::Int(v) = initial else {
@@ -437,7 +374,7 @@ fn candidates(lib: &Library) -> Vec<Invariant> {
 
 /// Whether every reference starts out holding an integer, or is never declared and
 /// never read (so what it holds does not matter); see the module documentation.
-fn applies(lib: &Library) -> bool {
+pub(super) fn applies(lib: &Library) -> bool {
     // Cells are state outside the global references it abstracts
     // (`lang/references.md` §4.6).
     if lib.uses_refs {
@@ -472,7 +409,7 @@ pub fn write_depths(lib: &Library, cap: u32) -> Vec<u32> {
     let mut depths = Depths {
         lib,
         never: cap.saturating_add(1),
-        values: super::split::value_codes(lib),
+        values: lib.value_codes(),
         calls: vec![Cost::zero(lib.refs.len()); lib.codes.len()],
     };
     // From below, the costs of calling each code rise to their least fixed point (or
@@ -618,25 +555,13 @@ impl Depths<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn library(src: &str) -> Library {
+    pub(in crate::symbolic) fn library(src: &str) -> Library {
         let loaded = crate::frontend::load_str("t.holi", src, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         crate::build::build(&loaded.program)
-    }
-
-    fn reached(src: &str, k: u32, l: u32) -> Option<usize> {
-        let lib = library(src);
-        let options = CheckOptions {
-            k,
-            l,
-            ..CheckOptions::default()
-        };
-        reachable(&lib, &options, &lib.failure_sites(), &mut |_| {})
-            .0
-            .map(|r| r.len())
     }
 
     fn reference(lib: &Library, name: &str) -> RefId {
@@ -645,7 +570,7 @@ mod tests {
 
     /// The lock counter of HOLiK's `various_safe`: while `f` runs the lock is held, so
     /// no client call can change `c`, and the assert holds.
-    const LOCKED: &str = "
+    pub(in crate::symbolic) const LOCKED: &str = "
         int lock := 1; int c := 0;
         public inc (f:unit -> unit) :(unit) = {
           if !lock
@@ -716,70 +641,5 @@ mod tests {
         assert_eq!(depths[reference(&lib, "b") as usize], 2);
         // Only a method no client call reaches assigns `c`.
         assert_eq!(depths[reference(&lib, "c") as usize], 5);
-    }
-
-    #[test]
-    fn a_held_lock_proves_the_assert_unreachable() {
-        for (k, l) in [(2, 2), (4, 3)] {
-            assert_eq!(reached(LOCKED, k, l), Some(0), "k={k} l={l}");
-        }
-        let lib = library(LOCKED);
-        let off = CheckOptions {
-            havoc: false,
-            ..CheckOptions::default()
-        };
-        assert!(reachable(&lib, &off, &lib.failure_sites(), &mut |_| {})
-            .0
-            .is_none());
-    }
-
-    /// Without the lock, a call from `f` changes `c` between the read and the assert.
-    #[test]
-    fn an_unguarded_counter_is_reached() {
-        let unlocked = LOCKED.replace("if !lock", "if 1");
-        assert_eq!(reached(&unlocked, 2, 1), Some(1));
-    }
-
-    /// A balance never goes below zero: only the invariant `balance ≥ 0`, kept across
-    /// the Houdini rounds, shows it.
-    #[test]
-    fn invariants_that_hold_are_kept_and_prove_the_site_unreachable() {
-        let bank = "
-            import send :(int -> unit)
-            int balance := 100;
-            public withdraw (m:int) :(unit) = {
-              if m < !balance + 1 then balance := !balance - m; send(m) else ()
-            };
-            public check (u:unit) :(unit) = { assert(not(!balance < 0)) };
-            public deposit (m:int) :(unit) = { if 0 < m then balance := !balance + m else () };
-        ";
-        assert_eq!(reached(bank, 3, 2), Some(0));
-        // A method that may leave it negative breaks the invariant: the site is reached.
-        let broken = bank.replace("if 0 < m then", "if 1 then");
-        assert_eq!(reached(&broken, 3, 2), Some(1));
-    }
-
-    /// A private method revealed to the client can be called only after the call that
-    /// revealed it: the over-approximation, with one call per context, does not cover
-    /// that, and says so instead of proving the assert unreachable.
-    #[test]
-    fn a_revealed_private_method_makes_it_prove_nothing() {
-        let leaky = "
-            public get (u:unit) :(unit -> unit) = { boom };
-            private boom (u:unit) :(unit) = { assert(0) };
-        ";
-        assert_eq!(reached(leaky, 2, 2), None);
-        // A closure keeps values of its frame: the same.
-        let closure = "
-            public get (i:int) :(unit -> unit) = { fun (u:unit) :(unit) -> assert(not(i == 7)) };
-        ";
-        assert_eq!(reached(closure, 2, 2), None);
-        // A reference holding a function is outside the state it resets.
-        let stored = "
-            fun g := nop;
-            private nop (u:unit) :(unit) = { () };
-            public run (u:unit) :(unit) = { g := nop; assert(0) };
-        ";
-        assert_eq!(reached(stored, 2, 2), None);
     }
 }

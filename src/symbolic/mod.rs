@@ -10,6 +10,7 @@
 pub mod config;
 pub mod explore;
 pub mod havoc;
+pub mod houdini;
 pub mod inert;
 pub mod ir;
 pub mod machine;
@@ -183,6 +184,25 @@ pub struct Stats {
     pub seconds: f64,
 }
 
+impl Stats {
+    /// Adds the counters of `part` (not the time).
+    pub fn add(&mut self, part: &Stats) {
+        let total = self;
+        total.configurations += part.configurations;
+        total.solver_queries += part.solver_queries;
+        total.cached_answers += part.cached_answers;
+        total.undeclared_calls += part.undeclared_calls;
+        total.stuck_paths += part.stuck_paths;
+        total.frame_limit_paths += part.frame_limit_paths;
+        total.subsumed += part.subsumed;
+        total.covered += part.covered;
+        total.coverage_checks += part.coverage_checks;
+        total.projections += part.projections;
+        total.unreachable_sites += part.unreachable_sites;
+        total.max_moves = total.max_moves.max(part.max_moves);
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct CheckResult {
     pub verdict: Verdict,
@@ -305,7 +325,7 @@ pub fn check_with_progress(
             Err(unsettled) => {
                 // Not conclusive in parts: the whole search gets the time left, cut
                 // below the real traces found if every site left has one.
-                split::add_stats(&mut spent, &unsettled.stats);
+                spent.add(&unsettled.stats);
                 let left = rest(options, &spent);
                 let mut result = match unsettled.partial {
                     Some(partial) => split::finish(&library, partial, &left, progress),
@@ -324,7 +344,7 @@ pub fn check_with_progress(
             }
         };
         add_stuck(&mut result.stuck, before.stuck);
-        split::add_stats(&mut result.stats, &spent);
+        result.stats.add(&spent);
         result.stats.seconds = start.elapsed().as_secs_f64();
         result.verdict = verdict(
             &result.counterexamples,

@@ -361,7 +361,7 @@ impl PartSearch<'_> {
             });
         }
         let result = explorer.run(self.progress);
-        add_stats(self.total, &result.stats);
+        self.total.add(&result.stats);
         add_stuck(&mut self.stuck, result.stuck.clone());
         let real = result
             .counterexamples
@@ -378,8 +378,8 @@ impl PartSearch<'_> {
         let sub = sub_program(self.program, self.lib, self.parts, &[c], false)?;
         let sub_lib = crate::build::build(&sub);
         let (reached, stats) =
-            super::havoc::reachable(&sub_lib, &self.options(), own, self.progress);
-        add_stats(self.total, &stats);
+            super::houdini::reachable(&sub_lib, &self.options(), own, self.progress);
+        self.total.add(&stats);
         if let Some(reached) = &reached {
             self.total.unreachable_sites +=
                 own.iter().filter(|s| !reached.contains(s)).count() as u64;
@@ -456,22 +456,6 @@ fn shortest_per_site(result: &CheckResult) -> BTreeMap<SiteKey, usize> {
         *len = (*len).min(cex.trace.0.len());
     }
     out
-}
-
-/// Adds the counters of `part` to `total` (not the time).
-pub fn add_stats(total: &mut Stats, part: &Stats) {
-    total.configurations += part.configurations;
-    total.solver_queries += part.solver_queries;
-    total.cached_answers += part.cached_answers;
-    total.undeclared_calls += part.undeclared_calls;
-    total.stuck_paths += part.stuck_paths;
-    total.frame_limit_paths += part.frame_limit_paths;
-    total.subsumed += part.subsumed;
-    total.covered += part.covered;
-    total.coverage_checks += part.coverage_checks;
-    total.projections += part.projections;
-    total.unreachable_sites += part.unreachable_sites;
-    total.max_moves = total.max_moves.max(part.max_moves);
 }
 
 /// The components of a library: a number for every method and reference.
@@ -586,7 +570,7 @@ fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<SiteKe
 fn callbacks_per_component(lib: &Library, parts: &Components, k: u32) -> Option<Vec<u32>> {
     let mut bound = Bound {
         lib,
-        values: value_codes(lib),
+        values: lib.value_codes(),
         done: std::collections::HashMap::new(),
     };
     // The client's call takes one frame; the library functions it calls, the rest.
@@ -606,46 +590,12 @@ fn callbacks_per_component(lib: &Library, parts: &Components, k: u32) -> Option<
     Some(out)
 }
 
-/// Codes that can become function values: lambdas, `letrec` functions, and methods
-/// mentioned other than as the function of an application.
-pub(super) fn value_codes(lib: &Library) -> HashSet<CodeId> {
-    let method_codes: HashSet<CodeId> = lib.methods.iter().map(|m| m.code).collect();
-    let mut out: HashSet<CodeId> = (0..lib.codes.len() as CodeId)
-        .filter(|c| !method_codes.contains(c))
-        .collect();
-    fn walk(lib: &Library, e: &Expr, out: &mut HashSet<CodeId>) {
-        match &e.kind {
-            ExprKind::Global(GlobalName::Method(m)) => {
-                out.insert(lib.methods[*m as usize].code);
-            }
-            // A method applied directly is called, not passed around.
-            ExprKind::App(f, a) if matches!(f.kind, ExprKind::Global(GlobalName::Method(_))) => {
-                walk(lib, a, out)
-            }
-            _ => {
-                for child in e.children() {
-                    walk(lib, child, out);
-                }
-            }
-        }
-    }
-    for code in &lib.codes {
-        walk(lib, &code.body, &mut out);
-    }
-    for initial in &lib.store {
-        if let Initial::Name(GlobalName::Method(m)) = initial {
-            out.insert(lib.methods[*m as usize].code);
-        }
-    }
-    out
-}
-
 /// The most callbacks of one frame of a code with `depth` more frames to open. Each
 /// library function called opens one, so the measure is finite even for recursion and
 /// chains of closures.
 struct Bound<'a> {
     lib: &'a Library,
-    /// Codes that can be function values ([`value_codes`]).
+    /// Codes that can be function values ([`Library::value_codes`]).
     values: HashSet<CodeId>,
     done: std::collections::HashMap<(CodeId, u32), Option<u32>>,
 }

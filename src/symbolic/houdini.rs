@@ -1,0 +1,153 @@
+//! Failure sites proved unreachable: the search of the over-approximation
+//! ([`super::havoc`], where the argument is), redone without the candidate invariants
+//! a client turn refutes until none is (the Houdini algorithm).
+
+use super::explore::havoc_within;
+use super::havoc::{applies, candidates, guarded_writes, write_depths, Havoc, Site};
+use super::{CheckOptions, Progress, Stats};
+use crate::build::Library;
+use std::collections::HashSet;
+
+/// Configurations the search of the over-approximation may take; one that needs more
+/// proves nothing (it is meant to be far smaller than the search it saves).
+const BUDGET: u64 = 100_000;
+
+/// The sites among `targets` that the over-approximation of `lib` reaches within the
+/// bounds of `options` (the others are unreachable in `lib`), with the work done.
+/// `None` when the over-approximation is off or does not apply to `lib`, or its search
+/// does not finish (within the limits of `options` and [`BUDGET`]).
+pub fn reachable(
+    lib: &Library,
+    options: &CheckOptions,
+    targets: &[Site],
+    progress: &mut dyn FnMut(&Progress),
+) -> (Option<HashSet<Site>>, Stats) {
+    if !options.havoc || !applies(lib) {
+        return (None, Stats::default());
+    }
+    let options = CheckOptions {
+        l: options.l.min(1),
+        all: false,
+        memo: true,
+        bound: true,
+        split: false,
+        first: false,
+        ..options.clone()
+    };
+    let depths = write_depths(lib, options.k);
+    let writes = guarded_writes(lib);
+    let mut invariants = candidates(lib);
+    let mut spent = Stats::default();
+    loop {
+        let havoc = Havoc {
+            depths: depths.clone(),
+            writes: writes.clone(),
+            invariants: invariants.clone(),
+        };
+        match havoc_within(lib, &options, BUDGET, targets, havoc, progress) {
+            Ok((result, violated)) => {
+                spent.add(&result.stats);
+                if violated.is_empty() {
+                    let reached = result
+                        .counterexamples
+                        .into_iter()
+                        .map(|cex| (cex.kind, cex.span))
+                        .collect();
+                    return (Some(reached), spent);
+                }
+                let mut i = 0;
+                invariants.retain(|_| {
+                    i += 1;
+                    !violated.contains(&(i - 1))
+                });
+            }
+            Err(stats) => {
+                spent.add(&stats);
+                return (None, spent);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbolic::havoc::tests::{library, LOCKED};
+
+    fn reached(src: &str, k: u32, l: u32) -> Option<usize> {
+        let lib = library(src);
+        let options = CheckOptions {
+            k,
+            l,
+            ..CheckOptions::default()
+        };
+        reachable(&lib, &options, &lib.failure_sites(), &mut |_| {})
+            .0
+            .map(|r| r.len())
+    }
+
+    #[test]
+    fn a_held_lock_proves_the_assert_unreachable() {
+        for (k, l) in [(2, 2), (4, 3)] {
+            assert_eq!(reached(LOCKED, k, l), Some(0), "k={k} l={l}");
+        }
+        let lib = library(LOCKED);
+        let off = CheckOptions {
+            havoc: false,
+            ..CheckOptions::default()
+        };
+        assert!(reachable(&lib, &off, &lib.failure_sites(), &mut |_| {})
+            .0
+            .is_none());
+    }
+
+    /// Without the lock, a call from `f` changes `c` between the read and the assert.
+    #[test]
+    fn an_unguarded_counter_is_reached() {
+        let unlocked = LOCKED.replace("if !lock", "if 1");
+        assert_eq!(reached(&unlocked, 2, 1), Some(1));
+    }
+
+    /// A balance never goes below zero: only the invariant `balance ≥ 0`, kept across
+    /// the Houdini rounds, shows it.
+    #[test]
+    fn invariants_that_hold_are_kept_and_prove_the_site_unreachable() {
+        let bank = "
+            import send :(int -> unit)
+            int balance := 100;
+            public withdraw (m:int) :(unit) = {
+              if m < !balance + 1 then balance := !balance - m; send(m) else ()
+            };
+            public check (u:unit) :(unit) = { assert(not(!balance < 0)) };
+            public deposit (m:int) :(unit) = { if 0 < m then balance := !balance + m else () };
+        ";
+        assert_eq!(reached(bank, 3, 2), Some(0));
+        // A method that may leave it negative breaks the invariant: the site is reached.
+        let broken = bank.replace("if 0 < m then", "if 1 then");
+        assert_eq!(reached(&broken, 3, 2), Some(1));
+    }
+
+    /// A private method revealed to the client can be called only after the call that
+    /// revealed it: the over-approximation, with one call per context, does not cover
+    /// that, and says so instead of proving the assert unreachable.
+    #[test]
+    fn a_revealed_private_method_makes_it_prove_nothing() {
+        let leaky = "
+            public get (u:unit) :(unit -> unit) = { boom };
+            private boom (u:unit) :(unit) = { assert(0) };
+        ";
+        assert_eq!(reached(leaky, 2, 2), None);
+        // A closure keeps values of its frame: the same.
+        let closure = "
+            public get (i:int) :(unit -> unit) = { fun (u:unit) :(unit) -> assert(not(i == 7)) };
+        ";
+        assert_eq!(reached(closure, 2, 2), None);
+        // A reference holding a function is outside the state it resets.
+        let stored = "
+            fun g := nop;
+            private nop (u:unit) :(unit) = { () };
+            public run (u:unit) :(unit) = { g := nop; assert(0) };
+        ";
+        assert_eq!(reached(stored, 2, 2), None);
+    }
+}
