@@ -42,6 +42,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The places where paths got stuck, with how many paths got stuck there.
+pub type StuckPaths = BTreeMap<(usize, usize, StuckReason), u64>;
+
 /// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
 
@@ -118,7 +121,7 @@ pub struct Explorer<'p, 'o> {
     /// With their texts, rendered when found, to sort them by.
     all: Vec<(String, Counterexample)>,
     /// Paths stuck per place (span start, end) and reason.
-    stuck: BTreeMap<(usize, usize, StuckReason), u64>,
+    stuck: StuckPaths,
     /// The shortest failing trace per failure site.
     shortest: HashMap<(FailureKind, Span), Counterexample>,
     stats: Stats,
@@ -227,12 +230,20 @@ impl<'p, 'o> Explorer<'p, 'o> {
         None
     }
 
+    /// The whole search (`first` is [`super::first::race`]'s, which runs this one's
+    /// plans in turn).
     pub fn run(self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        if self.options.first {
-            race(self.lib, self.options, progress)
-        } else {
-            self.run_plan(Plan::Exhaustive, progress).0
-        }
+        self.run_plan(Plan::Exhaustive, progress).0
+    }
+
+    /// Goes on from an earlier attempt of the same search: its clock, counters and
+    /// stuck paths, stopping at `cap` configurations in all.
+    pub fn continuing(mut self, start: Instant, stats: Stats, stuck: StuckPaths, cap: u64) -> Self {
+        self.start = start;
+        self.stats = stats;
+        self.stuck = stuck;
+        self.attempt_cap = Some(cap);
+        self
     }
 
     /// An empty memo, leaving inert references out of its keys unless told not to.
@@ -246,7 +257,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     /// Searches by `plan`; also says whether the search stopped at `attempt_cap`.
-    fn run_plan(mut self, plan: Plan, progress: &mut dyn FnMut(&Progress)) -> (CheckResult, bool) {
+    pub fn run_plan(
+        mut self,
+        plan: Plan,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (CheckResult, bool) {
         let use_memo = self.options.memo && !self.options.all;
         if plan == Plan::Exhaustive {
             self.memo = use_memo.then(|| self.new_memo());
@@ -973,64 +988,9 @@ pub fn havoc_within(
 
 /// How a search goes: the whole tree, or passes of growing trace-length limit.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Plan {
+pub enum Plan {
     Exhaustive,
     Deepening,
-}
-
-/// Configurations the first round of [`race`] allows each plan.
-const FIRST_BUDGET: u64 = 20_000;
-
-/// `first`: races the two ways to a shortest failing trace, in rounds that give each a
-/// budget of configurations four times the last. Deepening on trace length finds a
-/// short failure soon but repeats the shorter traces on every pass, which on a safe
-/// library can cost far more than the exhaustive search; the exhaustive search gives
-/// the shortest failure per site but must finish first. Either answer is a shortest
-/// failing trace (or a complete search without one), and the work done is within a
-/// constant factor of the faster plan's. Each attempt starts afresh; statistics, the
-/// stuck paths met, the user's limits and the clock run over the whole race. An
-/// attempt stopped by the user's limits still reports the shortest failing trace any
-/// attempt found, so that more time never weakens the verdict.
-fn race(lib: &Library, options: &CheckOptions, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-    let start = Instant::now();
-    let mut spent = Stats::default();
-    let mut stuck = BTreeMap::new();
-    let mut found: Vec<Counterexample> = Vec::new();
-    let mut budget = FIRST_BUDGET;
-    loop {
-        for plan in [Plan::Deepening, Plan::Exhaustive] {
-            let mut explorer = Explorer::new(lib, options);
-            explorer.start = start;
-            explorer.stats = spent.clone();
-            explorer.stuck = std::mem::take(&mut stuck);
-            explorer.attempt_cap = Some(spent.configurations.saturating_add(budget));
-            let (mut result, capped) = explorer.run_plan(plan, progress);
-            if !capped {
-                if result.counterexamples.is_empty() && !result.inconclusive.is_empty() {
-                    // Stopped by the user's limits: the shortest an earlier attempt found.
-                    found.sort_by_cached_key(|c| (c.trace.0.len(), c.trace.to_string()));
-                    result.counterexamples = found;
-                }
-                result.counterexamples.truncate(1);
-                result.failing_traces = result.failing_traces.max(result.counterexamples.len());
-                result.verdict = verdict(
-                    &result.counterexamples,
-                    &result.inconclusive,
-                    &result.stuck,
-                    options,
-                );
-                return result;
-            }
-            found.append(&mut result.counterexamples);
-            spent = result.stats;
-            stuck = result
-                .stuck
-                .into_iter()
-                .map(|s| ((s.span.start, s.span.end, s.reason), s.paths))
-                .collect();
-        }
-        budget = budget.saturating_mul(4);
-    }
 }
 
 /// Records in every open opponent configuration that `site` fails `moves` moves into

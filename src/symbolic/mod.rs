@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod explore;
+pub mod first;
 pub mod havoc;
 pub mod houdini;
 pub mod inert;
@@ -354,5 +355,9 @@ pub fn check_with_progress(
         );
         return result;
     }
-    explore::Explorer::new(&library, options).run(progress)
+    if options.first {
+        first::race(&library, options, progress)
+    } else {
+        explore::Explorer::new(&library, options).run(progress)
+    }
 }

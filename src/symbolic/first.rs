@@ -1,0 +1,68 @@
+//! `--first`: a shortest failing trace, by racing the two plans of the search
+//! ([`Plan`]) under growing budgets.
+
+use super::explore::{Explorer, Plan, StuckPaths};
+use super::{verdict, CheckOptions, CheckResult, Progress, Stats};
+use crate::build::Library;
+use crate::trace::Counterexample;
+use std::time::Instant;
+
+/// Configurations the first round of [`race`] allows each plan.
+const FIRST_BUDGET: u64 = 20_000;
+
+/// `first`: races the two ways to a shortest failing trace, in rounds that give each a
+/// budget of configurations four times the last. Deepening on trace length finds a
+/// short failure soon but repeats the shorter traces on every pass, which on a safe
+/// library can cost far more than the exhaustive search; the exhaustive search gives
+/// the shortest failure per site but must finish first. Either answer is a shortest
+/// failing trace (or a complete search without one), and the work done is within a
+/// constant factor of the faster plan's. Each attempt starts afresh; statistics, the
+/// stuck paths met, the user's limits and the clock run over the whole race. An
+/// attempt stopped by the user's limits still reports the shortest failing trace any
+/// attempt found, so that more time never weakens the verdict.
+pub fn race(
+    lib: &Library,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> CheckResult {
+    let start = Instant::now();
+    let mut spent = Stats::default();
+    let mut stuck = StuckPaths::new();
+    let mut found: Vec<Counterexample> = Vec::new();
+    let mut budget = FIRST_BUDGET;
+    loop {
+        for plan in [Plan::Deepening, Plan::Exhaustive] {
+            let explorer = Explorer::new(lib, options).continuing(
+                start,
+                spent.clone(),
+                std::mem::take(&mut stuck),
+                spent.configurations.saturating_add(budget),
+            );
+            let (mut result, capped) = explorer.run_plan(plan, progress);
+            if !capped {
+                if result.counterexamples.is_empty() && !result.inconclusive.is_empty() {
+                    // Stopped by the user's limits: the shortest an earlier attempt found.
+                    found.sort_by_cached_key(|c| (c.trace.0.len(), c.trace.to_string()));
+                    result.counterexamples = found;
+                }
+                result.counterexamples.truncate(1);
+                result.failing_traces = result.failing_traces.max(result.counterexamples.len());
+                result.verdict = verdict(
+                    &result.counterexamples,
+                    &result.inconclusive,
+                    &result.stuck,
+                    options,
+                );
+                return result;
+            }
+            found.append(&mut result.counterexamples);
+            spent = result.stats;
+            stuck = result
+                .stuck
+                .into_iter()
+                .map(|s| ((s.span.start, s.span.end, s.reason), s.paths))
+                .collect();
+        }
+        budget = budget.saturating_mul(4);
+    }
+}
