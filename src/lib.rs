@@ -55,13 +55,12 @@
 //!   nothing is deep-copied per step.
 //! * **The solver is incremental and honest.** One Z3 solver per search mirrors the path
 //!   condition of the configuration being explored; a query Z3 cannot decide makes the
-//!   verdict inconclusive, never safe or unsafe. Nonlinear queries and quantifier
-//!   elimination go to a child process ([`symbolic::worker`]) that is killed at any
-//!   limit, because Z3's nonlinear procedure may ignore an interrupt and its `qe` can
-//!   run for minutes: every limit holds in every query. Without a child (a library
-//!   user's choice), quantifier elimination runs in a thread with a Z3 context of its
-//!   own, abandoned at the limit, since the search's context answers later queries
-//!   wrongly after an interrupted `qe` (Z3 4.8.12).
+//!   verdict inconclusive, never safe or unsafe. Nonlinear queries go to a child
+//!   process ([`symbolic::worker`]) that is killed at any limit, because Z3's nonlinear
+//!   procedure may ignore an interrupt; quantifier elimination, which can run for
+//!   minutes and leaves a context answering wrongly once interrupted (Z3 4.8.12), runs
+//!   in a thread with a Z3 context of its own, interrupted and abandoned at the limit:
+//!   every limit holds in every query.
 //! * **Pruning keeps every failure site and its minimal length.** The default search
 //!   skips client turns subsumed by explored ones ([`symbolic::memo`]: equal up to
 //!   renaming, or with values inside explored regions of the same shape, with budgets

@@ -69,8 +69,8 @@ fn search(path: &Path, k: u32, l: u32) -> CheckResult {
     search_with(path, k, l, None)
 }
 
-/// [`search`], with nonlinear queries and projections answered by the solver process
-/// `holi` when given.
+/// [`search`], with nonlinear queries answered by the solver process `holi` when
+/// given.
 fn search_with(path: &Path, k: u32, l: u32, holi: Option<PathBuf>) -> CheckResult {
     let loaded = holi::frontend::load(path, false)
         .unwrap_or_else(|r| panic!("{}: {}", path.display(), r.render(false)));
@@ -128,11 +128,11 @@ fn searches_explore_exactly_as_recorded() {
     );
 }
 
-/// Projections made in the solver process (as `holi check` makes them, so that a limit
-/// stops them) are read back as the same regions: every recorded search that projects
-/// anything takes the same course there.
+/// With the solver process `holi check` uses (nonlinear queries answered there, so that
+/// a limit stops them), every recorded search that projects anything takes the same
+/// course: the answers, and so the regions and coverage checks, are the same.
 #[test]
-fn projections_in_the_solver_process_search_the_same() {
+fn searches_with_the_solver_process_are_the_same() {
     let table = std::fs::read_to_string(root().join(TABLE)).expect("the table is committed");
     let holi = PathBuf::from(env!("CARGO_BIN_EXE_holi"));
     let mut compared = 0;

@@ -49,10 +49,9 @@ pub struct Solver {
     /// The results of [`Solver::project`] by the text of the question up to renaming
     /// of symbols.
     projections: HashMap<String, Option<Bool>>,
-    /// Where nonlinear queries and projections go, when set
-    /// ([`Solver::nonlinear_in_child`]).
+    /// Where nonlinear queries go, when set ([`Solver::nonlinear_in_child`]).
     worker: Option<Worker>,
-    /// Where projections go otherwise.
+    /// Where projections go.
     qe_thread: QeThread,
     /// The user's interrupt flag ([`Solver::interrupt_on`]), for the worker's queries.
     user: Option<Arc<AtomicBool>>,
@@ -229,9 +228,8 @@ impl Solver {
     /// conjuncts, or Z3 cannot eliminate the symbols within `limit` (or before the
     /// interrupt flag is set): no region only means less subsumption.
     ///
-    /// The elimination runs in the worker ([`Solver::nonlinear_in_child`]), or else in
-    /// a thread with a Z3 context of its own ([`QeThread`]), never in the search's
-    /// context: Z3 4.8.12's `qe` tactic can run for minutes on a few linear conjuncts
+    /// The elimination runs in a thread with a Z3 context of its own ([`QeThread`]),
+    /// never in the search's context: Z3 4.8.12's `qe` tactic can run for minutes on a few linear conjuncts
     /// (8 over 6 symbols, `tests/limits.rs`), and can answer later queries of the same
     /// context wrongly after it is interrupted (a model missing a constrained symbol).
     /// So the search's context is interrupted only in solver checks (the watchdog is
@@ -294,33 +292,12 @@ impl Solver {
         let bound: Vec<Int> = symbols.iter().map(|&n| self.symbol(n)).collect();
         let bound: Vec<&dyn z3::ast::Ast> = bound.iter().map(|b| b as &dyn z3::ast::Ast).collect();
         let formula = z3::ast::exists_const(&bound, &[], &Bool::and(&body));
-        let question = z3::Solver::new();
-        question.assert(&formula);
         let deadline = limit.and_then(|l| Instant::now().checked_add(l));
-        let user = self.user.as_deref();
-        let reply = match &mut self.worker {
-            Some(worker) => worker.project(&question.to_string(), deadline, user),
-            None => self
-                .qe_thread
-                .project(&question.to_string(), deadline, user),
-        };
-        match reply {
-            Ok(region) => {
-                let declarations: String = (0..terms.len())
-                    .map(|i| format!("(declare-fun y{i} () Int)"))
-                    .collect();
-                let text = format!("{declarations}(assert {region})");
-                // All of what was read: dropping a part would widen the region.
-                let region = worker::parse(&text).ok().and_then(|solver| {
-                    let mut read = solver.get_assertions();
-                    match read.len() {
-                        0 => None,
-                        1 => Some(read.swap_remove(0)),
-                        _ => Some(Bool::and(&read)),
-                    }
-                });
-                (region, false)
-            }
+        match self
+            .qe_thread
+            .project(&formula, deadline, self.user.as_deref())
+        {
+            Ok(region) => (Some(region), false),
             Err(reply) => (None, matches!(reply, Reply::TimedOut | Reply::Interrupted)),
         }
     }
