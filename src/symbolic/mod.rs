@@ -7,6 +7,7 @@
 //! symbolic branches with [`solver`] (Z3, incremental). Bounds follow HOLiK exactly
 //! (`lang/semantics.md`): k limits open library frames, l the client's calls per context.
 
+pub mod branch;
 pub mod config;
 pub mod explore;
 pub mod first;
