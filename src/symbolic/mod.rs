@@ -4,8 +4,12 @@
 //! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
 //! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, running
 //! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
-//! symbolic branches with [`solver`] (Z3, incremental). Bounds follow HOLiK exactly
-//! (`lang/semantics.md`): k limits open library frames, l the client's calls per context.
+//! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
+//! incremental). Strategies sit on top of that search, never beneath it: [`first`]
+//! (`--first`) races its plans, [`houdini`] searches the over-approximation of
+//! [`havoc`], and [`split`] checks independent parts apart. Bounds follow HOLiK
+//! exactly (`lang/semantics.md`): k limits open library frames, l the client's calls
+//! per context.
 
 pub mod branch;
 pub mod config;
