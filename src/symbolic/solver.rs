@@ -229,9 +229,10 @@ impl Solver {
     /// interrupt flag is set): no region only means less subsumption.
     ///
     /// The elimination runs in a thread with a Z3 context of its own ([`QeThread`]),
-    /// never in the search's context: Z3 4.8.12's `qe` tactic can run for minutes on a few linear conjuncts
-    /// (8 over 6 symbols, `tests/limits.rs`), and can answer later queries of the same
-    /// context wrongly after it is interrupted (a model missing a constrained symbol).
+    /// never in the search's context: Z3 4.8.12's `qe` tactic can run for minutes on
+    /// a few linear conjuncts (8 over 6 symbols, `tests/limits.rs`), and can answer
+    /// later queries of the same context wrongly after it is interrupted (a model
+    /// missing a constrained symbol).
     /// So the search's context is interrupted only in solver checks (the watchdog is
     /// armed only around them, and clears its interrupts after them, [`Solver::run`]),
     /// and a context whose `qe` was interrupted is never used again.
