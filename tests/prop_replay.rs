@@ -14,22 +14,66 @@ use std::time::Duration;
 /// `all` can list many traces per library; this many per library suffice.
 const MAX_REPLAYS: usize = 40;
 
+/// Replays found so far, and libraries with a counterexample.
+#[derive(Default)]
+struct Tally {
+    replayed: Cell<usize>,
+    unsafe_libraries: Cell<usize>,
+}
+
+/// Checks `source` with `options` and replays its counterexamples (at most
+/// [`MAX_REPLAYS`]), each of which must be confirmed.
+fn replay_all(source: &str, options: &CheckOptions, tally: &Tally) -> Result<(), TestCaseError> {
+    let loaded = load_str("generated.holi", source, false).map_err(|r| {
+        TestCaseError::fail(format!(
+            "generated library rejected:\n{}\n{source}",
+            r.render(false)
+        ))
+    })?;
+    let result = check(&loaded.program, options);
+    if !result.counterexamples.is_empty() {
+        tally.unsafe_libraries.set(tally.unsafe_libraries.get() + 1);
+    }
+    for cx in result.counterexamples.iter().take(MAX_REPLAYS) {
+        let r = replay::replay(&loaded.program, cx);
+        prop_assert_eq!(
+            &r.verdict,
+            &Verdict::Confirmed,
+            "library:\n{}\nk = {}, l = {}\ntrace: {}\nclient:\n{}",
+            source,
+            options.k,
+            options.l,
+            cx.trace,
+            r.client.clone().unwrap_or_default()
+        );
+        tally.replayed.set(tally.replayed.get() + 1);
+    }
+    Ok(())
+}
+
+/// Prints the replay rate of `cases` libraries and asserts that some failed.
+fn report(what: &str, cases: u32, tally: &Tally) {
+    println!(
+        "{what}: replayed {0}/{0} counterexamples ({1} of {cases} libraries unsafe)",
+        tally.replayed.get(),
+        tally.unsafe_libraries.get()
+    );
+    assert!(
+        tally.replayed.get() > 0,
+        "the generator produces failing libraries"
+    );
+}
+
 #[test]
 fn every_counterexample_of_a_generated_library_replays() {
+    let cases = 32;
     let mut runner = TestRunner::new(Config {
-        cases: 32,
+        cases,
         ..Config::default()
     });
-    let replayed = Cell::new(0usize);
-    let libraries_with_failures = Cell::new(0usize);
+    let tally = Tally::default();
     let strategy = (prop_gen::library(), 1u32..=3, 1u32..=2);
     let outcome = runner.run(&strategy, |(source, k, l)| {
-        let loaded = load_str("generated.holi", &source, false).map_err(|r| {
-            TestCaseError::fail(format!(
-                "generated library rejected:\n{}\n{source}",
-                r.render(false)
-            ))
-        })?;
         let options = CheckOptions {
             k,
             l,
@@ -40,38 +84,12 @@ fn every_counterexample_of_a_generated_library_replays() {
             timeout: Some(Duration::from_secs(2)),
             ..CheckOptions::default()
         };
-        let result = check(&loaded.program, &options);
-        if !result.counterexamples.is_empty() {
-            libraries_with_failures.set(libraries_with_failures.get() + 1);
-        }
-        for cx in result.counterexamples.iter().take(MAX_REPLAYS) {
-            let r = replay::replay(&loaded.program, cx);
-            prop_assert_eq!(
-                &r.verdict,
-                &Verdict::Confirmed,
-                "library:\n{}\nk = {}, l = {}\ntrace: {}\nclient:\n{}",
-                source,
-                k,
-                l,
-                cx.trace,
-                r.client.clone().unwrap_or_default()
-            );
-            replayed.set(replayed.get() + 1);
-        }
-        Ok(())
+        replay_all(&source, &options, &tally)
     });
     if let Err(e) = outcome {
         panic!("{e}");
     }
-    println!(
-        "generated libraries: replayed {0}/{0} counterexamples ({1} of 32 libraries unsafe)",
-        replayed.get(),
-        libraries_with_failures.get()
-    );
-    assert!(
-        replayed.get() > 0,
-        "the generator produces failing libraries"
-    );
+    report("generated libraries", cases, &tally);
 }
 
 /// The same for generated libraries with ML-like references (`prop_gen::ref_library`):
@@ -79,20 +97,14 @@ fn every_counterexample_of_a_generated_library_replays() {
 /// writes, allocations and aliasing its client performs.
 #[test]
 fn every_counterexample_of_a_generated_library_with_references_replays() {
+    let cases = 64;
     let mut runner = TestRunner::new(Config {
-        cases: 64,
+        cases,
         ..Config::default()
     });
-    let replayed = Cell::new(0usize);
-    let libraries_with_failures = Cell::new(0usize);
+    let tally = Tally::default();
     let strategy = (prop_gen::ref_library(), 1u32..=3, 1u32..=2, any::<bool>());
     let outcome = runner.run(&strategy, |((source, _), k, l, all)| {
-        let loaded = load_str("generated.holi", &source, false).map_err(|r| {
-            TestCaseError::fail(format!(
-                "generated library rejected:\n{}\n{source}",
-                r.render(false)
-            ))
-        })?;
         let options = CheckOptions {
             k,
             l,
@@ -101,36 +113,10 @@ fn every_counterexample_of_a_generated_library_with_references_replays() {
             timeout: Some(Duration::from_secs(2)),
             ..CheckOptions::default()
         };
-        let result = check(&loaded.program, &options);
-        if !result.counterexamples.is_empty() {
-            libraries_with_failures.set(libraries_with_failures.get() + 1);
-        }
-        for cx in result.counterexamples.iter().take(MAX_REPLAYS) {
-            let r = replay::replay(&loaded.program, cx);
-            prop_assert_eq!(
-                &r.verdict,
-                &Verdict::Confirmed,
-                "library:\n{}\nk = {}, l = {}\ntrace: {}\nclient:\n{}",
-                source,
-                k,
-                l,
-                cx.trace,
-                r.client.clone().unwrap_or_default()
-            );
-            replayed.set(replayed.get() + 1);
-        }
-        Ok(())
+        replay_all(&source, &options, &tally)
     });
     if let Err(e) = outcome {
         panic!("{e}");
     }
-    println!(
-        "generated libraries with references: replayed {0}/{0} counterexamples ({1} of 64 libraries unsafe)",
-        replayed.get(),
-        libraries_with_failures.get()
-    );
-    assert!(
-        replayed.get() > 0,
-        "the generator produces failing libraries"
-    );
+    report("generated libraries with references", cases, &tally);
 }
