@@ -2,7 +2,7 @@
 //! ([`Plan`]) under growing budgets.
 
 use super::explore::{Explorer, Plan, StuckPaths};
-use super::{verdict, CheckOptions, CheckResult, Progress, Stats};
+use super::{CheckOptions, CheckResult, Progress, Stats};
 use crate::build::Library;
 use crate::trace::Counterexample;
 use std::time::Instant;
@@ -47,12 +47,7 @@ pub fn race(
                 }
                 result.counterexamples.truncate(1);
                 result.failing_traces = result.failing_traces.max(result.counterexamples.len());
-                result.verdict = verdict(
-                    &result.counterexamples,
-                    &result.inconclusive,
-                    &result.stuck,
-                    options,
-                );
+                result.settle_verdict(options);
                 return result;
             }
             found.append(&mut result.counterexamples);

@@ -230,6 +230,19 @@ pub struct CheckResult {
     pub stuck: Vec<StuckSite>,
 }
 
+impl CheckResult {
+    /// Makes the verdict agree with the result again, after its counterexamples,
+    /// reasons or stuck places changed.
+    fn settle_verdict(&mut self, options: &CheckOptions) {
+        self.verdict = verdict(
+            &self.counterexamples,
+            &self.inconclusive,
+            &self.stuck,
+            options,
+        );
+    }
+}
+
 /// The verdict of a search that found `counterexamples`, stopped short for the
 /// `inconclusive` reasons, and got stuck at `stuck`.
 fn verdict(
@@ -352,12 +365,7 @@ pub fn check_with_progress(
         add_stuck(&mut result.stuck, before.stuck);
         result.stats.add(&spent);
         result.stats.seconds = start.elapsed().as_secs_f64();
-        result.verdict = verdict(
-            &result.counterexamples,
-            &result.inconclusive,
-            &result.stuck,
-            options,
-        );
+        result.settle_verdict(options);
         return result;
     }
     if options.first {
