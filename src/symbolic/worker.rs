@@ -113,8 +113,7 @@ impl Worker {
         deadline: Option<Instant>,
         user: Option<&AtomicBool>,
     ) -> Result<String, Reply> {
-        let interrupted = || user.is_some_and(|f| f.load(Ordering::Relaxed));
-        if interrupted() {
+        if user.is_some_and(|f| f.load(Ordering::Relaxed)) {
             return Err(Reply::Interrupted);
         }
         let running = match self.start() {
@@ -133,29 +132,19 @@ impl Worker {
             self.stop();
             return Err(Reply::Unknown(format!("the solver process stopped: {e}")));
         }
-        loop {
-            if interrupted() {
+        let Some(running) = &self.running else {
+            return Err(Reply::Unknown("the solver process stopped".to_string()));
+        };
+        let waited = wait_for(&running.replies, deadline, user);
+        match waited {
+            Ok(Some(line)) => Ok(line),
+            stopped => {
                 self.stop();
-                return Err(Reply::Interrupted);
-            }
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                self.stop();
-                return Err(Reply::TimedOut);
-            }
-            let nap = deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL));
-            let Some(running) = &self.running else {
-                return Err(Reply::Unknown("the solver process stopped".to_string()));
-            };
-            match running.replies.recv_timeout(nap) {
-                Ok(Some(line)) => return Ok(line),
-                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                    self.stop();
-                    return Err(Reply::Unknown(
-                        "the solver process ended unexpectedly".to_string(),
-                    ));
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+                Err(match stopped {
+                    Err(Stopped::Interrupted) => Reply::Interrupted,
+                    Err(Stopped::TimedOut) => Reply::TimedOut,
+                    _ => Reply::Unknown("the solver process ended unexpectedly".to_string()),
+                })
             }
         }
     }
@@ -282,8 +271,7 @@ impl QeThread {
         deadline: Option<Instant>,
         user: Option<&AtomicBool>,
     ) -> Result<Bool, Reply> {
-        let interrupted = || user.is_some_and(|f| f.load(Ordering::Relaxed));
-        if interrupted() {
+        if user.is_some_and(|f| f.load(Ordering::Relaxed)) {
             return Err(Reply::Interrupted);
         }
         let helper = self.start()?;
@@ -304,39 +292,34 @@ impl QeThread {
             self.running = None;
             return Err(Reply::Unknown("the projection thread stopped".to_string()));
         }
-        loop {
-            if interrupted() {
-                self.abandon();
-                return Err(Reply::Interrupted);
-            }
-            let now = Instant::now();
-            if deadline.is_some_and(|d| now >= d) {
-                self.abandon();
-                return Err(Reply::TimedOut);
-            }
-            let nap = deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL));
-            let Some(helper) = &self.running else {
-                return Err(Reply::Unknown("the projection thread stopped".to_string()));
-            };
-            match helper.replies.recv_timeout(nap) {
-                Ok(Some(RawAst(region))) => {
-                    // SAFETY: the helper has answered and waits for the next question;
-                    // `region` is referenced in its context until released here.
-                    return unsafe {
-                        let back = z3_sys::Z3_translate(theirs, region, mine);
-                        let read = back.map(|b| Bool::wrap(formula.get_ctx(), b));
-                        z3_sys::Z3_dec_ref(theirs, region);
-                        read.ok_or_else(|| {
-                            Reply::Unknown("Z3 could not translate a region".to_string())
-                        })
-                    };
+        let Some(helper) = &self.running else {
+            return Err(Reply::Unknown("the projection thread stopped".to_string()));
+        };
+        match wait_for(&helper.replies, deadline, user) {
+            Ok(Some(RawAst(region))) => {
+                // SAFETY: the helper has answered and waits for the next question;
+                // `region` is referenced in its context until released here.
+                unsafe {
+                    let back = z3_sys::Z3_translate(theirs, region, mine);
+                    let read = back.map(|b| Bool::wrap(formula.get_ctx(), b));
+                    z3_sys::Z3_dec_ref(theirs, region);
+                    read.ok_or_else(|| {
+                        Reply::Unknown("Z3 could not translate a region".to_string())
+                    })
                 }
-                Ok(None) => return Err(Reply::Unknown("no quantifier-free result".to_string())),
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.running = None;
-                    return Err(Reply::Unknown("the projection thread stopped".to_string()));
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+            }
+            Ok(None) => Err(Reply::Unknown("no quantifier-free result".to_string())),
+            Err(Stopped::Interrupted) => {
+                self.abandon();
+                Err(Reply::Interrupted)
+            }
+            Err(Stopped::TimedOut) => {
+                self.abandon();
+                Err(Reply::TimedOut)
+            }
+            Err(Stopped::Gone) => {
+                self.running = None;
+                Err(Reply::Unknown("the projection thread stopped".to_string()))
             }
         }
     }
@@ -399,6 +382,38 @@ impl QeThread {
             // `RawContext`), and it is closed only below, when `helper` is dropped.
             unsafe { z3_sys::Z3_interrupt(helper.context.0) };
             drop(helper);
+        }
+    }
+}
+
+/// Why waiting for a reply ended without one.
+enum Stopped {
+    Interrupted,
+    TimedOut,
+    /// The other end is gone.
+    Gone,
+}
+
+/// The next message on `replies`, waited for until `deadline`, looking at the user's
+/// interrupt flag every [`USER_POLL`].
+fn wait_for<T>(
+    replies: &Receiver<T>,
+    deadline: Option<Instant>,
+    user: Option<&AtomicBool>,
+) -> Result<T, Stopped> {
+    loop {
+        if user.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return Err(Stopped::Interrupted);
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return Err(Stopped::TimedOut);
+        }
+        let nap = deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL));
+        match replies.recv_timeout(nap) {
+            Ok(message) => return Ok(message),
+            Err(RecvTimeoutError::Disconnected) => return Err(Stopped::Gone),
+            Err(RecvTimeoutError::Timeout) => {}
         }
     }
 }
