@@ -112,6 +112,10 @@ pub struct CheckArgs {
     /// Stop the search after this many configurations.
     #[arg(long, value_name = "N")]
     pub max_configurations: Option<u64>,
+    /// Threads the check may use [default: the machine's cores]. The report is the
+    /// same for every N; only the time and the statistics differ.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// Treat every front-end warning as an error.
     #[arg(long)]
     pub strict: bool,
@@ -509,6 +513,11 @@ fn check_file(
         // holi itself, started as a solver process; without it (a rare platform
         // failure) nonlinear queries run in-process.
         solver_process: std::env::current_exe().ok(),
+        jobs: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        ),
+        lane: None,
     };
     let result = search(&loaded, &options, ui);
     let scope = if result.verdict == Verdict::Safe {

@@ -58,6 +58,17 @@ const FAILING_CAP: usize = 1 << 20;
 /// them ([`Explorer::subsumed`]).
 const PROJECTION_TRIAL: u64 = 32;
 
+/// How [`Explorer::advance`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advance {
+    /// The search is complete.
+    Done,
+    /// Its lane is full: it can be resumed.
+    Capped,
+    /// By a limit of the user's (time, configurations, interruption): it is over.
+    Stopped,
+}
+
 /// A worklist entry: a configuration to explore, or the mark that everything pushed
 /// above it — the successors of an opponent configuration — has been explored.
 // Nearly every entry is a configuration: boxing them would cost an allocation each.
@@ -252,6 +263,35 @@ impl<'p, 'o> Explorer<'p, 'o> {
         memo::Memo::new(inert, self.lib.may_get_stuck)
     }
 
+    /// The exhaustive search, to be run in installments: [`Explorer::advance`] until
+    /// it is done, then [`Explorer::finish`].
+    pub fn exhaustive(lib: &'p Library, options: &'o CheckOptions) -> Self {
+        let mut explorer = Explorer::new(lib, options);
+        if options.memo && !options.all {
+            explorer.memo = Some(explorer.new_memo());
+        }
+        explorer
+    }
+
+    /// Goes on with the search until it is done, stopped by a limit, or its lane
+    /// ([`CheckOptions::lane`]) is full; in the last case a later call (after the
+    /// lane's limit was raised) resumes exactly where it stopped.
+    pub fn advance(&mut self, progress: &mut dyn FnMut(&Progress)) -> Advance {
+        self.capped = false;
+        if self.search(progress) {
+            Advance::Done
+        } else if self.capped {
+            Advance::Capped
+        } else {
+            Advance::Stopped
+        }
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
     /// Searches by `plan`; also says whether the search stopped at `attempt_cap`.
     pub fn run_plan(
         mut self,
@@ -304,10 +344,18 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 self.note(format!("search stopped: {reason}"));
                 return false;
             }
-            if self
-                .attempt_cap
-                .is_some_and(|cap| self.stats.configurations >= cap)
+            let lane_full = self
+                .options
+                .lane
+                .as_ref()
+                .is_some_and(|lane| !lane.admits());
+            if lane_full
+                || self
+                    .attempt_cap
+                    .is_some_and(|cap| self.stats.configurations >= cap)
             {
+                // Put back, so that the search can resume here ([`Explorer::advance`]).
+                self.worklist.push(Work::Explore(cfg));
                 self.capped = true;
                 return false;
             }
@@ -337,6 +385,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 });
             }
             self.stats.configurations += 1;
+            if let Some(lane) = &self.options.lane {
+                lane.count();
+            }
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             self.step(cfg);
         }
@@ -883,7 +934,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
         }
     }
 
-    fn finish(mut self) -> CheckResult {
+    /// The result of the search so far.
+    pub fn finish(mut self) -> CheckResult {
+        if self.capped {
+            // Never taken for a complete search, whoever reads it.
+            self.note("the search stopped at its share of configurations".to_string());
+        }
         let mut keyed: Vec<(usize, String, Counterexample)> = if self.options.all {
             std::mem::take(&mut self.all)
                 .into_iter()
@@ -917,24 +973,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
             inconclusive: self.inconclusive,
             stuck,
         }
-    }
-}
-
-/// The exhaustive search of `lib`, if it finishes within `budget` configurations;
-/// otherwise what it found (real traces, stuck places) and its counters.
-pub fn exhaustive_within(
-    lib: &Library,
-    options: &CheckOptions,
-    budget: u64,
-    progress: &mut dyn FnMut(&Progress),
-) -> Result<CheckResult, Box<CheckResult>> {
-    let mut explorer = Explorer::new(lib, options);
-    explorer.attempt_cap = Some(budget);
-    let (result, capped) = explorer.run_plan(Plan::Exhaustive, progress);
-    if capped {
-        Err(Box::new(result))
-    } else {
-        Ok(result)
     }
 }
 

@@ -7,7 +7,8 @@
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental). Strategies sit on top of that search, never beneath it: [`first`]
 //! (`--first`) races its plans, [`houdini`] searches the over-approximation of
-//! [`havoc`], and [`split`] checks independent parts apart. Bounds follow HOLiK
+//! [`havoc`], [`split`] checks independent parts apart, and [`race`] runs it beside
+//! the whole search. Bounds follow HOLiK
 //! exactly (`lang/semantics.md`): k limits open library frames, l the client's calls
 //! per context.
 
@@ -22,6 +23,7 @@ pub mod ir;
 pub mod machine;
 pub mod memo;
 pub mod moves;
+pub mod race;
 pub mod solver;
 pub mod split;
 pub mod term;
@@ -30,15 +32,15 @@ pub mod worker;
 
 use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 /// HOLiK's bounds when neither the file nor the command line gives any.
 pub const DEFAULT_K: u32 = 4;
 pub const DEFAULT_L: u32 = 4;
-/// Configurations the whole search may take before a library of independent parts is
-/// checked part by part instead ([`split`]).
+/// Configurations within which the whole search's result is always taken over the
+/// split's, for a library of independent parts ([`race`]).
 pub const SPLIT_AFTER: u64 = 100_000;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -95,6 +97,104 @@ pub struct CheckOptions {
     /// promptly ([`solver::Solver::nonlinear_in_child`]). `None` answers them in this
     /// process, where Z3's nonlinear arithmetic may notice a limit late.
     pub solver_process: Option<std::path::PathBuf>,
+    /// Threads the check may use (at least 1). The report does not depend on it: with
+    /// two or more, the whole search and the split run side by side ([`race`]).
+    pub jobs: usize,
+    /// The share of configurations the searches of this check may explore, when it is
+    /// one side of a [`race`]; `None` outside a race.
+    pub lane: Option<Arc<Lane>>,
+}
+
+/// One side of a [`race`]: every search given it counts the configurations it explores
+/// here, and stops (to be resumed or dropped) once they reach the limit, which the
+/// other side may lower or raise meanwhile. A lane may also be *paced* by another:
+/// it then waits while it is too far ahead of that one, so that neither side runs
+/// further than the race can need (the other is done, or set to stop, ends the wait).
+#[derive(Debug)]
+pub struct Lane {
+    spent: AtomicU64,
+    limit: AtomicU64,
+    capped: AtomicBool,
+    done: AtomicBool,
+    pace: OnceLock<Pace>,
+}
+
+#[derive(Debug)]
+struct Pace {
+    other: Weak<Lane>,
+    /// How far this lane may be ahead of the other (behind, when negative).
+    ahead: i64,
+    stop: Arc<AtomicBool>,
+}
+
+impl Lane {
+    pub fn new(limit: u64) -> Lane {
+        Lane {
+            spent: AtomicU64::new(0),
+            limit: AtomicU64::new(limit),
+            capped: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            pace: OnceLock::new(),
+        }
+    }
+
+    /// Makes this lane wait while it has explored `ahead` configurations more than
+    /// `other` or more, until `other` is done or `stop` is set.
+    pub fn pace_by(&self, other: &Arc<Lane>, ahead: i64, stop: &Arc<AtomicBool>) {
+        let pace = Pace {
+            other: Arc::downgrade(other),
+            ahead,
+            stop: Arc::clone(stop),
+        };
+        // Paced once, when the race is set up.
+        let _ = self.pace.set(pace);
+    }
+
+    /// Configurations explored on this lane so far.
+    pub fn spent(&self) -> u64 {
+        self.spent.load(Ordering::SeqCst)
+    }
+
+    pub fn set_limit(&self, limit: u64) {
+        self.limit.store(limit, Ordering::SeqCst);
+    }
+
+    /// Whether a search on this lane ever stopped at its limit.
+    pub fn capped(&self) -> bool {
+        self.capped.load(Ordering::SeqCst)
+    }
+
+    /// Says that no search on this lane will explore more.
+    pub fn set_done(&self) {
+        self.done.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether one more configuration may be explored (after waiting for the lane
+    /// that paces this one, if need be); if not, the lane is capped.
+    fn admits(&self) -> bool {
+        loop {
+            let spent = self.spent();
+            if spent >= self.limit.load(Ordering::SeqCst) {
+                self.capped.store(true, Ordering::SeqCst);
+                return false;
+            }
+            let Some(pace) = self.pace.get() else {
+                return true;
+            };
+            let waits = pace.other.upgrade().is_some_and(|other| {
+                !other.done.load(Ordering::SeqCst)
+                    && i128::from(spent) >= i128::from(other.spent()) + i128::from(pace.ahead)
+            });
+            if !waits || pace.stop.load(Ordering::Relaxed) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(500));
+        }
+    }
+
+    fn count(&self) {
+        self.spent.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 impl Default for CheckOptions {
@@ -116,6 +216,8 @@ impl Default for CheckOptions {
             interrupt: None,
             allow_stuck: false,
             solver_process: None,
+            jobs: 1,
+            lane: None,
         }
     }
 }
@@ -188,6 +290,9 @@ pub struct Stats {
     /// The longest trace explored, in moves.
     pub max_moves: u32,
     pub seconds: f64,
+    /// Whether the report is the part-by-part check's, which won the [`race`] against
+    /// the whole search.
+    pub by_parts: bool,
 }
 
 impl Stats {
@@ -321,52 +426,7 @@ pub fn check_with_progress(
         options
     };
     if options.split && options.memo && !options.all && !options.first {
-        // Most libraries are checked whole faster than any split could be; only one
-        // that the whole search does not finish soon is split.
-        let start = std::time::Instant::now();
-        let before = match explore::exhaustive_within(&library, options, SPLIT_AFTER, progress) {
-            Ok(result) => return result,
-            Err(partial) => partial,
-        };
-        let mut spent = before.stats.clone();
-        let rest = |options: &CheckOptions, spent: &Stats| {
-            let mut rest = options.clone();
-            rest.timeout = options
-                .timeout
-                .map(|limit| limit.saturating_sub(start.elapsed()));
-            rest.max_configurations = options
-                .max_configurations
-                .map(|most| most.saturating_sub(spent.configurations));
-            rest
-        };
-        let mut result = match split::check(program, &library, &rest(options, &spent), progress) {
-            Ok(result) => result,
-            Err(unsettled) => {
-                // Not conclusive in parts: the whole search gets the time left, cut
-                // below the real traces found if every site left has one.
-                spent.add(&unsettled.stats);
-                let left = rest(options, &spent);
-                let mut result = match unsettled.partial {
-                    Some(partial) => split::finish(&library, partial, &left, progress),
-                    None => explore::Explorer::new(&library, &left).run(progress),
-                };
-                add_stuck(&mut result.stuck, unsettled.stuck);
-                // Stopped early, it still reports every real trace found so far: the
-                // whole search's before the split too, so more time never loses one.
-                let mut found = unsettled.found;
-                found.extend(before.counterexamples);
-                split::add_found(&mut result, found);
-                if !result.inconclusive.is_empty() {
-                    result.failing_traces = result.failing_traces.max(before.failing_traces);
-                }
-                result
-            }
-        };
-        add_stuck(&mut result.stuck, before.stuck);
-        result.stats.add(&spent);
-        result.stats.seconds = start.elapsed().as_secs_f64();
-        result.settle_verdict(options);
-        return result;
+        return race::check(program, &library, options, progress);
     }
     if options.first {
         first::race(&library, options, progress)

@@ -39,8 +39,8 @@
 //! settled already. Otherwise (a part's search is incomplete, a site is reached only
 //! with the stand-in, or a frame can call back more than `MAX_CALLBACKS` (16) times
 //! within k frames) the whole library is searched as usual. The stand-in is a far more
-//! willing trampoline than most real parts, so a library the whole search finishes
-//! soon is not split at all ([`super::SPLIT_AFTER`]).
+//! willing trampoline than most real parts, so the split races the whole search
+//! ([`super::race`]).
 //!
 //! Stuck paths ([`super::CheckResult::stuck`]): a part with no failure site is never
 //! searched, and the stand-in's paths are not the library's, so the stuck places of a

@@ -1,0 +1,152 @@
+//! The race of the whole search and the split ([`holi::symbolic::race`]): whichever
+//! wins, the report is the exact one, and it is the same on one thread and on two.
+//!
+//! The threshold below which the whole search always wins is lowered here (from
+//! 100,000 configurations), so that small libraries of independent parts exercise
+//! every outcome of the race: the whole search winning outright, the split settling
+//! first, and the split never settling.
+
+use holi::symbolic::{check, race, CheckOptions, CheckResult, Verdict};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+mod corpus;
+
+/// Failure site → fewest moves, the part of a report every exact search agrees on.
+fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for c in &result.counterexamples {
+        let e = out
+            .entry(format!("{:?} {:?}", c.kind, c.span))
+            .or_insert(c.trace.0.len());
+        *e = (*e).min(c.trace.0.len());
+    }
+    out
+}
+
+/// Everything a report shows of its counterexamples.
+fn report(result: &CheckResult) -> (Verdict, Vec<String>) {
+    let texts = result
+        .counterexamples
+        .iter()
+        .map(|c| format!("{:?} {:?} {}", c.kind, c.span, c.trace))
+        .collect();
+    (result.verdict, texts)
+}
+
+/// Races `source` at several thresholds on one thread and on two, against the whole
+/// search alone; returns how many races the split won.
+fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> usize {
+    let loaded = holi::frontend::load_str(name, source, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let lib = holi::build::build(&loaded.program);
+    let options = CheckOptions {
+        k,
+        l,
+        ..CheckOptions::default()
+    };
+    let whole = check(
+        &loaded.program,
+        &CheckOptions {
+            split: false,
+            ..options.clone()
+        },
+    );
+    assert_ne!(whole.verdict, Verdict::Inconclusive, "{name}");
+    let mut split_won = 0;
+    for split_after in [0, 50, 500, 5_000] {
+        let run = |jobs: usize| {
+            let options = CheckOptions {
+                jobs,
+                ..options.clone()
+            };
+            race::check_after(&loaded.program, &lib, &options, split_after, &mut |_| {})
+        };
+        let (one, two) = (run(1), run(2));
+        let cell = format!("{name} k{k} l{l} after {split_after}");
+        assert_eq!(report(&one), report(&two), "{cell}: one thread vs two");
+        assert_eq!(one.verdict, whole.verdict, "{cell}");
+        assert_eq!(sites(&one), sites(&whole), "{cell}");
+        assert_eq!(one.stats.by_parts, two.stats.by_parts, "{cell}: the winner");
+        split_won += usize::from(one.stats.by_parts);
+    }
+    split_won
+}
+
+/// Two components, each failing only with a callback from the other.
+const TWO_PARTS: &str = "
+    import send :(int -> unit)
+    int a := 0; int b := 0;
+    public setA (x:int) :(unit) = { a := x; send(x); a := 0 };
+    public checkA (u:unit) :(unit) = { assert(!a <= 5) };
+    public setB (x:int) :(unit) = { b := x; send(x); b := 0 };
+    public checkB (u:unit) :(unit) = { assert(!b <= 7) };
+";
+
+/// Issue 18's library where switching to the split at a fixed count made the default
+/// inconclusive: the whole search needs 128,651 configurations, the split explodes.
+const SPLIT_EXPLODES: &str = "
+    import useFn :((int -> int) -> int)
+    import send :(int -> unit)
+    int lock0 := 0;
+    int bal1 := 100;
+    int flag1 := 0;
+    public stepb0 (a0_1:int -> int) :(int) = { useFn a0_1 };
+    public getc0 (a0_2:unit -> unit) :(int -> int) = { (assert (0 == !lock0)); (fun (y2:int) :(int) -> y2) };
+    public geta1 (a1_0:unit) :(int -> int) = { (flag1 := (!bal1 + !flag1)); (fun (y4:int) :(int) -> !flag1) };
+    public actb1 (a1_1:int * int) :(unit) = { (letrec loop9 (n10:int) :(int) = (if (n10 <= 0) then n10 else ((letrec loop11 (n12:int) :(unit) = (if (n12 <= 0) then () else ((actb1 (!bal1, 0)); (loop11 (n12 - 1)))) in (loop11 n10)); (loop9 (n10 - 1)))) in (loop9 2)); (assert (0 <= !bal1)) };
+    public stepa2 (a2_0:int) :(unit) = { send a2_0 };
+    public stepb2 (a2_1:int -> int) :(unit) = { (useFn a2_1); () };
+";
+
+#[test]
+fn either_side_wins_with_the_exact_report_on_one_thread_and_on_two() {
+    let mut split_won = 0;
+    for (k, l) in [(2, 1), (2, 2), (3, 2)] {
+        split_won += race_agrees("two_parts.holi", TWO_PARTS, k, l);
+    }
+    assert!(split_won > 0, "no race was won by the split");
+}
+
+#[test]
+fn a_split_that_explodes_loses_to_the_whole_search() {
+    assert_eq!(race_agrees("explodes.holi", SPLIT_EXPLODES, 2, 2), 0);
+    let loaded = holi::frontend::load_str("explodes.holi", SPLIT_EXPLODES, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    for jobs in [1, 2] {
+        let options = CheckOptions {
+            k: 3,
+            l: 2,
+            jobs,
+            ..CheckOptions::default()
+        };
+        let result = check(&loaded.program, &options);
+        assert_eq!(result.verdict, Verdict::Safe, "jobs {jobs}");
+    }
+}
+
+#[test]
+fn races_on_the_benchmark_agree_with_the_whole_search() {
+    let Some(files) = corpus::benchmark("the races on the benchmark") else {
+        return;
+    };
+    let cells = [
+        ("small_various_1.holi", 2, 1),
+        ("small_various_2.holi", 2, 2),
+        ("small_various_3.holi", 3, 1),
+        ("small_various_4.holi", 2, 1),
+        ("various_mains.holi", 2, 1),
+        ("various_mains_no_equiv.holi", 3, 1),
+        ("various_unsafe_no_equiv.holi", 2, 1),
+    ];
+    let mut split_won = 0;
+    for (file, k, l) in cells {
+        let Some(path) = files.iter().find(|p| p.file_name() == Some(file.as_ref())) else {
+            panic!("{file} is missing from the benchmark");
+        };
+        let source = std::fs::read_to_string(Path::new(path))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        split_won += race_agrees(file, &source, k, l);
+    }
+    assert!(split_won > 0, "no race was won by the split");
+}
