@@ -67,6 +67,11 @@ pub struct RandomArgs {
     /// less than this many seconds (start-up and noise).
     #[arg(long, default_value_t = 0.1)]
     floor: f64,
+    /// Where the default was more than 2× slower than the best variant, run both this
+    /// many times more, alternately, and compare the medians: one run of each is noisy,
+    /// and the fastest of six variants is biased low.
+    #[arg(long, default_value_t = 2)]
+    confirm: u32,
     /// Only write the libraries (and libraries.csv); run nothing.
     #[arg(long)]
     generate_only: bool,
@@ -98,6 +103,8 @@ pub struct Run {
     pub k: u32,
     pub l: u32,
     pub variant: String,
+    /// 1 for the first pass; 2… for the runs `--confirm` adds.
+    pub round: u32,
     pub status: Status,
     pub verdict: Option<String>,
     /// Whether the search was complete: a verdict with no reason for incompleteness (an
@@ -254,80 +261,140 @@ pub fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, S
     Ok(rows)
 }
 
-/// Runs every (library, variant) not yet in `runs.csv`; returns whether the user
-/// interrupted.
+/// Runs every (library, variant) not yet in `runs.csv`, then the confirmation rounds;
+/// returns whether the user interrupted.
 fn run_all(args: &RandomArgs, holi: &Path, libraries: &[LibraryRow]) -> Result<bool, String> {
-    let runs_csv = args.out.join("runs.csv");
-    let done: BTreeSet<(String, String)> = read_csv::<Run>(&runs_csv)?
-        .into_iter()
-        .map(|r| (r.library, r.variant))
-        .collect();
-    let fresh = std::fs::metadata(&runs_csv).map_or(true, |m| m.len() == 0);
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&runs_csv)
-        .map_err(|e| format!("{}: {e}", runs_csv.display()))?;
-    let mut writer = csv::WriterBuilder::new()
-        .has_headers(fresh)
-        .from_writer(file);
-    let supervisor = Arc::new(Supervisor::default());
-    {
-        let supervisor = Arc::clone(&supervisor);
-        // Only fails when a handler is already installed; the run then has none.
-        let _ = ctrlc::set_handler(move || supervisor.interrupt());
-    }
+    let mut runner = Runner::open(args, holi)?;
     let mut variants = vec![DEFAULT.to_string()];
     variants.extend(args.variants.iter().cloned());
-    let kill_after = Duration::from_secs_f64(args.timeout + GRACE);
     for (index, library) in libraries.iter().enumerate() {
         // Which variant goes first rotates from library to library.
         let mut order = variants.clone();
         order.rotate_left(index % variants.len());
-        for variant in order {
-            if done.contains(&(library.file.clone(), variant.clone())) {
-                continue;
-            }
-            let job = Job {
-                path: args.out.join("libraries").join(&library.file),
-                file: library.file.clone(),
-                k: library.k,
-                l: library.l,
-                binary: None,
-                round: None,
-            };
-            let mut extra = vec!["--timeout".to_string(), args.timeout.to_string()];
-            if variant != DEFAULT {
-                extra.push(format!("--{variant}"));
-            }
-            extra.extend(args.holi_args.iter().cloned());
-            let finished = process::run(
-                holi,
-                &runner::check_args(&job, &extra),
-                kill_after,
-                &supervisor,
-            )?;
-            if finished.interrupted {
+        for variant in &order {
+            if runner.run(library, variant, 1)? {
                 return Ok(true);
             }
-            let record = runner::classify(&job, &finished);
-            let run = to_run(library, &variant, record, &finished.stdout);
-            if !args.quiet {
-                eprintln!(
-                    "{} [{}/{}] {variant}: {}{} {:.3} s",
-                    library.file,
-                    index + 1,
-                    libraries.len(),
-                    run.verdict.as_deref().unwrap_or(run.status.name()),
-                    if run.complete { "" } else { " (incomplete)" },
-                    run.seconds
-                );
-            }
-            writer.serialize(&run).map_err(|e| e.to_string())?;
-            writer.flush().map_err(|e| e.to_string())?;
         }
     }
-    Ok(supervisor.is_interrupted())
+    let rows: BTreeMap<String, LibraryRow> = libraries
+        .iter()
+        .map(|row| (row.file.clone(), row.clone()))
+        .collect();
+    let runs = read_csv::<Run>(&args.out.join("runs.csv"))?;
+    let suspects = analysis::analyse(&runs, &rows, args.floor, args.timeout).backfires;
+    for backfire in suspects.iter().filter(|b| b.kind == "slower") {
+        let Some(library) = rows.get(&backfire.library) else {
+            continue;
+        };
+        for round in 2..=args.confirm.saturating_add(1) {
+            let mut pair = [DEFAULT, backfire.variant.as_str()];
+            if round % 2 == 0 {
+                pair.reverse();
+            }
+            for variant in pair {
+                if runner.run(library, variant, round)? {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(runner.supervisor.is_interrupted())
+}
+
+/// Runs `holi check` and appends each run to `runs.csv`, skipping those already there.
+struct Runner<'a> {
+    args: &'a RandomArgs,
+    holi: &'a Path,
+    done: BTreeSet<(String, String, u32)>,
+    writer: csv::Writer<std::fs::File>,
+    supervisor: Arc<Supervisor>,
+}
+
+impl<'a> Runner<'a> {
+    fn open(args: &'a RandomArgs, holi: &'a Path) -> Result<Self, String> {
+        let runs_csv = args.out.join("runs.csv");
+        let done = read_csv::<Run>(&runs_csv)?
+            .into_iter()
+            .map(|r| (r.library, r.variant, r.round))
+            .collect();
+        let fresh = std::fs::metadata(&runs_csv).map_or(true, |m| m.len() == 0);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&runs_csv)
+            .map_err(|e| format!("{}: {e}", runs_csv.display()))?;
+        let writer = csv::WriterBuilder::new()
+            .has_headers(fresh)
+            .from_writer(file);
+        let supervisor = Arc::new(Supervisor::default());
+        {
+            let supervisor = Arc::clone(&supervisor);
+            // Only fails when a handler is already installed; the run then has none.
+            let _ = ctrlc::set_handler(move || supervisor.interrupt());
+        }
+        Ok(Runner {
+            args,
+            holi,
+            done,
+            writer,
+            supervisor,
+        })
+    }
+
+    /// Runs one variant on one library unless `runs.csv` has it; returns whether the
+    /// user interrupted.
+    fn run(&mut self, library: &LibraryRow, variant: &str, round: u32) -> Result<bool, String> {
+        let key = (library.file.clone(), variant.to_string(), round);
+        if self.done.contains(&key) {
+            return Ok(false);
+        }
+        let args = self.args;
+        let job = Job {
+            path: args.out.join("libraries").join(&library.file),
+            file: library.file.clone(),
+            k: library.k,
+            l: library.l,
+            binary: None,
+            round: None,
+        };
+        let mut extra = vec!["--timeout".to_string(), args.timeout.to_string()];
+        if variant != DEFAULT {
+            extra.push(format!("--{variant}"));
+        }
+        extra.extend(args.holi_args.iter().cloned());
+        let kill_after = Duration::from_secs_f64(args.timeout + GRACE);
+        let finished = process::run(
+            self.holi,
+            &runner::check_args(&job, &extra),
+            kill_after,
+            &self.supervisor,
+        )?;
+        if finished.interrupted {
+            return Ok(true);
+        }
+        let record = runner::classify(&job, &finished);
+        let run = to_run(library, variant, round, record, &finished.stdout);
+        if !args.quiet {
+            eprintln!(
+                "{} (seed {}) {variant}{}: {}{} {:.3} s",
+                library.file,
+                library.seed,
+                if round > 1 {
+                    format!(" round {round}")
+                } else {
+                    String::new()
+                },
+                run.verdict.as_deref().unwrap_or(run.status.name()),
+                if run.complete { "" } else { " (incomplete)" },
+                run.seconds
+            );
+        }
+        self.writer.serialize(&run).map_err(|e| e.to_string())?;
+        self.writer.flush().map_err(|e| e.to_string())?;
+        self.done.insert(key);
+        Ok(false)
+    }
 }
 
 /// The row of a run: the grid runner's reading of it, plus what the report compares
@@ -335,6 +402,7 @@ fn run_all(args: &RandomArgs, holi: &Path, libraries: &[LibraryRow]) -> Result<b
 fn to_run(
     library: &LibraryRow,
     variant: &str,
+    round: u32,
     record: crate::record::RunRecord,
     stdout: &str,
 ) -> Run {
@@ -354,6 +422,7 @@ fn to_run(
         k: library.k,
         l: library.l,
         variant: variant.to_string(),
+        round,
         status: record.status,
         verdict: record.verdict,
         complete,
@@ -405,7 +474,7 @@ fn sites(report: &Value) -> String {
 /// Whether `dir` holds the results of `holi-bench random`.
 pub fn is_random(dir: &Path) -> bool {
     std::fs::read_to_string(dir.join("runs.csv"))
-        .is_ok_and(|text| text.starts_with("library,k,l,variant,"))
+        .is_ok_and(|text| text.starts_with("library,k,l,variant,round,"))
 }
 
 #[cfg(test)]

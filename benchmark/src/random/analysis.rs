@@ -14,6 +14,10 @@ use std::path::Path;
 /// as a backfire.
 pub const SLOWER: f64 = 2.0;
 
+/// holi's `SPLIT_AFTER`: the configurations the whole search may take before a library
+/// of independent parts is checked part by part.
+const SPLIT_AFTER: u64 = 100_000;
+
 /// Two runs of one library whose results cannot both be right.
 #[derive(Debug, PartialEq)]
 pub struct Disagreement {
@@ -57,6 +61,9 @@ pub struct Analysis {
     pub backfires: Vec<Backfire>,
     /// Every library with a default run and at least one variant, worst first.
     pub ratios: Vec<Ratio>,
+    /// Libraries the default tried to split: several components, no ML references, and
+    /// a whole search past [`SPLIT_AFTER`] configurations.
+    pub split_tried: Vec<String>,
     /// Libraries where the split took effect: the default's search differs from
     /// `--no-split`'s, or its havoc proof dropped a site (which it tries only on parts).
     pub split: Vec<String>,
@@ -119,20 +126,47 @@ fn parse_sites(text: &str) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// One run per library and variant: the first round's, with the median time over the
+/// rounds (`--confirm` repeats the default and the best variant where it backfired).
+pub fn merge(runs: &[Run]) -> BTreeMap<String, BTreeMap<String, Run>> {
+    let mut rounds: BTreeMap<(&str, &str), Vec<&Run>> = BTreeMap::new();
+    for run in runs {
+        rounds
+            .entry((&run.library, &run.variant))
+            .or_default()
+            .push(run);
+    }
+    let mut merged: BTreeMap<String, BTreeMap<String, Run>> = BTreeMap::new();
+    for ((library, variant), mut list) in rounds {
+        list.sort_by_key(|r| r.round);
+        let mut seconds: Vec<f64> = list.iter().map(|r| r.seconds).collect();
+        let mut run = list[0].clone();
+        run.seconds = median(&mut seconds).unwrap_or(run.seconds);
+        merged
+            .entry(library.to_string())
+            .or_default()
+            .insert(variant.to_string(), run);
+    }
+    merged
+}
+
 /// Analyses the runs; `floor` is the time below which both the default and the best
 /// variant must lie for a slowdown to be ignored, `timeout` the runs' time limit.
-pub fn analyse(runs: &[Run], floor: f64, timeout: f64) -> Analysis {
-    let mut by_library: BTreeMap<&str, BTreeMap<&str, &Run>> = BTreeMap::new();
+pub fn analyse(
+    runs: &[Run],
+    libraries: &BTreeMap<String, LibraryRow>,
+    floor: f64,
+    timeout: f64,
+) -> Analysis {
+    let mut rows: BTreeMap<&str, Vec<&Run>> = BTreeMap::new();
     for run in runs {
-        // A library run again keeps its last row per variant.
-        by_library
-            .entry(&run.library)
-            .or_default()
-            .insert(&run.variant, run);
+        rows.entry(&run.library).or_default().push(run);
     }
+    let merged = merge(runs);
     let mut analysis = Analysis::default();
-    for (library, variants) in &by_library {
-        let list: Vec<&Run> = variants.values().copied().collect();
+    for (library, variants) in &merged {
+        // Every run is compared with every other, repeated rounds included.
+        let list = rows.get(library.as_str()).map_or(&[][..], Vec::as_slice);
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
                 if let Some(why) = disagreement(a, b) {
@@ -152,6 +186,13 @@ pub fn analyse(runs: &[Run], floor: f64, timeout: f64) -> Analysis {
             analysis.semantic.push(library.to_string());
         }
         if let Some(no_split) = variants.get("no-split") {
+            let splittable = libraries.get(library).is_some_and(|row| {
+                row.components > 1 && !row.features.split(';').any(|f| f == "refs")
+            });
+            let whole = no_split.configurations.max(default.configurations);
+            if splittable && whole.unwrap_or(0) >= SPLIT_AFTER {
+                analysis.split_tried.push(library.to_string());
+            }
             if default.unreachable_sites.unwrap_or(0) > 0
                 || (default.complete
                     && no_split.complete
@@ -160,11 +201,7 @@ pub fn analyse(runs: &[Run], floor: f64, timeout: f64) -> Analysis {
                 analysis.split.push(library.to_string());
             }
         }
-        let others: Vec<&Run> = list
-            .iter()
-            .copied()
-            .filter(|r| r.variant != DEFAULT)
-            .collect();
+        let others: Vec<&Run> = variants.values().filter(|r| r.variant != DEFAULT).collect();
         let Some(best) = others
             .iter()
             .copied()
@@ -191,14 +228,18 @@ pub fn analyse(runs: &[Run], floor: f64, timeout: f64) -> Analysis {
             variant_seconds: run.seconds,
             kind,
         };
-        if let Some(answered) = others
-            .iter()
-            .find(|r| r.conclusive() && !default.conclusive())
-        {
+        let fastest = |keep: &dyn Fn(&Run) -> bool| {
+            others
+                .iter()
+                .copied()
+                .filter(|r| keep(r))
+                .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+        };
+        if let Some(answered) = fastest(&|r| r.conclusive() && !default.conclusive()) {
             analysis
                 .backfires
                 .push(backfire(answered, "less conclusive"));
-        } else if let Some(finished) = others.iter().find(|r| r.complete && !default.complete) {
+        } else if let Some(finished) = fastest(&|r| r.complete && !default.complete) {
             analysis.backfires.push(backfire(finished, "less complete"));
         }
         if ratio > SLOWER && default.seconds.max(best.seconds) >= floor {
@@ -222,7 +263,7 @@ pub fn write_report(dir: &Path, floor: f64) -> Result<(), String> {
     let meta = Meta::load(dir).ok();
     let last = meta.as_ref().and_then(|m| m.invocations.last());
     let timeout = last.map_or(f64::INFINITY, |i| i.timeout_seconds);
-    let analysis = analyse(&runs, floor, timeout);
+    let analysis = analyse(&runs, &libraries, floor, timeout);
     let text = render(&analysis, &runs, &libraries, meta.as_ref(), floor);
     let path = dir.join("REPORT.md");
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
@@ -251,7 +292,7 @@ fn render(
          variant.**\n",
         analysis.disagreements.len()
     );
-    if let Some(meta) = meta {
+    if let Some(meta) = meta.filter(|m| !m.invocations.is_empty()) {
         md.push_str("## Invocation\n\n");
         for invocation in &meta.invocations {
             let _ = writeln!(
@@ -273,19 +314,29 @@ fn render(
          --allow-stuck --timeout T` (bounds from the generator), once with the default \
          options and once with each `--no-X` option, the runs of a library one after \
          another. Times are wall-clock seconds of the whole process (start-up, search, \
-         replay of counterexamples and the proof attempt included).\n\n",
+         replay of counterexamples and the proof attempt included). Where the default was \
+         more than 2× slower than the best variant, both were run again (`--confirm`, \
+         rounds alternating which goes first); a time is then the median over its \
+         rounds, and the tables count first rounds.\n\n",
     );
 
-    md.push_str("## Verdicts\n\n| run | safe | unsafe | inconclusive | timeout | error | Σ seconds |\n|---|---|---|---|---|---|---|\n");
+    md.push_str("## Verdicts\n\nAn unsafe verdict is *incomplete* when the search stopped at the time limit after finding a counterexample.\n\n| run | safe | unsafe | of them incomplete | inconclusive | timeout | error | Σ seconds |\n|---|---|---|---|---|---|---|---|\n");
     let mut variants: Vec<&str> = runs.iter().map(|r| r.variant.as_str()).collect();
     variants.sort_by_key(|v| (*v != DEFAULT, *v));
     variants.dedup();
     for variant in &variants {
-        let of: Vec<&Run> = runs.iter().filter(|r| r.variant == *variant).collect();
+        let of: Vec<&Run> = runs
+            .iter()
+            .filter(|r| r.variant == *variant && r.round == 1)
+            .collect();
         let count = |name: &str| of.iter().filter(|r| outcome(r) == name).count();
+        let incomplete = of
+            .iter()
+            .filter(|r| outcome(r) == "unsafe" && !r.complete)
+            .count();
         let _ = writeln!(
             md,
-            "| {variant} | {} | {} | {} | {} | {} | {:.1} |",
+            "| {variant} | {} | {} | {incomplete} | {} | {} | {} | {:.1} |",
             count("safe"),
             count("unsafe"),
             count("inconclusive"),
@@ -329,8 +380,7 @@ fn render(
     for b in &analysis.backfires {
         let verdict = |variant: &str| {
             runs.iter()
-                .rev()
-                .find(|r| r.library == b.library && r.variant == variant)
+                .find(|r| r.library == b.library && r.variant == variant && r.round == 1)
                 .map(outcome)
                 .unwrap_or_default()
         };
@@ -368,9 +418,13 @@ fn render(
 
     let _ = writeln!(
         md,
-        "\n## Triggers\n\n- the split took effect (the default's search differs from \
-         `--no-split`'s, or its havoc proof dropped a site) on {} libraries{}\n- semantic \
-         subsumption pruned client turns in the default on {} libraries",
+        "\n## Triggers\n\n- the default tried the split (several components, no ML \
+         references, a whole search past {SPLIT_AFTER} configurations) on {} libraries{}\n- \
+         it took effect (the default's search differs from `--no-split`'s, or its havoc \
+         proof dropped a site) on {} libraries{}\n- semantic subsumption pruned client \
+         turns in the default on {} libraries",
+        analysis.split_tried.len(),
+        list_some(&analysis.split_tried),
         analysis.split.len(),
         list_some(&analysis.split),
         analysis.semantic.len()
@@ -463,11 +517,7 @@ fn per_variant(runs: &[Run], floor: f64) -> String {
          and in how many libraries the variant was more than {SLOWER}× faster.\n\n| variant \
          | libraries | geometric mean | median | > {SLOWER}× faster |\n|---|---|---|---|---|\n"
     );
-    let defaults: BTreeMap<&str, &Run> = runs
-        .iter()
-        .filter(|r| r.variant == DEFAULT)
-        .map(|r| (r.library.as_str(), r))
-        .collect();
+    let merged = merge(runs);
     let mut variants: Vec<&str> = runs
         .iter()
         .map(|r| r.variant.as_str())
@@ -476,18 +526,15 @@ fn per_variant(runs: &[Run], floor: f64) -> String {
     variants.sort();
     variants.dedup();
     for variant in variants {
-        let mut ratios: BTreeMap<&str, f64> = BTreeMap::new();
-        for run in runs.iter().filter(|r| r.variant == variant) {
-            if let Some(default) = defaults.get(run.library.as_str()) {
+        let mut ratios: Vec<f64> = Vec::new();
+        for runs in merged.values() {
+            if let (Some(default), Some(run)) = (runs.get(DEFAULT), runs.get(variant)) {
                 if default.seconds.max(run.seconds) >= floor {
-                    ratios.insert(
-                        &run.library,
-                        default.seconds.max(0.001) / run.seconds.max(0.001),
-                    );
+                    ratios.push(default.seconds.max(0.001) / run.seconds.max(0.001));
                 }
             }
         }
-        let values: Vec<f64> = ratios.values().copied().collect();
+        let values = ratios;
         let faster = values.iter().filter(|r| **r > SLOWER).count();
         let text = |v: Option<f64>| v.map_or_else(|| "–".to_string(), |v| format!("{v:.3}"));
         let _ = writeln!(
@@ -499,4 +546,150 @@ fn per_variant(runs: &[Run], floor: f64) -> String {
         );
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(library: &str, variant: &str, verdict: &str, seconds: f64, sites: &str) -> Run {
+        let conclusive = verdict == "safe" || verdict == "unsafe";
+        Run {
+            library: library.to_string(),
+            k: 2,
+            l: 1,
+            variant: variant.to_string(),
+            round: 1,
+            status: if conclusive {
+                Status::Done
+            } else {
+                Status::Inconclusive
+            },
+            verdict: Some(verdict.to_string()),
+            complete: conclusive,
+            seconds,
+            configurations: Some(10),
+            subsumed: Some(0),
+            covered: Some(0),
+            unreachable_sites: Some(0),
+            solver_queries: Some(1),
+            failing_traces: Some(u64::from(!sites.is_empty())),
+            sites: sites.to_string(),
+            note: String::new(),
+        }
+    }
+
+    fn analysed(runs: &[Run]) -> Analysis {
+        analyse(runs, &BTreeMap::new(), 0.1, 10.0)
+    }
+
+    #[test]
+    fn a_slower_default_is_a_backfire_above_the_floor_only() {
+        let runs = [
+            run("slow", DEFAULT, "safe", 1.0, ""),
+            run("slow", "no-split", "safe", 0.2, ""),
+            run("slow", "no-memo", "safe", 3.0, ""),
+            // 3× slower, but both under the floor.
+            run("quick", DEFAULT, "safe", 0.09, ""),
+            run("quick", "no-split", "safe", 0.03, ""),
+            // Slower by less than 2×.
+            run("close", DEFAULT, "safe", 1.9, ""),
+            run("close", "no-split", "safe", 1.0, ""),
+        ];
+        let analysis = analysed(&runs);
+        assert_eq!(
+            analysis.backfires,
+            vec![Backfire {
+                library: "slow".to_string(),
+                variant: "no-split".to_string(),
+                default_seconds: 1.0,
+                variant_seconds: 0.2,
+                kind: "slower",
+            }]
+        );
+        assert!(analysis.disagreements.is_empty());
+        assert_eq!(analysis.ratios[0].library, "slow");
+        assert_eq!(analysis.ratios[0].ratio, 5.0);
+        assert_eq!(analysis.by_outcome["safe"], 3);
+    }
+
+    #[test]
+    fn a_default_that_does_not_answer_where_a_variant_does_is_a_backfire() {
+        let mut timed_out = run("a", DEFAULT, "inconclusive", 10.0, "");
+        timed_out.status = Status::Inconclusive;
+        let runs = [timed_out, run("a", "no-split", "safe", 0.12, "")];
+        let analysis = analysed(&runs);
+        let kinds: Vec<&str> = analysis.backfires.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, ["less conclusive", "slower"]);
+        assert!(analysis.ratios[0].censored);
+
+        // Unsafe either way, but only the variant finished its search.
+        let mut partial = run("b", DEFAULT, "unsafe", 10.0, "3:5:assert=9");
+        partial.complete = false;
+        let runs = [partial, run("b", "no-bound", "unsafe", 0.5, "3:5:assert=9")];
+        let kinds: Vec<&str> = analysed(&runs).backfires.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, ["less complete", "slower"]);
+    }
+
+    #[test]
+    fn different_answers_and_different_shortest_traces_are_disagreements() {
+        let runs = [
+            run("v", DEFAULT, "safe", 0.5, ""),
+            run("v", "no-memo", "unsafe", 0.5, "3:5:assert=4"),
+            run("s", DEFAULT, "unsafe", 0.5, "3:5:assert=4 7:2:division=6"),
+            run(
+                "s",
+                "no-semantic",
+                "unsafe",
+                0.5,
+                "3:5:assert=4 7:2:division=8",
+            ),
+            run("same", DEFAULT, "unsafe", 0.5, "3:5:assert=4"),
+            run("same", "no-split", "unsafe", 0.5, "3:5:assert=4"),
+        ];
+        let analysis = analysed(&runs);
+        let found: Vec<(&str, &str)> = analysis
+            .disagreements
+            .iter()
+            .map(|d| (d.library.as_str(), d.variants.1.as_str()))
+            .collect();
+        assert_eq!(found, [("s", "no-semantic"), ("v", "no-memo")]);
+        assert!(analysis.disagreements[0].why.contains("7:2:division"));
+        assert_eq!(analysis.disagreements[1].why, "safe vs unsafe");
+    }
+
+    #[test]
+    fn confirmation_rounds_count_by_their_median() {
+        let round = |variant: &str, seconds: f64, round: u32| {
+            let mut run = run("noisy", variant, "safe", seconds, "");
+            run.round = round;
+            run
+        };
+        // One slow first run of the default, then two like the variant's.
+        let runs = [
+            round(DEFAULT, 1.0, 1),
+            round("no-split", 0.2, 1),
+            round(DEFAULT, 0.3, 2),
+            round("no-split", 0.25, 2),
+            round(DEFAULT, 0.3, 3),
+            round("no-split", 0.3, 3),
+        ];
+        let analysis = analysed(&runs);
+        assert!(analysis.backfires.is_empty(), "{:?}", analysis.backfires);
+        assert_eq!(analysis.ratios[0].default_seconds, 0.3);
+        assert_eq!(analysis.ratios[0].best_seconds, 0.25);
+        assert_eq!(analysis.by_outcome["safe"], 1);
+    }
+
+    #[test]
+    fn an_incomplete_run_may_miss_sites_but_not_beat_a_complete_one() {
+        let mut partial = run("p", "no-memo", "unsafe", 10.0, "3:5:assert=4");
+        partial.complete = false;
+        let complete = run("p", DEFAULT, "unsafe", 0.5, "3:5:assert=4 7:2:assert=6");
+        assert!(analysed(&[complete.clone(), partial.clone()])
+            .disagreements
+            .is_empty());
+        partial.sites = "3:5:assert=3".to_string();
+        assert_eq!(analysed(&[complete, partial]).disagreements.len(), 1);
+    }
 }
