@@ -10,7 +10,7 @@ pub mod generator;
 
 use crate::meta::{self, Meta};
 use crate::process::{self, Supervisor};
-use crate::record::Status;
+use crate::record::{read_rows, write_rows, Status};
 use crate::runner::{self, Job};
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -226,39 +226,13 @@ fn generate_libraries(dir: &Path, seed: u64, count: u64) -> Result<Vec<LibraryRo
     known.retain(|row| !rows.iter().any(|r| r.file == row.file));
     known.extend(rows.iter().cloned());
     known.sort_by_key(|row| row.seed);
-    let path = dir.join("libraries.csv");
-    let mut writer =
-        csv::Writer::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    for row in &known {
-        writer.serialize(row).map_err(|e| e.to_string())?;
-    }
-    writer.flush().map_err(|e| e.to_string())?;
+    write_rows(&dir.join("libraries.csv"), &known)?;
     Ok(rows)
 }
 
-/// Reads a CSV file of `T` rows; a missing file is empty, and a malformed row (a line
-/// cut short when the machine stopped mid-write) is skipped with a warning so that a
-/// resumed run redoes it.
+/// Reads a CSV file of `T` rows (see [`read_rows`]).
 pub fn read_csv<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, String> {
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_path(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut rows = Vec::new();
-    for (index, row) in reader.deserialize::<T>().enumerate() {
-        match row {
-            Ok(row) => rows.push(row),
-            Err(error) => eprintln!(
-                "warning: {}: skipping malformed row {}: {error}",
-                path.display(),
-                index + 2
-            ),
-        }
-    }
-    Ok(rows)
+    read_rows(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Runs every (library, variant) not yet in `runs.csv`, then the confirmation rounds;
