@@ -255,25 +255,32 @@ fn run_all(args: &RandomArgs, holi: &Path, libraries: &[LibraryRow]) -> Result<b
         .iter()
         .map(|row| (row.file.clone(), row.clone()))
         .collect();
-    let runs = read_csv::<Run>(&args.out.join("runs.csv"))?;
-    let suspects = analysis::analyse(&runs, &rows, args.floor, args.timeout).backfires;
-    for backfire in suspects.iter().filter(|b| b.kind == "slower") {
-        let Some(library) = rows.get(&backfire.library) else {
-            continue;
-        };
-        for round in 2..=args.confirm.saturating_add(1) {
-            let mut pair = [DEFAULT, backfire.variant.as_str()];
-            if round % 2 == 0 {
-                pair.reverse();
-            }
-            for variant in pair {
-                if runner.run(library, variant, round)? {
-                    return Ok(true);
+    // Medians can make another variant the best; confirm that one too, until nothing is
+    // left to run (each variant of a library is confirmed at most once, so this ends).
+    loop {
+        let ran = runner.ran;
+        let runs = read_csv::<Run>(&args.out.join("runs.csv"))?;
+        let suspects = analysis::analyse(&runs, &rows, args.floor, args.timeout).backfires;
+        for backfire in suspects.iter().filter(|b| b.kind == "slower") {
+            let Some(library) = rows.get(&backfire.library) else {
+                continue;
+            };
+            for round in 2..=args.confirm.saturating_add(1) {
+                let mut pair = [DEFAULT, backfire.variant.as_str()];
+                if round % 2 == 0 {
+                    pair.reverse();
+                }
+                for variant in pair {
+                    if runner.run(library, variant, round)? {
+                        return Ok(true);
+                    }
                 }
             }
         }
+        if runner.ran == ran {
+            return Ok(runner.supervisor.is_interrupted());
+        }
     }
-    Ok(runner.supervisor.is_interrupted())
 }
 
 /// Runs `holi check` and appends each run to `runs.csv`, skipping those already there.
@@ -283,6 +290,8 @@ struct Runner<'a> {
     done: BTreeSet<(String, String, u32)>,
     writer: csv::Writer<std::fs::File>,
     supervisor: Arc<Supervisor>,
+    /// Runs made so far by this invocation.
+    ran: usize,
 }
 
 impl<'a> Runner<'a> {
@@ -313,6 +322,7 @@ impl<'a> Runner<'a> {
             done,
             writer,
             supervisor,
+            ran: 0,
         })
     }
 
@@ -337,7 +347,8 @@ impl<'a> Runner<'a> {
             extra.push(format!("--{variant}"));
         }
         extra.extend(args.holi_args.iter().cloned());
-        let kill_after = Duration::from_secs_f64(args.timeout + GRACE);
+        // A timeout too large for a Duration is no limit at all.
+        let kill_after = Duration::try_from_secs_f64(args.timeout + GRACE).unwrap_or(Duration::MAX);
         let finished = process::run(
             self.holi,
             &runner::check_args(&job, &extra),
@@ -367,6 +378,7 @@ impl<'a> Runner<'a> {
         self.writer.serialize(&run).map_err(|e| e.to_string())?;
         self.writer.flush().map_err(|e| e.to_string())?;
         self.done.insert(key);
+        self.ran += 1;
         Ok(false)
     }
 }
