@@ -298,7 +298,7 @@ pub fn pair_up(runs: &[RunRecord]) -> (Vec<Pair>, usize) {
     (pairs, one_sided)
 }
 
-fn median(values: &mut [f64]) -> Option<f64> {
+pub fn median(values: &mut [f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
@@ -311,7 +311,7 @@ fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
-fn geomean(values: &[f64]) -> Option<f64> {
+pub fn geomean(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }

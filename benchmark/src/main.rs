@@ -5,6 +5,7 @@ mod generate;
 mod meta;
 mod process;
 mod proofs;
+mod random;
 mod record;
 mod report;
 mod runner;
@@ -31,12 +32,15 @@ enum Command {
     Grid(GridArgs),
     /// Time two holi binaries against each other over a grid, interleaved cell by cell.
     Compare(compare::CompareArgs),
-    /// (Re)write report.md of a grid or compare results directory.
+    /// (Re)write report.md of a grid or compare results directory (REPORT.md of random).
     Report(ReportArgs),
     /// Generate families of libraries and measure how holi's cost grows.
     Scale(scale::ScaleArgs),
     /// Prove the safe targets of issue 15 for every k and l: proof time and certificate size.
     Proofs(proofs::ProofsArgs),
+    /// Check seeded random libraries with the default options and each `--no-X` option,
+    /// and report where the default backfires.
+    Random(random::RandomArgs),
 }
 
 /// Options shared by `grid`, `scale` and `compare`: where holi is, how to run it, where
@@ -97,6 +101,10 @@ struct ReportArgs {
     /// HOLiK's reference.csv (default: ../shared/holik-bench/reference.csv).
     #[arg(long)]
     reference: Option<PathBuf>,
+    /// `random` only: slowdowns are ignored where both runs took less than this many
+    /// seconds.
+    #[arg(long, default_value_t = 0.1)]
+    floor: f64,
 }
 
 fn main() -> ExitCode {
@@ -106,17 +114,20 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => {
             let reference = args.reference.unwrap_or_else(report::default_reference);
-            let written = if compare::is_comparison(&args.dir) {
-                compare::write_report(&args.dir)
+            let written = if random::is_random(&args.dir) {
+                random::write_report(&args.dir, args.floor).map(|_| "REPORT.md")
+            } else if compare::is_comparison(&args.dir) {
+                compare::write_report(&args.dir).map(|_| "report.md")
             } else {
-                report::write_report(&args.dir, &reference)
+                report::write_report(&args.dir, &reference).map(|_| "report.md")
             };
-            written.map(|_| {
-                println!("wrote {}", args.dir.join("report.md").display());
+            written.map(|name| {
+                println!("wrote {}", args.dir.join(name).display());
             })
         }
         Command::Scale(args) => scale::run(args),
         Command::Proofs(args) => proofs::run(args),
+        Command::Random(args) => random::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -279,7 +290,7 @@ pub fn results_dir(options: &RunOptions, default_name: &str) -> Result<PathBuf, 
 }
 
 /// This process's command line, quoted where a shell would need it.
-fn command_line() -> String {
+pub fn command_line() -> String {
     std::env::args()
         .map(|arg| {
             if !arg.is_empty()

@@ -1,5 +1,6 @@
 //! One row of `runs.csv`: the outcome of a single `holi check` process at one bound.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -148,12 +149,18 @@ pub fn read_runs_by_run(path: &Path) -> io::Result<BTreeMap<RunKey, RunRecord>> 
 }
 
 fn read_all_runs(path: &Path) -> io::Result<Vec<RunRecord>> {
+    read_rows(path)
+}
+
+/// Reads a CSV file of `T` rows: a missing file is empty, and a malformed row is skipped
+/// with a warning (see [`read_runs_by_run`]).
+pub fn read_rows<T: DeserializeOwned>(path: &Path) -> io::Result<Vec<T>> {
     let mut rows = Vec::new();
     if !path.exists() {
         return Ok(rows);
     }
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
-    for (index, row) in reader.deserialize::<RunRecord>().enumerate() {
+    for (index, row) in reader.deserialize::<T>().enumerate() {
         match row {
             Ok(record) => rows.push(record),
             Err(error) => eprintln!(
@@ -164,6 +171,16 @@ fn read_all_runs(path: &Path) -> io::Result<Vec<RunRecord>> {
         }
     }
     Ok(rows)
+}
+
+/// Writes `rows` to a CSV file, replacing it.
+pub fn write_rows<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), String> {
+    let mut writer =
+        csv::Writer::from_path(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    for row in rows {
+        writer.serialize(row).map_err(|e| e.to_string())?;
+    }
+    writer.flush().map_err(|e| e.to_string())
 }
 
 /// Appends rows to `runs.csv` one at a time, flushing each, so an interrupted benchmark

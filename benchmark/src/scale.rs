@@ -118,13 +118,7 @@ pub fn generate_libraries(
             });
         }
     }
-    let path = dir.join("libraries.csv");
-    let mut writer =
-        csv::Writer::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    for library in &libraries {
-        writer.serialize(library).map_err(|e| e.to_string())?;
-    }
-    writer.flush().map_err(|e| e.to_string())?;
+    crate::record::write_rows(&dir.join("libraries.csv"), &libraries)?;
     Ok(libraries)
 }
 
