@@ -29,6 +29,7 @@ h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
 h1 code { font-size: 1.3rem; }
 h4 { margin: 1rem 0 .3rem; font-size: .95rem; color: #374151; }
 code, pre { font-family: ui-monospace, 'DejaVu Sans Mono', 'Liberation Mono', Menlo, monospace; }
+pre.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
 pre { background: #f9fafb; border: 1px solid #e5e7eb; border-radius: 6px; padding: .6rem .8rem;
   overflow-x: auto; font-size: .85rem; margin: .3rem 0; }
 section.file { margin-bottom: 3rem; }
@@ -192,13 +193,13 @@ fn trace(
     }
     writeln!(
         out,
-        "<h4>Trace</h4>\n<pre>{}</pre>",
+        "<h4>Trace</h4>\n<pre class=\"wrap\">{}</pre>",
         escape(&c.trace.to_string())
     )?;
     if !c.model.is_empty() {
         writeln!(
             out,
-            "<h4>With</h4>\n<pre>{}</pre>\n<h4>For example</h4>\n<pre>{}</pre>",
+            "<h4>With</h4>\n<pre class=\"wrap\">{}</pre>\n<h4>For example</h4>\n<pre class=\"wrap\">{}</pre>",
             escape(&model_text(&c.model)),
             escape(&c.concrete.to_string())
         )?;
