@@ -42,6 +42,7 @@ details.site { border: 1px solid #d1d5db; border-radius: 8px; margin: 1rem 0; pa
 details.site > summary { font-weight: 600; padding: .7rem 0; cursor: pointer; }
 details.trace { border-top: 1px solid #e5e7eb; padding: .2rem 0 .6rem; }
 details.trace > summary { padding: .4rem 0; cursor: pointer; }
+code.brief { font-size: .78rem; color: #4b5563; }
 .source mark { background: #fecaca; color: #7f1d1d; border-radius: 2px; }
 .source .ln { color: #9ca3af; user-select: none; }
 figure { margin: .5rem 0; overflow-x: auto; }
@@ -178,10 +179,13 @@ fn trace(
     let moves = c.trace.0.len();
     writeln!(
         out,
-        "<details class=\"trace\"{}>\n<summary>Trace {}/{total}: {moves} move{}{replay}</summary>",
+        "<details class=\"trace\"{}>\n<summary>Trace {}/{total}: {moves} move{}{replay}\
+         <br><code class=\"brief\">{}</code></summary>",
         if open { " open" } else { "" },
         i + 1,
-        plural(moves)
+        plural(moves),
+        // Folded traces are scanned by their text.
+        escape(&c.trace.to_string())
     )?;
     if draw {
         let note = FailureNote::new(c, report.file, report.source);

@@ -385,16 +385,21 @@ fn the_text_report_draws_the_call_tree_in_ascii_without_colour() {
     assert!(!stdout(&all).contains("call tree:"), "{}", stdout(&all));
 }
 
+fn check_with_report(name: &str, page: &Path) -> Output {
+    let file = example(name);
+    holi(&[
+        "check",
+        file.to_str().unwrap(),
+        "--report",
+        page.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn a_report_that_cannot_be_written_is_bad_usage_and_says_where() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let page = dir.path().join("missing").join("report.html");
-    let out = holi(&[
-        "check",
-        example("dao.holi").to_str().unwrap(),
-        "--report",
-        page.to_str().unwrap(),
-    ]);
+    let out = check_with_report("dao.holi", &page);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let message = stderr(&out);
     assert!(
@@ -412,12 +417,7 @@ fn a_report_that_cannot_be_written_is_bad_usage_and_says_where() {
 fn a_safe_library_gets_a_report_saying_what_was_searched() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let page = dir.path().join("safe.html");
-    let out = holi(&[
-        "check",
-        example("dao_fixed.holi").to_str().unwrap(),
-        "--report",
-        page.to_str().unwrap(),
-    ]);
+    let out = check_with_report("dao_fixed.holi", &page);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).expect("the report was written");
     assert!(html.contains("<p class=\"verdict safe\">SAFE"), "{html}");

@@ -229,32 +229,23 @@ fn a_report_of_every_trace_groups_them_and_draws_each() {
     let Some(chromium) = chromium() else {
         return;
     };
-    // 36 failing traces, and the lock's, of another library, after them.
-    let (page, code) = report(
-        "dao-all",
-        &[
-            "examples/dao.holi",
-            "examples/lock.holi",
-            "--k",
-            "2",
-            "--l",
-            "2",
-            "--all",
-        ],
-    );
+    // The DAO's 36 failing traces, and the lock's, of another library, after them.
+    let every = [
+        "examples/dao.holi",
+        "examples/lock.holi",
+        "--k",
+        "2",
+        "--l",
+        "2",
+        "--all",
+    ];
+    let (page, code) = report("dao-all", &every);
     assert_eq!(code, Some(1), "unsafe");
     let json = Command::new(env!("CARGO_BIN_EXE_holi"))
         .current_dir(root())
-        .args([
-            "check",
-            "examples/dao.holi",
-            "examples/lock.holi",
-            "--k",
-            "2",
-            "--l",
-            "2",
-        ])
-        .args(["--all", "--no-replay", "--format", "json"])
+        .arg("check")
+        .args(every)
+        .args(["--no-replay", "--format", "json"])
         .output()
         .expect("holi runs");
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
