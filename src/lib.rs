@@ -21,6 +21,7 @@
 //! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::explore`]) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; not yet used by `check`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
+//! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
 //! | command line | [`cli`] | arguments → one of the above → exit code |
 //!
@@ -79,6 +80,10 @@
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
 //!   users and JSON consumers see; the engine can change without changing them. Output is
 //!   deterministic: counterexamples are sorted by length, then text.
+//! * **Pictures are drawn from output types alone.** [`calltree`], [`diagram`] and
+//!   [`html`] read [`trace`] and [`report`], never the engine; they draw every move of a
+//!   trace exactly once, escape every text that comes from the library, and need no
+//!   program nor network at run time (the page has no script and fetches nothing).
 //! * **A counterexample is a demonstration.** By default every reported counterexample is
 //!   turned into a client without asserts, printed, parsed again, linked with the library
 //!   and run on the concrete interpreter, which must make the same moves and fail at the
@@ -88,11 +93,14 @@
 //! The language reference is in `lang/`; the benchmark against HOLiK in `benchmark/`.
 
 pub mod build;
+pub mod calltree;
 pub mod cli;
 pub mod client;
 pub mod concrete;
 pub mod diagnostics;
+pub mod diagram;
 pub mod frontend;
+pub mod html;
 pub mod link;
 pub mod ops;
 pub mod proof;

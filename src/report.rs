@@ -8,6 +8,7 @@
 //! ([`Report::write_json`]): one counterexample at a time, never one big string, since
 //! `--all` can list hundreds of thousands of traces.
 
+use crate::calltree::CallTree;
 use crate::diagnostics::{Diagnostic, Severity, Sources};
 use crate::symbolic::{CheckResult, StuckReason, StuckSite, Verdict};
 use crate::syntax::ast::{Program, Span};
@@ -652,23 +653,8 @@ impl Report<'_> {
     /// The human-readable report. `color` adds ANSI colours to the source excerpts.
     pub fn text(&self, color: bool) -> String {
         let mut out = String::new();
-        let origin = |s: BoundSource| match s {
-            BoundSource::Header => "file header",
-            BoundSource::CommandLine => "command line",
-            BoundSource::Default => "HOLiK's default",
-        };
         let _ = writeln!(out, "holi check {}", self.file);
-        let _ = write!(
-            out,
-            "  bounds: k = {} ({}), l = {} ({})",
-            self.k,
-            origin(self.k_source),
-            self.l,
-            origin(self.l_source)
-        );
-        if self.all {
-            let _ = write!(out, "; listing every failing trace");
-        }
+        let _ = write!(out, "  {}", self.bounds_text());
         out.push_str("\n\n");
 
         let mut sources = Sources::new();
@@ -695,7 +681,16 @@ impl Report<'_> {
             }
             out.push('\n');
         }
+        out.push_str(&self.summary_text(left_out.get()));
+        out
+    }
 
+    /// The verdict line, its notes and the statistics: the end of the text report,
+    /// and the summary of the HTML one. `left_out` is how many counterexamples the
+    /// listing left out at the time limit.
+    pub fn summary_text(&self, left_out: usize) -> String {
+        let mut out = String::new();
+        let total = self.result.counterexamples.len();
         let r = self.result;
         let shown = if self.all {
             "listed"
@@ -725,7 +720,7 @@ impl Report<'_> {
                     r.failing_traces,
                     plural(r.failing_traces),
                     if self.all { "in all" } else { "found" },
-                    total - left_out.get()
+                    total - left_out
                 );
             }
             Verdict::Safe => match &self.scope {
@@ -812,13 +807,13 @@ impl Report<'_> {
         for reason in &r.inconclusive {
             let _ = writeln!(out, "  note: {reason}");
         }
-        if left_out.get() > 0 {
+        if left_out > 0 {
             let _ = writeln!(
                 out,
                 "  note: {} more failing trace{} not listed: the time limit ran out while the \
                  report was written",
-                left_out.get(),
-                plural(left_out.get())
+                left_out,
+                plural(left_out)
             );
         }
         if stuck_places > 0 {
@@ -896,6 +891,33 @@ impl Report<'_> {
         out
     }
 
+    /// `bounds: k = 3 (command line), l = 2 (file header)`, and whether every failing
+    /// trace is listed.
+    pub fn bounds_text(&self) -> String {
+        let origin = |s: BoundSource| match s {
+            BoundSource::Header => "file header",
+            BoundSource::CommandLine => "command line",
+            BoundSource::Default => "HOLiK's default",
+        };
+        let all = if self.all {
+            "; listing every failing trace"
+        } else {
+            ""
+        };
+        format!(
+            "bounds: k = {} ({}), l = {} ({}){all}",
+            self.k,
+            origin(self.k_source),
+            self.l,
+            origin(self.l_source)
+        )
+    }
+
+    /// What fails and where: `assertion fails at examples/dao.holi:14:5`.
+    pub fn failure_place(&self, c: &Counterexample) -> String {
+        failure_place(c, self.file, &self.lines())
+    }
+
     fn counterexample_text(
         &self,
         c: &Counterexample,
@@ -919,6 +941,14 @@ impl Report<'_> {
         if !c.model.is_empty() {
             let _ = writeln!(out, "  with {}", model_text(&c.model));
             let _ = writeln!(out, "  e.g. {}", c.concrete);
+        }
+        // A `--all` listing can run to thousands of traces: the flat line is enough there.
+        if !self.all {
+            let _ = writeln!(out, "  call tree:");
+            let leaf = self.failure_place(c);
+            for line in CallTree::new(&c.trace).lines(&c.trace, &c.concrete, &leaf, color) {
+                let _ = writeln!(out, "    {line}");
+            }
         }
         let (code, title, label) = failure_diagnostic(c.kind);
         let diagnostic =
@@ -958,6 +988,17 @@ pub fn failure_diagnostic(kind: FailureKind) -> (&'static str, &'static str, &'s
             "the divisor is 0 here",
         ),
     }
+}
+
+/// What fails and where: `assertion fails at examples/dao.holi:14:5`; `lines` indexes
+/// the source of `file`.
+pub fn failure_place(c: &Counterexample, file: &str, lines: &LineIndex) -> String {
+    let at = lines.point(c.span.start);
+    let what = match c.kind {
+        FailureKind::Assert => "assertion fails",
+        FailureKind::Division => "division by zero",
+    };
+    format!("{what} at {file}:{}:{}", at.line, at.column)
 }
 
 /// The model as `x1 = 100, x2 = 1`, in symbol order.

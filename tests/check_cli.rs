@@ -339,3 +339,93 @@ fn no_havoc_gives_the_same_traces_without_proving_sites_unreachable() {
     assert_eq!(with["verdict"], without["verdict"]);
     assert_eq!(sites(&with), sites(&without));
 }
+
+#[test]
+fn the_text_report_draws_the_call_tree_in_ascii_without_colour() {
+    let dao = example("dao.holi");
+    let out = holi(&["check", dao.to_str().unwrap(), "--k", "3", "--l", "2"]);
+    let text = stdout(&out);
+    let place = format!("assertion fails at {}:14:5", dao.display());
+    // The nested withdraw inside send, the values beside the symbols, the failure in
+    // the outer withdraw's frame.
+    let tree = [
+        "  call tree:",
+        "    client calls withdraw(x1 = 100)",
+        "    |-- library calls send(x1 = 100)",
+        "    |   |-- client calls withdraw(x2 = 1)",
+        "    |   |   |-- library calls send(x2 = 1)",
+        "    |   |   |   `-- send returns ()",
+        "    |   |   `-- withdraw returns ()",
+        "    |   `-- send returns ()",
+        &format!("    `-- {place}"),
+    ]
+    .join("\n");
+    assert!(text.contains(&tree), "{text}");
+    let always = holi(&[
+        "check",
+        dao.to_str().unwrap(),
+        "--k",
+        "3",
+        "--l",
+        "2",
+        "--color",
+        "always",
+    ]);
+    assert!(stdout(&always).contains("    │   │   │   └── send returns ()"));
+    // Under --all the listing stays one line per trace.
+    let all = holi(&[
+        "check",
+        dao.to_str().unwrap(),
+        "--k",
+        "2",
+        "--l",
+        "1",
+        "--all",
+    ]);
+    assert!(!stdout(&all).contains("call tree:"), "{}", stdout(&all));
+}
+
+fn check_with_report(name: &str, page: &Path) -> Output {
+    let file = example(name);
+    holi(&[
+        "check",
+        file.to_str().unwrap(),
+        "--report",
+        page.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn a_report_that_cannot_be_written_is_bad_usage_and_says_where() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let page = dir.path().join("missing").join("report.html");
+    let out = check_with_report("dao.holi", &page);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.starts_with(&format!(
+            "error: cannot write the report {}: ",
+            page.display()
+        )),
+        "{message}"
+    );
+    // It stops before the search: nothing was checked, nothing reported.
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_safe_library_gets_a_report_saying_what_was_searched() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let page = dir.path().join("safe.html");
+    let out = check_with_report("dao_fixed.holi", &page);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("the report was written");
+    assert!(html.contains("<p class=\"verdict safe\">SAFE"), "{html}");
+    assert!(html.contains("configurations"), "{html}");
+    assert!(!html.contains("<svg"), "no diagram without a trace");
+    // Self-contained: nothing is fetched and nothing runs.
+    for fetched in ["<script", "<link", "src=", "http://", "https://", "@import"] {
+        assert!(!html.contains(fetched), "{fetched} in {html}");
+    }
+    assert!(html.trim_end().ends_with("</html>"));
+}

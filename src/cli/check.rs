@@ -9,6 +9,7 @@ use super::{parse_seconds, Outcome};
 use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;
+use crate::html::HtmlReport;
 use crate::report::{
     BoundSource, LineIndex, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION,
 };
@@ -20,8 +21,9 @@ use crate::{proof, replay};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
-use std::io::Write;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -128,6 +130,21 @@ pub struct CheckArgs {
     /// Do not run the synthesized clients to confirm the counterexamples.
     #[arg(long)]
     pub no_replay: bool,
+    /// Also write an HTML report to FILE: one self-contained page with the verdict and,
+    /// per failing assert, its source, a sequence diagram of each trace, the trace with
+    /// values, its call tree and the synthesized client.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+/// The HTML page of `--report`, written file by file.
+type Page = HtmlReport<BufWriter<File>>;
+
+/// The HTML report could not be written: said with its path; bad usage (exit 2), as
+/// for the other files `check` writes.
+fn page_failed(path: &Path, error: &std::io::Error) -> Outcome {
+    eprintln!("error: cannot write the report {}: {error}", path.display());
+    Outcome::BadInput
 }
 
 /// A bound that came out as 0: bad input.
@@ -195,15 +212,30 @@ pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
         Ok(sink) => sink,
         Err(e) => return write_failed(&e, Outcome::Ok),
     };
+    // Created before the search, so that a path that cannot be written stops the
+    // command before minutes are spent on it.
+    let mut page = match &args.report {
+        Some(path) => match File::create(path).and_then(|f| HtmlReport::begin(BufWriter::new(f))) {
+            Ok(page) => Some(page),
+            Err(e) => return page_failed(path, &e),
+        },
+        None => None,
+    };
     let mut results = Vec::new();
     for input in &inputs {
-        let (result, written) = check_file(input, &args, ui, deadline, &interrupt, &mut sink);
+        let (result, written) =
+            check_file(input, &args, ui, deadline, &interrupt, &mut sink, &mut page);
         results.push(result);
         if let Err(e) = written {
             return write_failed(&e, combine(results.iter().map(|r| r.outcome)));
         }
     }
-    let outcome = combine(results.iter().map(|r| r.outcome));
+    let mut outcome = combine(results.iter().map(|r| r.outcome));
+    if let (Some(path), Some(page)) = (&args.report, page) {
+        if let Err(e) = page.finish() {
+            outcome = combine([outcome, page_failed(path, &e)].into_iter());
+        }
+    }
     let summarized = if several {
         sink.text(&summary(&results, ui.quiet()))
     } else {
@@ -436,6 +468,7 @@ fn check_file(
     deadline: Option<Instant>,
     interrupt: &Arc<AtomicBool>,
     sink: &mut Sink,
+    page: &mut Option<Page>,
 ) -> (FileResult, std::io::Result<()>) {
     let not_checked = |name: String| FileResult {
         name,
@@ -595,12 +628,19 @@ fn check_file(
         Format::Text => sink.text(&report.text(ui.color_stdout)),
         Format::Json | Format::Sarif => sink.report(&report),
     };
-    let outcome = match report.exit_code() {
+    let mut outcome = match report.exit_code() {
         0 => Outcome::Ok,
         1 => Outcome::Failure,
         4 => Outcome::Stuck,
         _ => Outcome::Inconclusive,
     };
+    if let (Some(path), Some(html)) = (&args.report, page.as_mut()) {
+        if let Err(e) = html.add(&report) {
+            outcome = page_failed(path, &e);
+            // Nothing more is written to a page that failed.
+            *page = None;
+        }
+    }
     let file_result = FileResult {
         name: loaded.name.clone(),
         outcome,
