@@ -12,24 +12,13 @@
 
 use holi::build::Library;
 use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, Verdict};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
 mod corpus;
-
-/// Failure site (kind and span) → fewest moves of a failing trace there.
-fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
-    let mut out = BTreeMap::new();
-    for c in &result.counterexamples {
-        let len = c.trace.0.len();
-        let e = out
-            .entry(format!("{:?} {:?}", c.kind, c.span))
-            .or_insert(len);
-        *e = (*e).min(len);
-    }
-    out
-}
+mod sites;
+use sites::sites;
 
 /// The sites the over-approximation of [`holi::symbolic::havoc`] reaches (in the keys
 /// of [`sites`]), when it applies and finishes.

@@ -7,22 +7,12 @@
 //! first, and the split never settling.
 
 use holi::symbolic::{check, race, CheckOptions, CheckResult, Verdict};
-use std::collections::BTreeMap;
+
 use std::path::Path;
 
 mod corpus;
-
-/// Failure site → fewest moves, the part of a report every exact search agrees on.
-fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
-    let mut out = BTreeMap::new();
-    for c in &result.counterexamples {
-        let e = out
-            .entry(format!("{:?} {:?}", c.kind, c.span))
-            .or_insert(c.trace.0.len());
-        *e = (*e).min(c.trace.0.len());
-    }
-    out
-}
+mod sites;
+use sites::sites;
 
 /// Everything a report shows of its counterexamples.
 fn report(result: &CheckResult) -> (Verdict, Vec<String>) {

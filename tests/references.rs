@@ -8,21 +8,10 @@ use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Each failure site with the length of its shortest trace.
-fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
-    let mut out = BTreeMap::new();
-    for c in &result.counterexamples {
-        let len = c.trace.0.len();
-        let e = out
-            .entry(format!("{:?} {:?}", c.kind, c.span))
-            .or_insert(len);
-        *e = (*e).min(len);
-    }
-    out
-}
+mod sites;
+use sites::sites;
 
 fn run(source: &str, options: CheckOptions) -> CheckResult {
     let loaded = load_str("generated.holi", source, false)

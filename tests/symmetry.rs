@@ -3,7 +3,9 @@
 //! length, as the plain search (`memo: false`) and the exhaustive one (`all`) do.
 
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
-use std::collections::BTreeMap;
+
+mod sites;
+use sites::sites;
 
 /// Every call of `open` leaks a fresh `write`, all alike; the assert fails once the
 /// client calls a `write` after `open` has returned.
@@ -42,18 +44,6 @@ fn run(source: &str, k: u32, l: u32, memo: bool, all: bool) -> CheckResult {
         ..CheckOptions::default()
     };
     check(&loaded.program, &options)
-}
-
-/// Failure site → fewest moves of a failing trace there.
-fn sites(result: &CheckResult) -> BTreeMap<String, usize> {
-    let mut out = BTreeMap::new();
-    for c in &result.counterexamples {
-        let e = out
-            .entry(format!("{:?} {:?}", c.kind, c.span))
-            .or_insert(c.trace.0.len());
-        *e = (*e).min(c.trace.0.len());
-    }
-    out
 }
 
 fn agree(source: &str, k: u32, l: u32) -> CheckResult {
