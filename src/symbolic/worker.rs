@@ -25,6 +25,7 @@ use super::term::Witness;
 use num_bigint::BigInt;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::str::FromStr;
@@ -348,7 +349,13 @@ impl QeThread {
                                 z3_sys::Z3_dec_ref(c, question);
                                 formula
                             };
-                            eliminate_quantifiers(&[formula]).map(|r| {
+                            // A panic must not end this thread: its context would go
+                            // with it while the asker may still translate into it or
+                            // interrupt it. No region is the safe answer.
+                            let region = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                eliminate_quantifiers(&[formula])
+                            }));
+                            region.ok().flatten().map(|r| {
                                 // SAFETY: a reference for the asker, who releases it.
                                 unsafe { z3_sys::Z3_inc_ref(c, r.get_z3_ast()) };
                                 RawAst(r.get_z3_ast())
