@@ -102,7 +102,7 @@ struct Race<'a> {
     program: &'a Program,
     lib: &'a Library,
     options: &'a CheckOptions,
-    /// The whole search's result is taken within max(split_after, n) configurations.
+    /// The whole search's result is taken within n + split_after configurations.
     split_after: u64,
     start: Instant,
 }
