@@ -70,9 +70,11 @@
 //!   interchangeable revealed closures, and, once every failure site in the code has a
 //!   trace, cuts traces as long as the longest of them (branch and bound). A library of
 //!   independent parts may be checked part by part ([`symbolic::split`]) only where a
-//!   lower and an upper bound per site meet; otherwise it is searched whole. The two
-//!   race ([`symbolic::race`]), decided by configuration counts only, so the report is
-//!   the same for every `--jobs` and any timing (`tests/race.rs`). A site is
+//!   lower and an upper bound per site meet; otherwise it is searched whole. The whole
+//!   search and the split, each with and without semantic subsumption, race
+//!   ([`symbolic::race`]), decided by counts of configurations and solver work only
+//!   ([`symbolic::lane`]), so the report is the same for every `--jobs` and any timing
+//!   (`tests/race.rs`). A site is
 //!   left out of a part's searches only when an over-approximation of every client
 //!   ([`symbolic::havoc`], searched by [`symbolic::houdini`]) does not reach it. Each
 //!   rule is argued where it is implemented and checked against the plain search

@@ -1,12 +1,13 @@
-//! The race of the whole search and the split ([`holi::symbolic::race`]): whichever
-//! wins, the report is the exact one, and it is the same on one thread and on two.
+//! The race of the whole search, the whole search without semantic subsumption and
+//! the split with and without it ([`holi::symbolic::race`]): whichever wins, the
+//! report is the exact one, and it is the same on one thread and on two.
 //!
-//! The threshold below which the whole search always wins is lowered here (from
-//! 100,000 configurations), so that small libraries of independent parts exercise
-//! every outcome of the race: the whole search winning outright, the split settling
-//! first, and the split never settling.
+//! The handicaps are lowered here (from 100,000 and 20,000 configurations), so that
+//! small libraries exercise every outcome of the race: a whole search winning
+//! outright, with or without semantic subsumption, a split settling first, and the
+//! split never settling.
 
-use holi::symbolic::{check, race, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{check, race, CheckOptions, CheckResult, Searched, Verdict};
 
 use std::path::Path;
 
@@ -24,9 +25,9 @@ fn report(result: &CheckResult) -> (Verdict, Vec<String>) {
     (result.verdict, texts)
 }
 
-/// Races `source` at several thresholds on one thread and on two, against the whole
-/// search alone; returns how many races the split won.
-fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> usize {
+/// Races `source` at several handicaps on one thread and on two, against the whole
+/// searches alone; returns the winners.
+fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
     let loaded = holi::frontend::load_str(name, source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     let lib = holi::build::build(&loaded.program);
@@ -43,34 +44,45 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> usize {
         },
     );
     assert_ne!(whole.verdict, Verdict::Inconclusive, "{name}");
-    let mut split_won = 0;
-    for split_after in [0, 50, 500, 5_000] {
+    let mut winners = Vec::new();
+    for (split, plain) in [(0, 0), (50, 5_000), (500, 0), (5_000, 50)] {
         let run = |jobs: usize| {
             let options = CheckOptions {
                 jobs,
                 ..options.clone()
             };
-            race::check_after(&loaded.program, &lib, &options, split_after, &mut |_| {})
+            let handicaps = race::Handicaps { split, plain };
+            race::check_with(&loaded.program, &lib, &options, handicaps, &mut |_| {})
         };
         let (one, two) = (run(1), run(2));
-        let cell = format!("{name} k{k} l{l} after {split_after}");
+        let cell = format!("{name} k{k} l{l} handicaps {split} {plain}");
         assert_eq!(report(&one), report(&two), "{cell}: one thread vs two");
         assert_eq!(one.verdict, whole.verdict, "{cell}");
         assert_eq!(sites(&one), sites(&whole), "{cell}");
-        assert_eq!(one.stats.by_parts, two.stats.by_parts, "{cell}: the winner");
-        split_won += usize::from(one.stats.by_parts);
+        assert_eq!(one.stats.searched, two.stats.searched, "{cell}: the winner");
+        winners.push(one.stats.searched);
     }
-    split_won
+    winners
 }
 
-/// Two components, each failing only with a callback from the other.
-const TWO_PARTS: &str = "
+/// How many of `winners` are splits.
+fn by_parts(winners: &[Searched]) -> usize {
+    winners
+        .iter()
+        .filter(|w| matches!(w, Searched::ByParts | Searched::ByPartsWithoutSemantic))
+        .count()
+}
+
+/// Three components, each failing only with a callback from another.
+const THREE_PARTS: &str = "
     import send :(int -> unit)
-    int a := 0; int b := 0;
+    int a := 0; int b := 0; int c := 0;
     public setA (x:int) :(unit) = { a := x; send(x); a := 0 };
     public checkA (u:unit) :(unit) = { assert(!a <= 5) };
     public setB (x:int) :(unit) = { b := x; send(x); b := 0 };
     public checkB (u:unit) :(unit) = { assert(!b <= 7) };
+    public setC (x:int) :(unit) = { c := x; send(x); c := 0 };
+    public checkC (u:unit) :(unit) = { assert(!c <= 9) };
 ";
 
 /// Issue 18's library where switching to the split at a fixed count made the default
@@ -91,16 +103,23 @@ const SPLIT_EXPLODES: &str = "
 
 #[test]
 fn either_side_wins_with_the_exact_report_on_one_thread_and_on_two() {
-    let mut split_won = 0;
-    for (k, l) in [(2, 1), (2, 2), (3, 2)] {
-        split_won += race_agrees("two_parts.holi", TWO_PARTS, k, l);
+    let mut winners = Vec::new();
+    for (k, l) in [(2, 2), (3, 3), (4, 3)] {
+        winners.extend(race_agrees("three_parts.holi", THREE_PARTS, k, l));
     }
-    assert!(split_won > 0, "no race was won by the split");
+    assert!(by_parts(&winners) > 0, "no race was won by the split");
+    assert!(
+        by_parts(&winners) < winners.len(),
+        "every race was won by the split"
+    );
 }
 
 #[test]
 fn a_split_that_explodes_loses_to_the_whole_search() {
-    assert_eq!(race_agrees("explodes.holi", SPLIT_EXPLODES, 2, 2), 0);
+    assert_eq!(
+        by_parts(&race_agrees("explodes.holi", SPLIT_EXPLODES, 2, 2)),
+        0
+    );
     let loaded = holi::frontend::load_str("explodes.holi", SPLIT_EXPLODES, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     for jobs in [1, 2] {
@@ -128,15 +147,20 @@ fn races_on_the_benchmark_agree_with_the_whole_search() {
         ("various_mains.holi", 2, 1),
         ("various_mains_no_equiv.holi", 3, 1),
         ("various_unsafe_no_equiv.holi", 2, 1),
+        ("small_various_3.holi", 2, 2),
     ];
-    let mut split_won = 0;
+    let mut winners = Vec::new();
     for (file, k, l) in cells {
         let Some(path) = files.iter().find(|p| p.file_name() == Some(file.as_ref())) else {
             panic!("{file} is missing from the benchmark");
         };
         let source = std::fs::read_to_string(Path::new(path))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        split_won += race_agrees(file, &source, k, l);
+        winners.extend(race_agrees(file, &source, k, l));
     }
-    assert!(split_won > 0, "no race was won by the split");
+    assert!(by_parts(&winners) > 0, "no race was won by the split");
+    // Semantic subsumption pays for itself in some races and not in others.
+    for side in [Searched::Whole, Searched::WithoutSemantic] {
+        assert!(winners.contains(&side), "no race was won by {side:?}");
+    }
 }

@@ -15,7 +15,7 @@ use crate::report::{
 };
 use crate::sarif::SarifLog;
 use crate::symbolic::{
-    self, CheckOptions, CheckResult, Progress, Stats, Verdict, DEFAULT_K, DEFAULT_L,
+    self, CheckOptions, CheckResult, Progress, Searched, Stats, Verdict, DEFAULT_K, DEFAULT_L,
 };
 use crate::{proof, replay};
 use clap::{Args, ValueEnum};
@@ -438,6 +438,16 @@ fn verbose_stats(s: &Stats, options: &CheckOptions) -> String {
         on(options.split),
         on(options.first),
         on(options.all)
+    );
+    let searched = match s.searched {
+        Searched::Whole => "the whole search",
+        Searched::WithoutSemantic => "the whole search without semantic subsumption",
+        Searched::ByParts => "the parts one at a time",
+        Searched::ByPartsWithoutSemantic => "the parts one at a time, without semantic subsumption",
+    };
+    let _ = writeln!(
+        out,
+        "    report from: {searched} (the cheapest complete search)"
     );
     for (what, n) in [
         ("configurations", s.configurations),

@@ -139,6 +139,8 @@ pub struct Explorer<'p, 'o> {
     answers: branch::Answers,
     /// Projections that gave a region.
     regions_made: u64,
+    /// The solver's work charged to the lane so far.
+    work_charged: u64,
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
@@ -187,6 +189,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             start: Instant::now(),
             answers: branch::Answers::default(),
             regions_made: 0,
+            work_charged: 0,
         }
     }
 
@@ -390,6 +393,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             self.step(cfg);
+            if let Some(lane) = &self.options.lane {
+                lane.charge(self.solver.work - self.work_charged);
+                self.work_charged = self.solver.work;
+            }
         }
         true
     }
@@ -819,6 +826,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         if let Some(shape) = &key.shape {
             let (solver, stats) = (&mut self.solver, &mut self.stats);
             let regions_made = &mut self.regions_made;
+            let lane = self.options.lane.as_deref();
             let regions = memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
                 // A library whose first projections all fail (division, say, which
                 // Z3's `qe` cannot eliminate) would pay one for every shape it meets
@@ -827,12 +835,18 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     return None;
                 }
                 stats.projections += 1;
+                if let Some(lane) = lane {
+                    lane.count_op();
+                }
                 let region = solver.project(pc, terms, limit);
                 *regions_made += u64::from(region.is_some());
                 region
             });
             if !regions.is_empty() {
                 self.stats.coverage_checks += 1;
+                if let Some(lane) = &self.options.lane {
+                    lane.count_op();
+                }
                 let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
                 if self.solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
                     self.stats.subsumed += 1;

@@ -20,6 +20,7 @@ pub mod havoc;
 pub mod houdini;
 pub mod inert;
 pub mod ir;
+pub mod lane;
 pub mod machine;
 pub mod memo;
 pub mod moves;
@@ -30,10 +31,12 @@ pub mod term;
 pub mod value;
 pub mod worker;
 
+pub use lane::Lane;
+
 use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// HOLiK's bounds when neither the file nor the command line gives any.
@@ -42,6 +45,10 @@ pub const DEFAULT_L: u32 = 4;
 /// Configurations within which the whole search's result is always taken over the
 /// split's, for a library of independent parts ([`race`]).
 pub const SPLIT_AFTER: u64 = 100_000;
+/// Configurations (the solver's work counted in them, [`lane`]) within which the
+/// result of a search with semantic subsumption is always taken over one without it
+/// ([`race`]): about 40 ms.
+pub const PLAIN_AFTER: u64 = 20_000;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -98,103 +105,11 @@ pub struct CheckOptions {
     /// process, where Z3's nonlinear arithmetic may notice a limit late.
     pub solver_process: Option<std::path::PathBuf>,
     /// Threads the check may use (at least 1). The report does not depend on it: with
-    /// two or more, the whole search and the split run side by side ([`race`]).
+    /// two or more, the searches of a [`race`] run side by side.
     pub jobs: usize,
-    /// The share of configurations the searches of this check may explore, when it is
-    /// one side of a [`race`]; `None` outside a race.
+    /// The share of work the searches of this check may do, when it is one side of a
+    /// [`race`]; `None` outside a race.
     pub lane: Option<Arc<Lane>>,
-}
-
-/// One side of a [`race`]: every search given it counts the configurations it explores
-/// here, and stops (to be resumed or dropped) once they reach the limit, which the
-/// other side may lower or raise meanwhile. A lane may also be *paced* by another:
-/// it then waits while it is too far ahead of that one, so that neither side runs
-/// further than the race can need (the other is done, or set to stop, ends the wait).
-#[derive(Debug)]
-pub struct Lane {
-    spent: AtomicU64,
-    limit: AtomicU64,
-    capped: AtomicBool,
-    done: AtomicBool,
-    pace: OnceLock<Pace>,
-}
-
-#[derive(Debug)]
-struct Pace {
-    other: Weak<Lane>,
-    /// How far this lane may be ahead of the other (behind, when negative).
-    ahead: i64,
-    stop: Arc<AtomicBool>,
-}
-
-impl Lane {
-    pub fn new(limit: u64) -> Lane {
-        Lane {
-            spent: AtomicU64::new(0),
-            limit: AtomicU64::new(limit),
-            capped: AtomicBool::new(false),
-            done: AtomicBool::new(false),
-            pace: OnceLock::new(),
-        }
-    }
-
-    /// Makes this lane wait while it has explored `ahead` configurations more than
-    /// `other` or more, until `other` is done or `stop` is set.
-    pub fn pace_by(&self, other: &Arc<Lane>, ahead: i64, stop: &Arc<AtomicBool>) {
-        let pace = Pace {
-            other: Arc::downgrade(other),
-            ahead,
-            stop: Arc::clone(stop),
-        };
-        // Paced once, when the race is set up.
-        let _ = self.pace.set(pace);
-    }
-
-    /// Configurations explored on this lane so far.
-    pub fn spent(&self) -> u64 {
-        self.spent.load(Ordering::SeqCst)
-    }
-
-    pub fn set_limit(&self, limit: u64) {
-        self.limit.store(limit, Ordering::SeqCst);
-    }
-
-    /// Whether a search on this lane ever stopped at its limit.
-    pub fn capped(&self) -> bool {
-        self.capped.load(Ordering::SeqCst)
-    }
-
-    /// Says that no search on this lane will explore more.
-    pub fn set_done(&self) {
-        self.done.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether one more configuration may be explored (after waiting for the lane
-    /// that paces this one, if need be); if not, the lane is capped.
-    fn admits(&self) -> bool {
-        loop {
-            let spent = self.spent();
-            if spent >= self.limit.load(Ordering::SeqCst) {
-                self.capped.store(true, Ordering::SeqCst);
-                return false;
-            }
-            let Some(pace) = self.pace.get() else {
-                return true;
-            };
-            let waits = pace.other.upgrade().is_some_and(|other| {
-                !other.done.load(Ordering::SeqCst)
-                    && i128::from(spent) >= i128::from(other.spent()) + i128::from(pace.ahead)
-            });
-            if !waits || pace.stop.load(Ordering::Relaxed) {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_micros(500));
-        }
-    }
-
-    fn count(&self) {
-        self.spent.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
 impl Default for CheckOptions {
@@ -290,9 +205,9 @@ pub struct Stats {
     /// The longest trace explored, in moves.
     pub max_moves: u32,
     pub seconds: f64,
-    /// Whether the report is the part-by-part check's, which won the [`race`] against
-    /// the whole search.
-    pub by_parts: bool,
+    /// Which search's report this is: the [`race`] may take another than the whole
+    /// search with every pruning.
+    pub searched: Searched,
 }
 
 impl Stats {
@@ -312,6 +227,20 @@ impl Stats {
         total.unreachable_sites += part.unreachable_sites;
         total.max_moves = total.max_moves.max(part.max_moves);
     }
+}
+
+/// The searches a [`race`] chooses from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Searched {
+    /// The whole library, with every pruning asked for.
+    #[default]
+    Whole,
+    /// The whole library without semantic subsumption.
+    WithoutSemantic,
+    /// The library's independent parts one at a time ([`split`]).
+    ByParts,
+    /// The parts one at a time, without semantic subsumption.
+    ByPartsWithoutSemantic,
 }
 
 #[derive(Clone, Debug)]
@@ -425,7 +354,7 @@ pub fn check_with_progress(
     } else {
         options
     };
-    if options.split && options.memo && !options.all && !options.first {
+    if (options.split || options.semantic) && options.memo && !options.all && !options.first {
         return race::check(program, &library, options, progress);
     }
     if options.first {

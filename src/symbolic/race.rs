@@ -1,38 +1,56 @@
-//! The whole search and the split ([`split`]) of a library, raced by configuration
-//! counts.
+//! The searches that decide the same question, raced by counts: the whole search
+//! with every pruning, the whole search without semantic subsumption, and the split
+//! ([`split`]) of a library into independent parts.
 //!
-//! Which of the two finishes first cannot be told beforehand: the split checks a
-//! library of independent parts in a fraction of the whole search's work when the
-//! parts' states multiply, and explodes when its stand-in trampoline (up to 16
-//! callbacks per frame) is far more willing than the real parts. So both run, each on
-//! a [`Lane`] that counts its configurations, and the result is decided by counts
-//! alone:
+//! Which is cheapest cannot be told beforehand. Semantic subsumption pays a solver
+//! operation per client turn and saves, per cover, a subtree that may be a handful of
+//! configurations or exponentially many; the split checks independent parts in a
+//! fraction of the whole search's work when their states multiply, and explodes when
+//! its stand-in (up to 16 callbacks per frame) is far more willing than the real parts.
+//! So each side runs on a [`Lane`] that counts its cost (configurations, and the
+//! solver's work in configurations as [`super::solver::work`] estimates it from counts
+//! and sizes), and the result is decided by the counts alone:
 //!
-//! > the whole search's result is taken if it completes within n + [`SPLIT_AFTER`]
-//! > configurations, where n is the number the split took to settle (infinite if it
-//! > does not); otherwise the split's.
+//! > of the sides that complete, the one with the least cost plus handicap is taken,
+//! > ties going to the earlier of: the whole search, the one without semantic
+//! > subsumption, the split, the split without it. The whole search has no handicap;
+//! > a split's is [`SPLIT_AFTER`], a search without semantic subsumption's
+//! > [`PLAIN_AFTER`], and the split without it has both.
 //!
-//! Both results are exact (same verdict, same failure sites with the same minimal
-//! lengths, [`split`]), so either may be taken; deciding by counts rather than by which
-//! thread is first keeps the report the same for any number of threads and any timing.
-//! Deciding takes each side up to the other's count (give or take `SPLIT_AFTER`), no
-//! further: once one is done, the other's limit is set to what can still win.
+//! The handicaps keep the report of the whole search with every pruning (the one
+//! before the race, and the one most tests and documents show) wherever another side
+//! would save less than a fraction of a second.
 //!
-//! With two threads ([`CheckOptions::jobs`]) both run at once, each paced by the
-//! other ([`Lane::pace_by`]) so that neither runs ahead of what the race can need
-//! (which bounds the memory of the loser): the wall time is about that of the slower
-//! side up to the decisive count. With one thread they take turns under doubling
-//! limits, the whole search resumed where it stopped ([`Explorer::advance`]) and the
-//! split started afresh, which costs up to twice the whole search's decisive count
-//! and twice the split's.
+//! Every side's result is exact (same verdict, same failure sites with the same
+//! minimal lengths: [`split`], [`memo`](super::memo)), so any may be taken; deciding by
+//! counts rather than by which thread is first keeps the report the same for any
+//! number of threads and any timing. Deciding takes each side up to the winner's level
+//! and no further: once a side completes, every other's limit is set to what can
+//! still beat it.
 //!
-//! When neither completes (the user's time limit, Ctrl-C), the result is the whole
-//! search's so far with every real trace the split found added, so that more time
+//! The search without semantic subsumption explores exactly what the whole search
+//! explores until the whole search's first operation of semantic subsumption (before
+//! it, no configuration was covered, so nothing differs but the count of operations).
+//! So it is started only then: when the whole search makes no such operation, the two
+//! are one search, at one cost, and the tie goes to the whole search.
+//!
+//! With two or more threads ([`CheckOptions::jobs`]) the sides run at once, paced on
+//! a [`Field`] so that none runs ahead of what the race can need (which bounds the
+//! memory and the processor time of the losers): the wall time is about that of the
+//! slowest side up to the winner's level. With one thread they take turns under
+//! doubling levels, the whole searches resumed where they stopped
+//! ([`Explorer::advance`]) and the split started afresh.
+//!
+//! When no side completes (the user's time limit, Ctrl-C), the result is the whole
+//! search's so far with every real trace the others found added, so that more time
 //! never loses a trace.
 
 use super::explore::{Advance, Explorer};
+use super::lane::{self, Done, Field, Lane};
 use super::split::{self, Unsettled};
-use super::{add_stuck, CheckOptions, CheckResult, Lane, Progress, StuckSite, SPLIT_AFTER};
+use super::{
+    add_stuck, CheckOptions, CheckResult, Progress, Searched, StuckSite, PLAIN_AFTER, SPLIT_AFTER,
+};
 use crate::build::Library;
 use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
@@ -40,51 +58,102 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How the split side of a race ended.
-enum SplitRun {
-    /// Settled after this many configurations.
-    Settled(CheckResult, u64),
-    /// Stopped at its lane's limit; the real traces it had found.
-    Capped(Vec<Counterexample>),
-    /// Finished without settling: only the whole search can decide. What it found.
-    Unsettled(Box<Unsettled>),
+/// The sides of a race, in the order that breaks ties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Side {
+    Whole,
+    /// The whole search without semantic subsumption.
+    Plain,
+    Split,
+    /// The split without semantic subsumption.
+    SplitPlain,
 }
 
-impl SplitRun {
-    /// The real traces found, for a result that is not complete.
-    fn found(self) -> (Vec<Counterexample>, Vec<StuckSite>) {
+impl Side {
+    const ALL: [Side; 4] = [Side::Whole, Side::Plain, Side::Split, Side::SplitPlain];
+
+    /// Its place on the [`Field`].
+    fn place(self) -> usize {
+        self as usize
+    }
+
+    fn by_parts(self) -> bool {
+        matches!(self, Side::Split | Side::SplitPlain)
+    }
+
+    /// The side it is without semantic subsumption, for a side with it.
+    fn plain(self) -> Option<Side> {
         match self {
-            SplitRun::Settled(result, _) => (result.counterexamples, Vec::new()),
-            SplitRun::Capped(found) => (found, Vec::new()),
-            SplitRun::Unsettled(unsettled) => (unsettled.found, unsettled.stuck),
+            Side::Whole => Some(Side::Plain),
+            Side::Split => Some(Side::SplitPlain),
+            Side::Plain | Side::SplitPlain => None,
+        }
+    }
+
+    fn searched(self) -> Searched {
+        match self {
+            Side::Whole => Searched::Whole,
+            Side::Plain => Searched::WithoutSemantic,
+            Side::Split => Searched::ByParts,
+            Side::SplitPlain => Searched::ByPartsWithoutSemantic,
         }
     }
 }
 
-/// Checks `lib` (built from `program`) by the whole search or the split, whichever
-/// the rule of the module docs picks.
+/// How one side's search ended.
+enum Outcome {
+    /// Complete, at this cost.
+    Complete(CheckResult, u64),
+    /// A whole search stopped short: its result so far, which says so.
+    Short(CheckResult),
+    /// The split stopped short or unsettled: the real traces it found, and where
+    /// paths got stuck.
+    Found(Vec<Counterexample>, Vec<StuckSite>),
+}
+
+/// Checks `lib` (built from `program`) by whichever search the rule of the module
+/// docs picks.
 pub fn check(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
-    check_after(program, lib, options, SPLIT_AFTER, progress)
+    check_with(program, lib, options, Handicaps::default(), progress)
 }
 
-/// [`check`] with `split_after` in place of [`SPLIT_AFTER`].
-pub fn check_after(
+/// What a side's cost counts more than the whole search's in the rule of the module
+/// docs.
+#[derive(Clone, Copy, Debug)]
+pub struct Handicaps {
+    /// A split's ([`SPLIT_AFTER`]).
+    pub split: u64,
+    /// A side without semantic subsumption's ([`PLAIN_AFTER`]).
+    pub plain: u64,
+}
+
+impl Default for Handicaps {
+    fn default() -> Self {
+        Handicaps {
+            split: SPLIT_AFTER,
+            plain: PLAIN_AFTER,
+        }
+    }
+}
+
+/// [`check`] with other handicaps.
+pub fn check_with(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
-    split_after: u64,
+    handicaps: Handicaps,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let race = Race {
         program,
         lib,
         options,
-        split_after,
+        handicaps,
         start: Instant::now(),
     };
     let mut result = if options.jobs >= 2 {
@@ -97,224 +166,505 @@ pub fn check_after(
     result
 }
 
-/// One race: what is checked, and the rule's threshold.
+/// One race: what is checked, and the handicaps.
 struct Race<'a> {
     program: &'a Program,
     lib: &'a Library,
     options: &'a CheckOptions,
-    /// The whole search's result is taken within n + split_after configurations.
-    split_after: u64,
+    handicaps: Handicaps,
     start: Instant,
 }
 
 impl Race<'_> {
-    /// `options` for one side: on `lane`, with what is left of the time limit, and
+    /// Whether `side` takes part at all.
+    fn runs(&self, side: Side) -> bool {
+        match side {
+            Side::Whole => true,
+            Side::Plain => self.options.semantic,
+            Side::Split => self.options.split,
+            Side::SplitPlain => self.options.split && self.options.semantic,
+        }
+    }
+
+    fn handicap(&self, side: Side) -> u64 {
+        let Handicaps { split, plain } = self.handicaps;
+        match side {
+            Side::Whole => 0,
+            Side::Plain => plain,
+            Side::Split => split,
+            Side::SplitPlain => split.saturating_add(plain),
+        }
+    }
+
+    /// Of the sides `completed` (at their costs), the one with the least cost plus
+    /// handicap (ties by side), and that sum.
+    fn best(&self, completed: &[(Side, u64)]) -> Option<(u64, Side)> {
+        completed
+            .iter()
+            .map(|&(side, cost)| (cost.saturating_add(self.handicap(side)), side))
+            .min()
+    }
+
+    /// The most `side` may spend and still win against `best` (0 when it cannot).
+    fn limit_to_win(&self, side: Side, best: Option<(u64, Side)>) -> u64 {
+        let Some((score, winner)) = best else {
+            return u64::MAX;
+        };
+        let limit = score.checked_sub(self.handicap(side));
+        let limit = if side > winner {
+            limit.and_then(|l| l.checked_sub(1))
+        } else {
+            limit
+        };
+        limit.unwrap_or(0)
+    }
+
+    /// `options` for `side`: on `lane`, with what is left of the time limit, and
     /// stopped by `interrupt` (which carries the user's).
-    fn side(&self, lane: &Arc<Lane>, interrupt: &Arc<AtomicBool>) -> CheckOptions {
-        let mut side = self.options.clone();
-        side.lane = Some(Arc::clone(lane));
-        side.interrupt = Some(Arc::clone(interrupt));
-        side.timeout = self
+    fn options_for(
+        &self,
+        side: Side,
+        lane: &Arc<Lane>,
+        interrupt: &Arc<AtomicBool>,
+    ) -> CheckOptions {
+        let mut options = self.options.clone();
+        options.lane = Some(Arc::clone(lane));
+        options.interrupt = Some(Arc::clone(interrupt));
+        options.timeout = self
             .options
             .timeout
             .map(|limit| limit.saturating_sub(self.start.elapsed()));
-        side
+        if matches!(side, Side::Plain | Side::SplitPlain) {
+            options.semantic = false;
+        }
+        options
+    }
+
+    /// A whole search (with or without semantic subsumption, as `options` say) on
+    /// their lane, from the start to its end: its result, and its cost if complete.
+    fn run_whole(
+        &self,
+        options: &CheckOptions,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (CheckResult, Option<u64>) {
+        let mut explorer = Explorer::exhaustive(self.lib, options);
+        let Some(lane) = options.lane.as_deref() else {
+            let end = explorer.advance(progress);
+            return whole_result(explorer, end, 0);
+        };
+        let end = {
+            let _done = Done(lane);
+            let end = explorer.advance(progress);
+            if end == Advance::Done {
+                lane.set_complete();
+            }
+            end
+        };
+        whole_result(explorer, end, lane.spent())
     }
 
     /// The split on the lane of `options`, completed by [`split::finish`] where its
     /// bounds do not meet.
-    fn run_split(&self, options: &CheckOptions) -> SplitRun {
+    fn run_split(&self, options: &CheckOptions) -> (Outcome, bool) {
         let lib = self.lib;
         let Some(lane) = options.lane.as_deref() else {
-            return SplitRun::Capped(Vec::new());
+            return (Outcome::Found(Vec::new(), Vec::new()), false);
         };
+        let _done = Done(lane);
         let mut quiet = |_: &Progress| {};
-        let run = match split::check(self.program, lib, options, &mut quiet) {
-            Ok(result) if result.inconclusive.is_empty() => SplitRun::Settled(result, 0),
-            Ok(result) => SplitRun::Capped(result.counterexamples),
+        let (outcome, settles) = match split::check(self.program, lib, options, &mut quiet) {
+            Ok(result) if result.inconclusive.is_empty() => (Outcome::Complete(result, 0), true),
+            Ok(result) => (Outcome::Found(result.counterexamples, Vec::new()), true),
             Err(unsettled) => match unsettled.partial {
                 Some(partial) => {
                     let mut result = split::finish(lib, partial, options, &mut quiet);
                     add_stuck(&mut result.stuck, unsettled.stuck);
                     result.stats.add(&unsettled.stats);
                     if result.inconclusive.is_empty() {
-                        SplitRun::Settled(result, 0)
+                        (Outcome::Complete(result, 0), true)
                     } else {
                         let mut found = unsettled.found;
                         found.extend(result.counterexamples);
-                        SplitRun::Capped(found)
+                        (Outcome::Found(found, Vec::new()), true)
                     }
                 }
-                None => SplitRun::Unsettled(unsettled),
+                None => {
+                    let Unsettled { found, stuck, .. } = *unsettled;
+                    (Outcome::Found(found, stuck), lane.capped())
+                }
             },
         };
         // Whatever a search stopped at the lane's limit gave, only a complete one counts.
-        match run {
-            SplitRun::Settled(result, _) if lane.capped() => {
-                SplitRun::Capped(result.counterexamples)
+        let outcome = match outcome {
+            Outcome::Complete(result, _) if lane.capped() => {
+                Outcome::Found(result.counterexamples, Vec::new())
             }
-            SplitRun::Settled(result, _) => SplitRun::Settled(result, lane.spent()),
-            SplitRun::Unsettled(unsettled) if lane.capped() => SplitRun::Capped(unsettled.found),
-            run => run,
-        }
+            Outcome::Complete(result, _) => Outcome::Complete(result, lane.spent()),
+            outcome => outcome,
+        };
+        (outcome, settles)
     }
 
-    /// The result once both sides have stopped: the whole search `done` after that
-    /// many configurations (or not done), the split's run if there was one.
-    fn decide(&self, whole: Explorer, done: Option<u64>, split: Option<SplitRun>) -> CheckResult {
-        match (done, split) {
-            (Some(n), Some(SplitRun::Settled(result, m)))
-                if n > m.saturating_add(self.split_after) =>
-            {
-                split_won(result, &whole)
-            }
-            (None, Some(SplitRun::Settled(result, _))) => split_won(result, &whole),
-            (_, split) => {
-                let mut result = whole.finish();
-                if let Some(run) = split.filter(|_| !result.inconclusive.is_empty()) {
-                    // Stopped short: every real trace the split found is kept.
-                    let (found, stuck) = run.found();
+    /// The result once every side has stopped: the whole search's (complete at the
+    /// cost `whole_cost`, or not) and the others' outcomes.
+    fn decide(
+        &self,
+        whole: CheckResult,
+        whole_cost: Option<u64>,
+        others: Vec<(Side, Outcome)>,
+    ) -> CheckResult {
+        let mut completed: Vec<(Side, u64)> = others
+            .iter()
+            .filter_map(|(side, outcome)| complete_at(outcome).map(|cost| (*side, cost)))
+            .collect();
+        completed.extend(whole_cost.map(|cost| (Side::Whole, cost)));
+        let winner = self.best(&completed).map(|(_, side)| side);
+        if winner == Some(Side::Whole) {
+            return whole;
+        }
+        let mut result = whole;
+        let mut others = others;
+        others.sort_by_key(|(side, _)| *side);
+        for (side, outcome) in others {
+            match outcome {
+                Outcome::Complete(mut won, _) if Some(side) == winner => {
+                    if side.by_parts() {
+                        // The split's counters, with the whole search's work counted.
+                        won.stats.add(&result.stats);
+                    }
+                    won.stats.searched = side.searched();
+                    return won;
+                }
+                // Stopped short: every real trace another side found is kept.
+                Outcome::Complete(other, _) | Outcome::Short(other) => {
+                    split::add_found(&mut result, other.counterexamples);
+                }
+                Outcome::Found(found, stuck) => {
                     add_stuck(&mut result.stuck, stuck);
                     split::add_found(&mut result, found);
                 }
-                result
             }
         }
+        result
     }
 
-    /// The most configurations the split may take to win against a whole search done
-    /// after `n`: none when it cannot.
-    fn split_limit(&self, n: u64) -> Option<u64> {
-        n.checked_sub(self.split_after)?.checked_sub(1)
-    }
-
-    /// Both sides at once, on two threads, each paced by the other and its limit set
-    /// once the other has a count; the user's interrupt is passed on to both.
+    /// Every side at once: the whole search on this thread, the others each on one of
+    /// their own, started, limited and stopped by a coordinator, all paced on a
+    /// [`Field`]; the user's interrupt is passed on to every side.
     fn side_by_side(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        let whole_lane = Arc::new(Lane::new(u64::MAX));
-        let split_lane = Arc::new(Lane::new(u64::MAX));
-        let whole_stop = Arc::new(AtomicBool::new(false));
-        let split_stop = Arc::new(AtomicBool::new(false));
-        // Ahead by split_after give or take PACE_SLACK: never both waiting.
-        let lead = i64::try_from(self.split_after).unwrap_or(i64::MAX / 2);
-        whole_lane.pace_by(&split_lane, lead + PACE_SLACK, &whole_stop);
-        split_lane.pace_by(&whole_lane, PACE_SLACK - lead, &split_stop);
-        let over = AtomicBool::new(false);
-        let whole_options = self.side(&whole_lane, &whole_stop);
-        let split_options = self.side(&split_lane, &split_stop);
+        let field = Field::new(&Side::ALL.map(|side| self.handicap(side)));
+        let stops = Side::ALL.map(|_| Arc::new(AtomicBool::new(false)));
+        let whole_stop = &stops[Side::Whole.place()];
+        let whole_lane = Lane::paced(&field, Side::Whole.place(), whole_stop);
+        let whole_options = self.options_for(Side::Whole, &whole_lane, whole_stop);
+        let user = self.options.interrupt.as_deref();
         std::thread::scope(|scope| {
-            if let Some(user) = &self.options.interrupt {
-                let (whole_stop, split_stop, over) = (&whole_stop, &split_stop, &over);
-                scope.spawn(move || {
-                    while !over.load(Ordering::Relaxed) {
-                        if user.load(Ordering::Relaxed) {
-                            whole_stop.store(true, Ordering::Relaxed);
-                            split_stop.store(true, Ordering::Relaxed);
+            let coordinator = scope.spawn(|| {
+                let mut lanes = vec![(Side::Whole, Arc::clone(&whole_lane))];
+                let launch = |side: Side, lanes: &mut Vec<(Side, Arc<Lane>)>| {
+                    let stop = &stops[side.place()];
+                    let lane = Lane::paced(&field, side.place(), stop);
+                    let options = self.options_for(side, &lane, stop);
+                    lanes.push((side, lane));
+                    let thread = scope.spawn(move || {
+                        if side.by_parts() {
+                            self.run_split(&options).0
+                        } else {
+                            let (result, cost) = self.run_whole(&options, &mut |_| {});
+                            outcome(result, cost)
                         }
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                });
-            }
-            let split_thread = scope.spawn(|| {
-                let _done = Done(&split_lane);
-                let run = self.run_split(&split_options);
-                if let SplitRun::Settled(_, n) = &run {
-                    let limit = n.saturating_add(self.split_after);
-                    whole_lane.set_limit(limit);
-                    if whole_lane.spent() > limit {
-                        // Past what can win: stop even a running solver query.
-                        whole_stop.store(true, Ordering::Relaxed);
-                    }
+                    });
+                    (side, thread)
+                };
+                let mut running = Vec::new();
+                if self.runs(Side::Split) {
+                    running.push(launch(Side::Split, &mut lanes));
                 }
-                run
+                // Started once their twin with semantic subsumption makes an operation
+                // of it: until then, they are the same search.
+                let mut due: Vec<Side> = [Side::Plain, Side::SplitPlain]
+                    .into_iter()
+                    .filter(|&side| self.runs(side))
+                    .collect();
+                let mut outcomes: Vec<(Side, Outcome)> = Vec::new();
+                loop {
+                    let user_stopped = user.is_some_and(|flag| flag.load(Ordering::Relaxed));
+                    if user_stopped {
+                        stops
+                            .iter()
+                            .for_each(|stop| stop.store(true, Ordering::Relaxed));
+                    }
+                    let mut i = 0;
+                    while i < running.len() {
+                        if running[i].1.is_finished() {
+                            let (side, thread) = running.swap_remove(i);
+                            // A side that panicked found nothing; the whole search stands.
+                            let ended = thread.join();
+                            let nothing = || Outcome::Found(Vec::new(), Vec::new());
+                            outcomes.push((side, ended.unwrap_or_else(|_| nothing())));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    let whole_done = whole_lane.is_done();
+                    let mut completed: Vec<(Side, u64)> = outcomes
+                        .iter()
+                        .filter_map(|(side, outcome)| Some((*side, complete_at(outcome)?)))
+                        .collect();
+                    if whole_done && whole_lane.is_complete() {
+                        completed.push((Side::Whole, whole_lane.spent()));
+                    }
+                    let best = self.best(&completed);
+                    let twin_operated = |side: Side, lanes: &[(Side, Arc<Lane>)]| {
+                        lanes
+                            .iter()
+                            .any(|(twin, lane)| twin.plain() == Some(side) && lane.ops() > 0)
+                    };
+                    let starting: Vec<Side> = due
+                        .iter()
+                        .copied()
+                        .filter(|&side| !user_stopped && twin_operated(side, &lanes))
+                        .collect();
+                    due.retain(|side| !starting.contains(side));
+                    for side in starting {
+                        if self.limit_to_win(side, best) > 0 {
+                            running.push(launch(side, &mut lanes));
+                        }
+                    }
+                    for (side, lane) in &lanes {
+                        let limit = self.limit_to_win(*side, best);
+                        lane.set_limit(limit);
+                        if lane.spent() > limit {
+                            // Past what can win: stop even a running solver query.
+                            stops[side.place()].store(true, Ordering::Relaxed);
+                        }
+                    }
+                    if whole_done && running.is_empty() {
+                        return outcomes;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
             });
-            let mut whole = Explorer::exhaustive(self.lib, &whole_options);
-            let end = {
-                let _done = Done(&whole_lane);
-                whole.advance(progress)
-            };
-            let done = (end == Advance::Done).then(|| whole_lane.spent());
-            if let Some(n) = done {
-                let limit = self.split_limit(n).unwrap_or(0);
-                split_lane.set_limit(limit);
-                if split_lane.spent() > limit {
-                    split_stop.store(true, Ordering::Relaxed);
-                }
-            }
-            // A panic in the split's search leaves the whole search's result.
-            let split = split_thread.join().unwrap_or(SplitRun::Capped(Vec::new()));
-            over.store(true, Ordering::Relaxed);
-            self.decide(whole, done, Some(split))
+            let (whole, cost) = self.run_whole(&whole_options, progress);
+            // A coordinator that panicked leaves the whole search's result.
+            let others = coordinator.join().unwrap_or_default();
+            self.decide(whole, cost, others)
         })
     }
 
-    /// Both sides on this thread, in turns: the whole search resumed under doubling
-    /// limits W (from `split_after`), the split restarted under W - `split_after`.
+    /// Every side on this thread, in turns, under doubling levels: the whole searches
+    /// resumed where they stopped, the splits restarted.
     fn in_turns(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        let whole_lane = Arc::new(Lane::new(self.split_after));
         let stop = self
             .options
             .interrupt
             .clone()
             .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
-        let whole_options = self.side(&whole_lane, &stop);
+        let user_stopped = || stop.load(Ordering::Relaxed);
+        let whole_lane = Arc::new(Lane::new(0));
+        let plain_lane = Arc::new(Lane::new(0));
+        let whole_options = self.options_for(Side::Whole, &whole_lane, &stop);
+        let plain_options = self.options_for(Side::Plain, &plain_lane, &stop);
         let mut whole = Explorer::exhaustive(self.lib, &whole_options);
-        let mut limit = self.split_after;
-        // The split may still settle, and the limit it was last found not to settle in.
-        let mut split_may_settle = true;
-        let mut ruled_out = None;
-        let mut last = None;
+        let mut whole_end = None;
+        let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
+            .into_iter()
+            .filter(|&side| self.runs(side))
+            .map(|side| {
+                let turns = if side == Side::Split {
+                    Turns::restarted()
+                } else {
+                    Turns::Due
+                };
+                (side, turns)
+            })
+            .collect();
+        let mut level = self.handicaps.split.max(lane::PACE_SLACK);
         loop {
-            match whole.advance(progress) {
-                Advance::Done => {
-                    let n = whole_lane.spent();
-                    let to_win = self.split_limit(n).filter(|&m| Some(m) > ruled_out);
-                    if let Some(m) = to_win.filter(|_| split_may_settle) {
-                        let lane = Arc::new(Lane::new(m));
-                        last = Some(self.run_split(&self.side(&lane, &stop)));
-                    }
-                    return self.decide(whole, Some(n), last);
+            let completed = |whole_end: Option<Advance>, others: &[(Side, Turns)]| {
+                let mut completed: Vec<(Side, u64)> = others
+                    .iter()
+                    .filter_map(|(side, turns)| {
+                        let cost = match turns {
+                            Turns::Resumed(_, Some(Advance::Done)) => Some(plain_lane.spent()),
+                            turns => turns.settled_at(),
+                        };
+                        Some((*side, cost?))
+                    })
+                    .collect();
+                if whole_end == Some(Advance::Done) {
+                    completed.push((Side::Whole, whole_lane.spent()));
                 }
-                Advance::Stopped => return self.decide(whole, None, last),
-                Advance::Capped => {}
-            }
-            let to_win = self.split_limit(limit.saturating_add(1)).filter(|&m| m > 0);
-            if let Some(m) = to_win.filter(|_| split_may_settle) {
-                let lane = Arc::new(Lane::new(m));
-                let run = self.run_split(&self.side(&lane, &stop));
-                split_may_settle = !matches!(run, SplitRun::Unsettled(_));
-                if matches!(run, SplitRun::Settled(..)) {
-                    // Not done within limit >= n + split_after.
-                    return self.decide(whole, None, Some(run));
-                }
-                ruled_out = Some(m);
-                last = Some(run);
-            }
-            limit = if split_may_settle {
-                limit.saturating_mul(2).max(1)
-            } else {
-                u64::MAX
+                self.best(&completed)
             };
-            whole_lane.set_limit(limit);
+            let limit = level.min(self.limit_to_win(Side::Whole, completed(whole_end, &others)));
+            if whole_end.is_none() && whole_lane.spent() < limit {
+                whole_lane.set_limit(limit);
+                whole_end = Some(whole.advance(progress)).filter(|end| *end != Advance::Capped);
+            }
+            for i in 0..others.len() {
+                let side = others[i].0;
+                let twin_ops = match side {
+                    Side::Plain => whole_lane.ops(),
+                    _ => others
+                        .iter()
+                        .find(|(twin, _)| twin.plain() == Some(side))
+                        .map_or(0, |(_, t)| t.ops()),
+                };
+                if matches!(others[i].1, Turns::Due) && twin_ops > 0 {
+                    others[i].1 = if side == Side::Plain {
+                        let explorer = Explorer::exhaustive(self.lib, &plain_options);
+                        Turns::Resumed(Box::new(explorer), None)
+                    } else {
+                        Turns::restarted()
+                    };
+                }
+                let best = completed(whole_end, &others);
+                let limit = level
+                    .saturating_sub(self.handicap(side))
+                    .min(self.limit_to_win(side, best));
+                if user_stopped() || whole_end == Some(Advance::Stopped) {
+                    break;
+                }
+                match &mut others[i].1 {
+                    Turns::Due => {}
+                    Turns::Resumed(explorer, end) => {
+                        if end.is_none() && plain_lane.spent() < limit {
+                            plain_lane.set_limit(limit);
+                            *end = Some(explorer.advance(&mut |_| {}))
+                                .filter(|end| *end != Advance::Capped);
+                        }
+                    }
+                    Turns::Restarted {
+                        may_settle,
+                        ran,
+                        ops,
+                        outcome,
+                    } => {
+                        if *may_settle && *ran < limit {
+                            let lane = Arc::new(Lane::new(limit));
+                            let (ended, settles) =
+                                self.run_split(&self.options_for(side, &lane, &stop));
+                            *ran = limit;
+                            *ops = lane.ops();
+                            *may_settle = settles && complete_at(&ended).is_none();
+                            *outcome = Some(Box::new(ended));
+                        }
+                    }
+                }
+            }
+            // Over once no side can still beat the best so far, or by a user's limit.
+            let best = completed(whole_end, &others);
+            let whole_open =
+                whole_end.is_none() && whole_lane.spent() < self.limit_to_win(Side::Whole, best);
+            let open = others.iter().any(|(side, turns)| {
+                let to_win = self.limit_to_win(*side, best);
+                match turns {
+                    // Started at the next turn if its twin has made an operation.
+                    Turns::Due => match side {
+                        Side::Plain => whole_lane.ops() > 0,
+                        _ => others
+                            .iter()
+                            .any(|(twin, t)| twin.plain() == Some(*side) && t.ops() > 0),
+                    },
+                    Turns::Resumed(_, end) => end.is_none() && plain_lane.spent() < to_win,
+                    Turns::Restarted {
+                        may_settle, ran, ..
+                    } => *may_settle && *ran < to_win,
+                }
+            });
+            let stopped = user_stopped()
+                || whole_end == Some(Advance::Stopped)
+                || others
+                    .iter()
+                    .any(|(_, t)| matches!(t, Turns::Resumed(_, Some(Advance::Stopped))));
+            if stopped || !(whole_open || open) {
+                break;
+            }
+            level = level.saturating_mul(2);
+        }
+        let whole_cost = (whole_end == Some(Advance::Done)).then(|| whole_lane.spent());
+        let others = others
+            .into_iter()
+            .filter_map(|(side, turns)| {
+                let ended = match turns {
+                    Turns::Due => None,
+                    Turns::Resumed(explorer, end) => {
+                        let end = end.unwrap_or(Advance::Capped);
+                        let (result, cost) = whole_result(*explorer, end, plain_lane.spent());
+                        Some(outcome(result, cost))
+                    }
+                    Turns::Restarted { outcome, .. } => outcome.map(|ended| *ended),
+                };
+                Some((side, ended?))
+            })
+            .collect();
+        self.decide(whole.finish(), whole_cost, others)
+    }
+}
+
+/// A side other than the whole search, taking turns.
+enum Turns<'p, 'o> {
+    /// Not started: it waits for its twin with semantic subsumption to make an
+    /// operation of it, before which the two are one search.
+    Due,
+    /// The whole search without semantic subsumption, resumed at each turn, and how it
+    /// ended once it has (not at its lane's limit).
+    Resumed(Box<Explorer<'p, 'o>>, Option<Advance>),
+    /// A split, restarted at each turn: whether it may still settle, the most it was
+    /// run with, the operations of semantic subsumption it made then, and how it ended.
+    Restarted {
+        may_settle: bool,
+        ran: u64,
+        ops: u64,
+        outcome: Option<Box<Outcome>>,
+    },
+}
+
+impl Turns<'_, '_> {
+    fn restarted() -> Self {
+        Turns::Restarted {
+            may_settle: true,
+            ran: 0,
+            ops: 0,
+            outcome: None,
+        }
+    }
+
+    fn ops(&self) -> u64 {
+        match self {
+            Turns::Restarted { ops, .. } => *ops,
+            Turns::Due | Turns::Resumed(..) => 0,
+        }
+    }
+
+    /// The cost at which a split settled, if it has.
+    fn settled_at(&self) -> Option<u64> {
+        match self {
+            Turns::Restarted { outcome, .. } => complete_at(outcome.as_ref()?),
+            Turns::Due | Turns::Resumed(..) => None,
         }
     }
 }
 
-/// How far beyond `split_after` a side may run ahead of the other before it waits.
-const PACE_SLACK: i64 = 4096;
-
-/// Marks a lane done when dropped, however its searches ended.
-struct Done<'a>(&'a Lane);
-
-impl Drop for Done<'_> {
-    fn drop(&mut self) {
-        self.0.set_done();
+/// The cost at which `outcome` completed, if it did.
+fn complete_at(outcome: &Outcome) -> Option<u64> {
+    match outcome {
+        Outcome::Complete(_, cost) => Some(*cost),
+        _ => None,
     }
 }
 
-/// The split's result, with the whole search's work counted.
-fn split_won(mut result: CheckResult, whole: &Explorer) -> CheckResult {
-    result.stats.add(whole.stats());
-    result.stats.by_parts = true;
-    result
+/// The result of a whole search that ended with `end`, and its cost if complete.
+fn whole_result(explorer: Explorer, end: Advance, cost: u64) -> (CheckResult, Option<u64>) {
+    let result = explorer.finish();
+    (result, (end == Advance::Done).then_some(cost))
+}
+
+/// The outcome of a whole search with `result`, complete at `cost` or not.
+fn outcome(result: CheckResult, cost: Option<u64>) -> Outcome {
+    match cost {
+        Some(cost) => Outcome::Complete(result, cost),
+        None => Outcome::Short(result),
+    }
 }

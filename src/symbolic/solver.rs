@@ -46,6 +46,9 @@ pub struct Solver {
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
     pub queries: u64,
+    /// The work done so far, estimated in configurations ([`work`]): a count, not a
+    /// time, so that searches can be compared whatever the machine's load.
+    pub work: u64,
     /// The results of [`Solver::project`] by the text of the question up to renaming
     /// of symbols.
     projections: HashMap<String, Option<Bool>>,
@@ -85,6 +88,7 @@ impl Solver {
             bools: HashMap::new(),
             symbols: Vec::new(),
             queries: 0,
+            work: 0,
             projections: HashMap::new(),
             worker: None,
             qe_thread: QeThread::default(),
@@ -120,8 +124,15 @@ impl Solver {
         symbols: u32,
         limit: Option<Duration>,
     ) -> Answer {
-        if self.worker.is_some() && (pc.as_ref().is_some_and(|p| p.nonlinear) || !term.is_linear())
-        {
+        let nonlinear = pc.as_ref().is_some_and(|p| p.nonlinear) || !term.is_linear();
+        // Charged by what is asked, not where it is answered: the same search costs the
+        // same with the solver process and without it.
+        self.work += if nonlinear {
+            work::NONLINEAR
+        } else {
+            work::QUERY
+        };
+        if self.worker.is_some() && nonlinear {
             self.queries += 1;
             return self.check_in_worker(pc, term, holds, limit);
         }
@@ -259,9 +270,13 @@ impl Solver {
         // Distinct unconstrained symbols take every tuple of values.
         let question = projection_text(terms, &projected);
         if let Some(known) = self.projections.get(&question) {
+            self.work += work::KNOWN_PROJECTION;
             return known.clone();
         }
         let (region, stopped) = self.eliminate(terms, &projected, &symbols, limit);
+        // Eliminating quantifiers takes longer the larger the region it gives.
+        self.work += work::PROJECTION
+            + work::PER_REGION_NODE * region.as_ref().map_or(0, |r| work::size(r, work::MAX_SIZE));
         if !stopped {
             self.projections.insert(question, region.clone());
         }
@@ -316,6 +331,7 @@ impl Solver {
         if regions.iter().any(|r| r.as_bool() == Some(true)) {
             return true;
         }
+        self.work += work::COVERAGE;
         if self.worker.is_some()
             && (pc.as_ref().is_some_and(|p| p.nonlinear) || !terms.iter().all(Term::is_linear))
         {
@@ -664,6 +680,42 @@ fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
             .wait_timeout(w, nap)
             .map(|(g, _)| g)
             .unwrap_or_else(|e| e.into_inner().0);
+    }
+}
+
+/// What the solver's operations cost, in configurations (about 2 µs each), as
+/// measured on HOLiK's grid: a linear query about 0.5 ms, a nonlinear one (answered
+/// in the child process under `holi check`) 2–10 ms, a coverage check 0.1–0.2 ms, and a projection
+/// 3–6 ms plus about 0.25 ms per node of the region it gives (up to a second for
+/// regions of thousands of nodes). Only the region's size tells a cheap projection
+/// from a dear one before it is made again, and it is a count: the same search
+/// charges the same work on any machine.
+pub mod work {
+    use z3::ast::Ast;
+
+    pub const QUERY: u64 = 256;
+    pub const NONLINEAR: u64 = 2048;
+    pub const COVERAGE: u64 = 128;
+    pub const KNOWN_PROJECTION: u64 = 16;
+    pub const PROJECTION: u64 = 2048;
+    pub const PER_REGION_NODE: u64 = 128;
+    /// Sizes are counted no further: a region that large is dear enough.
+    pub const MAX_SIZE: u64 = 1 << 16;
+
+    /// The nodes of `formula` as a tree, counted up to `cap`.
+    pub fn size(formula: &impl Ast, cap: u64) -> u64 {
+        let mut count = 0;
+        let mut todo = vec![formula.children()];
+        while let Some(children) = todo.pop() {
+            for child in children {
+                count += 1;
+                if count >= cap {
+                    return cap;
+                }
+                todo.push(child.children());
+            }
+        }
+        count + 1
     }
 }
 

@@ -1,0 +1,234 @@
+//! The share of work one side of a [`super::race`] may do, counted in a unit that
+//! does not depend on timing, so that the race's decision (and so the report) is the
+//! same for any number of threads.
+//!
+//! The unit is the configuration; the solver's work is charged in configurations too,
+//! as [`super::solver::work`] estimates it from counts and sizes.
+//!
+//! Lanes that race may be *paced* together on a [`Field`]: a lane waits while its
+//! level (its cost plus its handicap in the race) is too far ahead of the lowest level
+//! of the others still running, so that no side runs further than the race can need.
+//! That bounds the memory and the processor time of the sides that lose.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
+
+/// How far a lane may run ahead of the lowest of the others before it waits.
+pub const PACE_SLACK: u64 = 4096;
+
+/// One side's share: every search given it counts its cost here and stops (to be
+/// resumed or dropped) once the cost reaches the limit, which the race may lower or
+/// raise meanwhile.
+#[derive(Debug)]
+pub struct Lane {
+    spent: AtomicU64,
+    limit: AtomicU64,
+    capped: AtomicBool,
+    done: AtomicBool,
+    /// Whether its search completed (set before `done`).
+    complete: AtomicBool,
+    /// Semantic subsumption's operations so far: a search that made none is the same
+    /// search as without it.
+    ops: AtomicU64,
+    pace: OnceLock<Pace>,
+}
+
+#[derive(Debug)]
+struct Pace {
+    field: Arc<Field>,
+    /// This lane's place on the field.
+    me: usize,
+    /// Waiting ends once this is set.
+    stop: Arc<AtomicBool>,
+}
+
+/// Lanes paced together: each with its handicap, added to its cost to give its level.
+#[derive(Debug)]
+pub struct Field {
+    places: Vec<(u64, OnceLock<Weak<Lane>>)>,
+}
+
+impl Field {
+    /// A field with one place per handicap.
+    pub fn new(handicaps: &[u64]) -> Arc<Field> {
+        Arc::new(Field {
+            places: handicaps.iter().map(|&h| (h, OnceLock::new())).collect(),
+        })
+    }
+
+    /// The lowest level among the lanes other than `me` that have started and are
+    /// not done; `None` when there is none.
+    fn lowest_other(&self, me: usize) -> Option<u64> {
+        self.places
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != me)
+            .filter_map(|(_, (handicap, lane))| {
+                let lane = lane.get()?.upgrade()?;
+                (!lane.done.load(Ordering::SeqCst)).then(|| lane.spent().saturating_add(*handicap))
+            })
+            .min()
+    }
+}
+
+impl Lane {
+    pub fn new(limit: u64) -> Lane {
+        Lane {
+            spent: AtomicU64::new(0),
+            limit: AtomicU64::new(limit),
+            capped: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            complete: AtomicBool::new(false),
+            ops: AtomicU64::new(0),
+            pace: OnceLock::new(),
+        }
+    }
+
+    /// A lane at place `me` of `field`, waiting while its level is [`PACE_SLACK`]
+    /// or more above the lowest of the others, until they are done or `stop` is set.
+    pub fn paced(field: &Arc<Field>, me: usize, stop: &Arc<AtomicBool>) -> Arc<Lane> {
+        let lane = Arc::new(Lane::new(u64::MAX));
+        if let Some((_, place)) = field.places.get(me) {
+            let _ = place.set(Arc::downgrade(&lane));
+            let pace = Pace {
+                field: Arc::clone(field),
+                me,
+                stop: Arc::clone(stop),
+            };
+            let _ = lane.pace.set(pace);
+        }
+        lane
+    }
+
+    /// The cost spent on this lane so far, in configurations.
+    pub fn spent(&self) -> u64 {
+        self.spent.load(Ordering::SeqCst)
+    }
+
+    /// Semantic subsumption's operations counted on this lane so far.
+    pub fn ops(&self) -> u64 {
+        self.ops.load(Ordering::SeqCst)
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit.load(Ordering::SeqCst)
+    }
+
+    pub fn set_limit(&self, limit: u64) {
+        self.limit.store(limit, Ordering::SeqCst);
+    }
+
+    /// Whether a search on this lane ever stopped at its limit.
+    pub fn capped(&self) -> bool {
+        self.capped.load(Ordering::SeqCst)
+    }
+
+    /// Says that no search on this lane will explore more.
+    pub fn set_done(&self) {
+        self.done.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::SeqCst)
+    }
+
+    /// Says that the search on this lane completed, before it is marked done.
+    pub fn set_complete(&self) {
+        self.complete.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.complete.load(Ordering::SeqCst)
+    }
+
+    /// Whether one more configuration may be explored (after waiting for the lanes
+    /// this one is paced with, if need be); if not, the lane is capped.
+    pub fn admits(&self) -> bool {
+        loop {
+            let spent = self.spent();
+            if spent >= self.limit() {
+                self.capped.store(true, Ordering::SeqCst);
+                return false;
+            }
+            let Some(pace) = self.pace.get() else {
+                return true;
+            };
+            let handicap = pace.field.places.get(pace.me).map_or(0, |(h, _)| *h);
+            let level = spent.saturating_add(handicap);
+            let waits = pace
+                .field
+                .lowest_other(pace.me)
+                .is_some_and(|lowest| level >= lowest.saturating_add(PACE_SLACK));
+            if !waits || pace.stop.load(Ordering::Relaxed) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+    }
+
+    /// Counts one configuration.
+    pub fn count(&self) {
+        self.spent.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Charges `work`, in configurations.
+    pub fn charge(&self, work: u64) {
+        self.spent.fetch_add(work, Ordering::SeqCst);
+    }
+
+    /// Counts one operation of semantic subsumption (its work is charged apart).
+    pub fn count_op(&self) {
+        self.ops.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Marks a lane done when dropped, however its searches ended.
+pub struct Done<'a>(pub &'a Lane);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.set_done();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lane_is_capped_at_its_limit_in_cost() {
+        let lane = Lane::new(100);
+        lane.count_op();
+        lane.charge(98);
+        assert!(lane.admits());
+        lane.count();
+        lane.count();
+        assert!(!lane.admits());
+        assert!(lane.capped());
+        assert_eq!((lane.spent(), lane.ops()), (100, 1));
+    }
+
+    #[test]
+    fn a_paced_lane_waits_for_the_lowest_running_other_by_level() {
+        let field = Field::new(&[0, 0, 10 * PACE_SLACK]);
+        let stop = Arc::new(AtomicBool::new(false));
+        let a = Lane::paced(&field, 0, &stop);
+        let b = Lane::paced(&field, 1, &stop);
+        let c = Lane::paced(&field, 2, &stop);
+        for _ in 0..PACE_SLACK {
+            a.count();
+        }
+        // `a` is PACE_SLACK above `b`: it would wait; `b` and `c` (handicapped) would not.
+        assert_eq!(field.lowest_other(0), Some(0));
+        assert!(b.admits());
+        // Once `b` is done, `a` is paced by `c` alone, whose level is far above.
+        b.set_done();
+        assert!(a.admits());
+        // `c` waits for `a` until `a` comes within PACE_SLACK of its handicap; stopped,
+        // it does not wait.
+        assert_eq!(field.lowest_other(2), Some(PACE_SLACK));
+        stop.store(true, Ordering::Relaxed);
+        assert!(c.admits());
+    }
+}
