@@ -262,8 +262,9 @@ struct Helper {
 /// The abandoned projection helpers of the process that may still be running.
 static ABANDONED: Abandoned = Abandoned::new();
 
-/// Threads left to end on their own, which new work must wait for: so many at most
-/// are alive at once as there are askers abandoning them at the same time.
+/// Threads left to end on their own, which new work must wait for: at most as many
+/// are alive at once as there are askers in use at the same time (one per search
+/// thread), however many questions are cut short.
 struct Abandoned {
     threads: std::sync::Mutex<Vec<JoinHandle<()>>>,
 }
@@ -460,7 +461,8 @@ impl QeThread {
     fn abandon(&mut self) {
         if let Some(helper) = self.running.take() {
             // SAFETY: the helper is alive: its question channel is still open (see
-            // `RawContext`), and it is closed only below, when `helper` is dropped.
+            // `RawContext`), and it is closed only when the rest of `helper` is
+            // dropped, at the end of this block.
             unsafe { z3_sys::Z3_interrupt(helper.context.0) };
             let Helper { thread, .. } = helper;
             ABANDONED.leave(thread);
