@@ -165,6 +165,38 @@ fn limits_give_inconclusive_with_exit_3() {
     assert!(stdout(&out).contains("INCONCLUSIVE"));
 }
 
+/// Past `--max-memory` the search stops: INCONCLUSIVE with a note naming the limit,
+/// never SAFE; the same library within the default limit is decided.
+#[test]
+fn the_memory_limit_gives_inconclusive_with_exit_3() {
+    let library = example("dao_fixed.holi");
+    let bounds = ["--k", "4", "--l", "4", "--format", "json"];
+    let out = holi(
+        &[
+            &["check", library.to_str().unwrap(), "--max-memory", "1"],
+            &bounds[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert_eq!(
+        v["inconclusive"][0],
+        "search stopped: the memory limit (1 MiB, --max-memory) was exceeded"
+    );
+
+    let out = holi(&[&["check", library.to_str().unwrap()], &bounds[..]].concat());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v = json(&out);
+    assert_eq!(v["verdict"], "safe");
+    // Thousands of configurations: a search the tiny limit cut short.
+    assert!(v["stats"]["configurations"].as_u64().unwrap() > 1000);
+
+    let out = holi(&["check", library.to_str().unwrap(), "--max-memory", "0"]);
+    assert_eq!(code(&out), 2);
+}
+
 #[test]
 fn a_counterexample_found_before_a_limit_still_exits_1() {
     let out = holi(&[

@@ -325,8 +325,8 @@ fn formula(text: &str) -> z3::ast::Bool {
 }
 
 /// Quantifier elimination stops at its deadline and at the interrupt flag (its thread
-/// is abandoned), the abandoned thread ends soon after, and the next question is
-/// answered.
+/// is abandoned), the abandoned thread ends soon after, no helper is started before it
+/// has, and the next question is answered.
 #[test]
 fn a_cut_projection_stops_on_time_and_the_next_is_answered() {
     use holi::symbolic::worker::{QeThread, Reply};
@@ -353,7 +353,18 @@ fn a_cut_projection_stops_on_time_and_the_next_is_answered() {
         Some(Reply::TimedOut)
     );
     assert!(start.elapsed() < TIGHTLY, "{:?}", start.elapsed());
+    // No helper is started while the abandoned one runs: a question with a short limit
+    // is stopped at it, and one without waits for it to end.
+    let short = Some(Instant::now() + Duration::from_millis(50));
+    if QeThread::abandoned_running() > 0 {
+        let before = threads();
+        if let Err(stopped) = thread.project(&easy, short, None) {
+            assert_eq!(stopped, Reply::TimedOut);
+            assert!(threads() <= before, "a helper was started");
+        }
+    }
     assert!(thread.project(&easy, None, None).is_ok());
+    assert_eq!(QeThread::abandoned_running(), 0);
     let flag = AtomicBool::new(false);
     let start = Instant::now();
     std::thread::scope(|s| {
@@ -368,6 +379,7 @@ fn a_cut_projection_stops_on_time_and_the_next_is_answered() {
     });
     assert!(start.elapsed() < TIGHTLY, "{:?}", start.elapsed());
     assert!(thread.project(&easy, None, None).is_ok());
+    assert_eq!(QeThread::abandoned_running(), 0);
     // The interrupted helpers let go: only the one in use is left.
     let waited = Instant::now();
     while threads() > 1 && waited.elapsed() < PROMPTLY {

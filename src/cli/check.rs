@@ -38,6 +38,11 @@ pub enum Format {
     Sarif,
 }
 
+/// `--max-memory`'s default: well above what the benchmarks need (under 2 GiB), and
+/// well below what a machine that also runs other work can give before the system
+/// kills a process.
+const DEFAULT_MAX_MEMORY_MIB: u64 = 8192;
+
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// The HOLi libraries to check: files, directories (every `*.holi` below them), or
@@ -114,6 +119,12 @@ pub struct CheckArgs {
     /// Stop the search after this many configurations.
     #[arg(long, value_name = "N")]
     pub max_configurations: Option<u64>,
+    /// Stop the search when holi and its solver process together hold more than this
+    /// many MiB of memory (resident); the result is then inconclusive unless a
+    /// counterexample was found. Enforced where `/proc` can be read (Linux).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MAX_MEMORY_MIB,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: u64,
     /// Threads the check may use [default: the machine's cores]. The report is the
     /// same for every N; only the time and the statistics differ.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -551,6 +562,7 @@ fn check_file(
                 .min(Duration::from_millis(u32::MAX.into())),
         ),
         max_configurations: args.max_configurations,
+        max_memory: Some(args.max_memory.saturating_mul(1 << 20)),
         interrupt: Some(Arc::clone(interrupt)),
         allow_stuck: args.allow_stuck,
         // holi itself, started as a solver process; without it (a rare platform

@@ -23,6 +23,7 @@ pub mod ir;
 pub mod lane;
 pub mod machine;
 pub mod memo;
+pub mod memory;
 pub mod moves;
 pub mod race;
 pub mod solver;
@@ -35,7 +36,7 @@ pub use lane::Lane;
 
 use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -93,6 +94,10 @@ pub struct CheckOptions {
     /// integer constraints, so a search without `timeout` still needs this bound.
     pub solver_timeout: Option<Duration>,
     pub max_configurations: Option<u64>,
+    /// The most resident memory, in bytes, the process and its solver process may
+    /// use: past it the check stops as if interrupted, with a note naming the limit
+    /// ([`memory`]).
+    pub max_memory: Option<u64>,
     /// Set from another thread (Ctrl-C) to stop the search cleanly.
     pub interrupt: Option<Arc<AtomicBool>>,
     /// HOLiK's behaviour: a search that found no failing trace is [`Verdict::Safe`] even
@@ -128,6 +133,7 @@ impl Default for CheckOptions {
             timeout: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
+            max_memory: None,
             interrupt: None,
             allow_stuck: false,
             solver_process: None,
@@ -342,6 +348,44 @@ pub fn check(program: &Program, options: &CheckOptions) -> CheckResult {
 
 /// [`check`], calling `progress` now and then during the search.
 pub fn check_with_progress(
+    program: &Program,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> CheckResult {
+    let Some(limit) = options.max_memory else {
+        return check_unwatched(program, options, progress);
+    };
+    let watch = memory::Watch::start(limit, options.interrupt.clone());
+    let watched = CheckOptions {
+        interrupt: Some(watch.flag()),
+        max_memory: None,
+        ..options.clone()
+    };
+    let mut result = check_unwatched(program, &watched, progress);
+    let user = options
+        .interrupt
+        .as_ref()
+        .is_some_and(|u| u.load(Ordering::Relaxed));
+    if watch.exceeded() && !user {
+        // The search took the limit for an interrupt: say which it was. A search
+        // that ended before it noticed is complete, and keeps its verdict.
+        let stopped = "search stopped: interrupted";
+        if result.inconclusive.iter().any(|n| n == stopped) {
+            result.inconclusive.retain(|n| n != stopped);
+            result.inconclusive.insert(0, memory::note(limit));
+            result.verdict = verdict(
+                &result.counterexamples,
+                &result.inconclusive,
+                &result.stuck,
+                options,
+            );
+        }
+    }
+    result
+}
+
+/// [`check_with_progress`] without the memory limit.
+fn check_unwatched(
     program: &Program,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),

@@ -236,6 +236,12 @@ impl Drop for Worker {
 /// lets go, so that no interrupted `qe` leaves a context that is still used behind
 /// (the search's own context never runs one).
 ///
+/// Z3 may take its time to let go, and each abandoned helper holds a context and a
+/// `qe` computation that may still grow: no helper is started while one abandoned
+/// earlier (by any `QeThread` of the process, [`ABANDONED`]) still runs. The question
+/// waits for it within its own limits, and past them is stopped like a question that
+/// ran out of time itself (no region, which only means less subsumption).
+///
 /// Each context is used by one thread at a time: the asking thread touches the
 /// helper's context (translating into it, and out of it) only while the helper waits
 /// for its next question, and the helper never touches the asker's.
@@ -249,6 +255,63 @@ struct Helper {
     /// The helper's answers: the region, in its context, or `None`.
     replies: Receiver<Option<RawAst>>,
     context: RawContext,
+    /// Kept when the helper is abandoned, to tell when it has ended.
+    thread: JoinHandle<()>,
+}
+
+/// The abandoned projection helpers of the process that may still be running.
+static ABANDONED: Abandoned = Abandoned::new();
+
+/// Threads left to end on their own, which new work must wait for: at most as many
+/// are alive at once as there are askers in use at the same time (one per search
+/// thread), however many questions are cut short.
+struct Abandoned {
+    threads: std::sync::Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Abandoned {
+    const fn new() -> Abandoned {
+        Abandoned {
+            threads: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn leave(&self, thread: JoinHandle<()>) {
+        // A poisoned lock still holds a valid list: nothing panics while holding it.
+        let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        threads.push(thread);
+    }
+
+    /// How many of the threads left are still running.
+    fn running(&self) -> usize {
+        let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        let (ended, running): (Vec<_>, Vec<_>) =
+            threads.drain(..).partition(JoinHandle::is_finished);
+        *threads = running;
+        for thread in ended {
+            // Ended: the join returns at once (a helper's panics are caught).
+            let _ = thread.join();
+        }
+        threads.len()
+    }
+
+    /// Waits until no thread left is running, until `deadline` or while `user` is
+    /// unset, looking every [`USER_POLL`] at most.
+    fn wait(&self, deadline: Option<Instant>, user: Option<&AtomicBool>) -> Result<(), Stopped> {
+        loop {
+            if self.running() == 0 {
+                return Ok(());
+            }
+            if user.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                return Err(Stopped::Interrupted);
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return Err(Stopped::TimedOut);
+            }
+            std::thread::sleep(deadline.map_or(USER_POLL, |d| (d - now).min(USER_POLL)));
+        }
+    }
 }
 
 /// A Z3 context or term handed between threads under the discipline above.
@@ -275,7 +338,7 @@ impl QeThread {
         if user.is_some_and(|f| f.load(Ordering::Relaxed)) {
             return Err(Reply::Interrupted);
         }
-        let helper = self.start()?;
+        let helper = self.start(deadline, user)?;
         let mine = formula.get_ctx().get_z3_context();
         let theirs = helper.context.0;
         // SAFETY: the helper waits for a question (see `QeThread`); the translation
@@ -325,12 +388,22 @@ impl QeThread {
         }
     }
 
-    fn start(&mut self) -> Result<&Helper, Reply> {
+    /// The helper in use, or a new one once no abandoned helper runs any more.
+    fn start(
+        &mut self,
+        deadline: Option<Instant>,
+        user: Option<&AtomicBool>,
+    ) -> Result<&Helper, Reply> {
         if self.running.is_none() {
+            match ABANDONED.wait(deadline, user) {
+                Ok(()) => {}
+                Err(Stopped::Interrupted) => return Err(Reply::Interrupted),
+                Err(_) => return Err(Reply::TimedOut),
+            }
             let (questions, asked) = mpsc::channel::<RawAst>();
             let (answer, replies) = mpsc::channel();
             let (context_of, context) = mpsc::channel();
-            std::thread::Builder::new()
+            let thread = std::thread::Builder::new()
                 .name("holi-qe".to_string())
                 .spawn(move || {
                     let ctx = z3::Context::thread_local();
@@ -374,6 +447,7 @@ impl QeThread {
                 questions,
                 replies,
                 context,
+                thread,
             });
         }
         self.running
@@ -382,14 +456,22 @@ impl QeThread {
     }
 
     /// Interrupts the helper's question and lets the helper go (it ends when Z3
-    /// returns, its channel being closed; its context goes with it).
+    /// returns, its channel being closed; its context goes with it), to be waited for
+    /// before another is started ([`ABANDONED`]).
     fn abandon(&mut self) {
         if let Some(helper) = self.running.take() {
             // SAFETY: the helper is alive: its question channel is still open (see
-            // `RawContext`), and it is closed only below, when `helper` is dropped.
+            // `RawContext`), and it is closed only when the rest of `helper` is
+            // dropped, at the end of this block.
             unsafe { z3_sys::Z3_interrupt(helper.context.0) };
-            drop(helper);
+            let Helper { thread, .. } = helper;
+            ABANDONED.leave(thread);
         }
+    }
+
+    /// How many abandoned helpers of the process are still inside Z3.
+    pub fn abandoned_running() -> usize {
+        ABANDONED.running()
     }
 }
 
@@ -682,6 +764,36 @@ mod tests {
             thread.project(&all, None, None).unwrap().as_bool(),
             Some(true)
         );
+    }
+
+    /// An abandoned thread that does not end holds back new work for as long as it
+    /// runs, and no longer: a waiter gives up at its deadline or interrupt.
+    #[test]
+    fn new_work_waits_for_abandoned_threads_within_its_limits() {
+        let abandoned = Abandoned::new();
+        assert!(abandoned.wait(None, None).is_ok());
+        let (release, released) = mpsc::channel::<()>();
+        abandoned.leave(std::thread::spawn(move || {
+            let _ = released.recv();
+        }));
+        let start = Instant::now();
+        let deadline = Some(start + Duration::from_millis(200));
+        assert!(matches!(
+            abandoned.wait(deadline, None),
+            Err(Stopped::TimedOut)
+        ));
+        let took = start.elapsed();
+        assert!(took >= Duration::from_millis(200), "{took:?}");
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        let user = AtomicBool::new(true);
+        assert!(matches!(
+            abandoned.wait(None, Some(&user)),
+            Err(Stopped::Interrupted)
+        ));
+        assert_eq!(abandoned.running(), 1);
+        drop(release);
+        assert!(abandoned.wait(None, None).is_ok());
+        assert_eq!(abandoned.running(), 0);
     }
 
     #[test]
