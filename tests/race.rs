@@ -51,7 +51,11 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
                 jobs,
                 ..options.clone()
             };
-            let handicaps = race::Handicaps { split, plain };
+            let handicaps = race::Handicaps {
+                split,
+                plain,
+                plain_factor: 1 + plain % 3,
+            };
             race::check_with(&loaded.program, &lib, &options, handicaps, &mut |_| {})
         };
         let (one, two) = (run(1), run(2));

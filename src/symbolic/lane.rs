@@ -6,7 +6,7 @@
 //! as [`super::solver::work`] estimates it from counts and sizes.
 //!
 //! Lanes that race may be *paced* together on a [`Field`]: a lane waits while its
-//! level (its cost plus its handicap in the race) is too far ahead of the lowest level
+//! level (its cost under its [`Handicap`] in the race) is too far ahead of the lowest level
 //! of the others still running, so that no side runs further than the race can need.
 //! That bounds the memory and the processor time of the sides that lose.
 
@@ -43,15 +43,43 @@ struct Pace {
     stop: Arc<AtomicBool>,
 }
 
-/// Lanes paced together: each with its handicap, added to its cost to give its level.
+/// How a side's cost counts in a race: its level is `factor` × cost + `add`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handicap {
+    pub factor: u64,
+    pub add: u64,
+}
+
+impl Handicap {
+    pub const NONE: Handicap = Handicap { factor: 1, add: 0 };
+
+    pub fn level(self, cost: u64) -> u64 {
+        cost.saturating_mul(self.factor).saturating_add(self.add)
+    }
+
+    /// The most a side may spend for its level to be at most `level`.
+    pub fn cost_at(self, level: u64) -> u64 {
+        level.saturating_sub(self.add) / self.factor.max(1)
+    }
+
+    /// The most a side may spend for its level to stay below `level` (0 if it cannot).
+    pub fn cost_below(self, level: u64) -> u64 {
+        match level.checked_sub(self.add).and_then(|l| l.checked_sub(1)) {
+            Some(l) => l / self.factor.max(1),
+            None => 0,
+        }
+    }
+}
+
+/// Lanes paced together, each with its handicap.
 #[derive(Debug)]
 pub struct Field {
-    places: Vec<(u64, OnceLock<Weak<Lane>>)>,
+    places: Vec<(Handicap, OnceLock<Weak<Lane>>)>,
 }
 
 impl Field {
     /// A field with one place per handicap.
-    pub fn new(handicaps: &[u64]) -> Arc<Field> {
+    pub fn new(handicaps: &[Handicap]) -> Arc<Field> {
         Arc::new(Field {
             places: handicaps.iter().map(|&h| (h, OnceLock::new())).collect(),
         })
@@ -66,7 +94,7 @@ impl Field {
             .filter(|&(i, _)| i != me)
             .filter_map(|(_, (handicap, lane))| {
                 let lane = lane.get()?.upgrade()?;
-                (!lane.done.load(Ordering::SeqCst)).then(|| lane.spent().saturating_add(*handicap))
+                (!lane.done.load(Ordering::SeqCst)).then(|| handicap.level(lane.spent()))
             })
             .min()
     }
@@ -154,8 +182,12 @@ impl Lane {
             let Some(pace) = self.pace.get() else {
                 return true;
             };
-            let handicap = pace.field.places.get(pace.me).map_or(0, |(h, _)| *h);
-            let level = spent.saturating_add(handicap);
+            let handicap = pace
+                .field
+                .places
+                .get(pace.me)
+                .map_or(Handicap::NONE, |(h, _)| *h);
+            let level = handicap.level(spent);
             let waits = pace
                 .field
                 .lowest_other(pace.me)
@@ -210,8 +242,23 @@ mod tests {
     }
 
     #[test]
+    fn a_handicap_scales_and_shifts_the_cost() {
+        let h = Handicap { factor: 4, add: 10 };
+        assert_eq!(h.level(5), 30);
+        assert_eq!((h.cost_at(30), h.cost_at(33), h.cost_at(9)), (5, 5, 0));
+        assert_eq!(
+            (h.cost_below(30), h.cost_below(31), h.cost_below(10)),
+            (4, 5, 0)
+        );
+    }
+
+    #[test]
     fn a_paced_lane_waits_for_the_lowest_running_other_by_level() {
-        let field = Field::new(&[0, 0, 10 * PACE_SLACK]);
+        let far = Handicap {
+            factor: 1,
+            add: 10 * PACE_SLACK,
+        };
+        let field = Field::new(&[Handicap::NONE, Handicap::NONE, far]);
         let stop = Arc::new(AtomicBool::new(false));
         let a = Lane::paced(&field, 0, &stop);
         let b = Lane::paced(&field, 1, &stop);

@@ -50,6 +50,8 @@ pub const SPLIT_AFTER: u64 = 100_000;
 /// result of a search with semantic subsumption is always taken over one without it
 /// ([`race`]): about 40 ms.
 pub const PLAIN_AFTER: u64 = 20_000;
+/// What multiplies the cost of a search without semantic subsumption in the [`race`].
+pub const PLAIN_FACTOR: u64 = 4;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
