@@ -393,7 +393,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             self.step(cfg);
-            if let Some(lane) = &self.options.lane {
+            if let Some(lane) = self
+                .options
+                .lane
+                .as_ref()
+                .filter(|_| self.solver.work > self.work_charged)
+            {
                 lane.charge(self.solver.work - self.work_charged);
                 self.work_charged = self.solver.work;
             }

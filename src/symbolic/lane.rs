@@ -139,7 +139,7 @@ impl Lane {
         self.ops.load(Ordering::SeqCst)
     }
 
-    pub fn limit(&self) -> u64 {
+    fn limit(&self) -> u64 {
         self.limit.load(Ordering::SeqCst)
     }
 

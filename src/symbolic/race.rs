@@ -255,17 +255,15 @@ impl Race<'_> {
     }
 
     /// A whole search (with or without semantic subsumption, as `options` say) on
-    /// their lane, from the start to its end: its result, and its cost if complete.
+    /// `lane` (theirs), from the start to its end: its result, and its cost if
+    /// complete.
     fn run_whole(
         &self,
         options: &CheckOptions,
+        lane: &Lane,
         progress: &mut dyn FnMut(&Progress),
     ) -> (CheckResult, Option<u64>) {
         let mut explorer = Explorer::exhaustive(self.lib, options);
-        let Some(lane) = options.lane.as_deref() else {
-            let end = explorer.advance(progress);
-            return whole_result(explorer, end, 0);
-        };
         let end = {
             let _done = Done(lane);
             let end = explorer.advance(progress);
@@ -277,13 +275,10 @@ impl Race<'_> {
         whole_result(explorer, end, lane.spent())
     }
 
-    /// The split on the lane of `options`, completed by [`split::finish`] where its
-    /// bounds do not meet.
-    fn run_split(&self, options: &CheckOptions) -> (Outcome, bool) {
+    /// The split on `lane` (that of `options`), completed by [`split::finish`] where
+    /// its bounds do not meet; also whether it may settle with a higher limit.
+    fn run_split(&self, options: &CheckOptions, lane: &Lane) -> (Outcome, bool) {
         let lib = self.lib;
-        let Some(lane) = options.lane.as_deref() else {
-            return (Outcome::Found(Vec::new(), Vec::new()), false);
-        };
         let _done = Done(lane);
         let mut quiet = |_: &Progress| {};
         let (outcome, settles) = match split::check(self.program, lib, options, &mut quiet) {
@@ -379,12 +374,12 @@ impl Race<'_> {
                     let stop = &stops[side.place()];
                     let lane = Lane::paced(&field, side.place(), stop);
                     let options = self.options_for(side, &lane, stop);
-                    lanes.push((side, lane));
+                    lanes.push((side, Arc::clone(&lane)));
                     let thread = scope.spawn(move || {
                         if side.by_parts() {
-                            self.run_split(&options).0
+                            self.run_split(&options, &lane).0
                         } else {
-                            let (result, cost) = self.run_whole(&options, &mut |_| {});
+                            let (result, cost) = self.run_whole(&options, &lane, &mut |_| {});
                             outcome(result, cost)
                         }
                     });
@@ -459,7 +454,7 @@ impl Race<'_> {
                     std::thread::sleep(Duration::from_millis(2));
                 }
             });
-            let (whole, cost) = self.run_whole(&whole_options, progress);
+            let (whole, cost) = self.run_whole(&whole_options, &whole_lane, progress);
             // A coordinator that panicked leaves the whole search's result.
             let others = coordinator.join().unwrap_or_default();
             self.decide(whole, cost, others)
@@ -518,14 +513,7 @@ impl Race<'_> {
             }
             for i in 0..others.len() {
                 let side = others[i].0;
-                let twin_ops = match side {
-                    Side::Plain => whole_lane.ops(),
-                    _ => others
-                        .iter()
-                        .find(|(twin, _)| twin.plain() == Some(side))
-                        .map_or(0, |(_, t)| t.ops()),
-                };
-                if matches!(others[i].1, Turns::Due) && twin_ops > 0 {
+                if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
                     others[i].1 = if side == Side::Plain {
                         let explorer = Explorer::exhaustive(self.lib, &plain_options);
                         Turns::Resumed(Box::new(explorer), None)
@@ -559,7 +547,7 @@ impl Race<'_> {
                         if *may_settle && *ran < limit {
                             let lane = Arc::new(Lane::new(limit));
                             let (ended, settles) =
-                                self.run_split(&self.options_for(side, &lane, &stop));
+                                self.run_split(&self.options_for(side, &lane, &stop), &lane);
                             *ran = limit;
                             *ops = lane.ops();
                             *may_settle = settles && complete_at(&ended).is_none();
@@ -576,12 +564,7 @@ impl Race<'_> {
                 let to_win = self.limit_to_win(*side, best);
                 match turns {
                     // Started at the next turn if its twin has made an operation.
-                    Turns::Due => match side {
-                        Side::Plain => whole_lane.ops() > 0,
-                        _ => others
-                            .iter()
-                            .any(|(twin, t)| twin.plain() == Some(*side) && t.ops() > 0),
-                    },
+                    Turns::Due => twin_ops(*side, &whole_lane, &others) > 0,
                     Turns::Resumed(_, end) => end.is_none() && plain_lane.spent() < to_win,
                     Turns::Restarted {
                         may_settle, ran, ..
@@ -616,6 +599,18 @@ impl Race<'_> {
             .collect();
         self.decide(whole.finish(), whole_cost, others)
     }
+}
+
+/// The operations of semantic subsumption made by the twin of `side` (a side without
+/// it), taking turns beside the whole search on `whole_lane`.
+fn twin_ops(side: Side, whole_lane: &Lane, others: &[(Side, Turns)]) -> u64 {
+    if side == Side::Plain {
+        return whole_lane.ops();
+    }
+    others
+        .iter()
+        .find(|(twin, _)| twin.plain() == Some(side))
+        .map_or(0, |(_, turns)| turns.ops())
 }
 
 /// A side other than the whole search, taking turns.
