@@ -59,8 +59,10 @@
 //!   verdict inconclusive, never safe or unsafe. Nonlinear queries go to a child
 //!   process ([`symbolic::worker`]) that is killed at any limit, because Z3's nonlinear
 //!   procedure may ignore an interrupt; quantifier elimination, which can run for
-//!   minutes and leaves a context answering wrongly once interrupted (Z3 4.8.12), runs
-//!   in a thread with a Z3 context of its own, interrupted and abandoned at the limit:
+//!   minutes, leaves a context answering wrongly once interrupted, and crashes the
+//!   process when interrupted beside other threads' Z3 work (Z3 4.8.12), runs in a
+//!   thread with a Z3 context of its own, abandoned (never interrupted) at the limit,
+//!   and a few abandoned ones still running refuse new projections instead of waiting:
 //!   every limit holds in every query.
 //! * **Pruning keeps every failure site and its minimal length.** The default search
 //!   skips client turns subsumed by explored ones ([`symbolic::memo`]: equal up to

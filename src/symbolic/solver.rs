@@ -8,7 +8,7 @@
 
 use super::config::{connected_conjuncts, PcNode};
 use super::term::{Node, Term, Witness};
-use super::worker::{self, QeThread, Reply, Worker};
+use super::worker::{self, NoRegion, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
@@ -237,16 +237,18 @@ impl Solver {
     /// symbols (the others are satisfiable on their own and independent). `None` when
     /// a term or conjunct is nonlinear or there are more than [`MAX_PROJECTED`]
     /// conjuncts, or Z3 cannot eliminate the symbols within `limit` (or before the
-    /// interrupt flag is set): no region only means less subsumption.
+    /// interrupt flag is set, or while too many cut eliminations still run): no region
+    /// only means less subsumption.
     ///
     /// The elimination runs in a thread with a Z3 context of its own ([`QeThread`]),
-    /// never in the search's context: Z3 4.8.12's `qe` tactic can run for minutes on
-    /// a few linear conjuncts (8 over 6 symbols, `tests/limits.rs`), and can answer
-    /// later queries of the same context wrongly after it is interrupted (a model
-    /// missing a constrained symbol).
-    /// So the search's context is interrupted only in solver checks (the watchdog is
-    /// armed only around them, and clears its interrupts after them, [`Solver::run`]),
-    /// and a context whose `qe` was interrupted is never used again.
+    /// never in the search's context, and is never interrupted: Z3 4.8.12's `qe`
+    /// tactic can run for minutes on a few linear conjuncts (8 over 6 symbols,
+    /// `tests/limits.rs`), can answer later queries of the same context wrongly after
+    /// it is interrupted (a model missing a constrained symbol), and can crash the
+    /// process when interrupted beside other threads' Z3 work. So the search's
+    /// context is interrupted only in solver checks (the watchdog is armed only around
+    /// them, and clears its interrupts after them, [`Solver::run`]), and a cut `qe`
+    /// is left to finish in its own thread.
     pub fn project(
         &mut self,
         pc: &Option<Rc<PcNode>>,
@@ -314,7 +316,13 @@ impl Solver {
             .project(&formula, deadline, self.user.as_deref())
         {
             Ok(region) => (Some(region), false),
-            Err(reply) => (None, matches!(reply, Reply::TimedOut | Reply::Interrupted)),
+            Err(why) => (
+                None,
+                matches!(
+                    why,
+                    NoRegion::TimedOut | NoRegion::Interrupted | NoRegion::Busy
+                ),
+            ),
         }
     }
 
