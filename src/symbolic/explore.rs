@@ -23,36 +23,28 @@
 
 use super::branch;
 use super::config::{Config, Control};
-use super::havoc::{Havoc, Pure};
-use super::ir::RefId;
+use super::findings::Findings;
+pub use super::findings::StuckPaths;
+use super::havoc::Havoc;
+use super::havoc_turn::{self, Sides};
 use super::machine::{self, Stop, Stuck};
 use super::memo;
 use super::moves::{self, StandIn};
 use super::solver::{Answer, Solver};
 use super::term::{Term, Witness};
-use super::value::{Name, Value};
-use super::{verdict, CheckOptions, CheckResult, Progress, Stats, StuckReason, StuckSite};
+use super::value::Value;
+use super::{verdict, CheckOptions, CheckResult, Progress, Stats, StuckReason};
 use crate::build::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
 use num_bigint::BigInt;
-use num_traits::Zero;
-use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The places where paths got stuck, with how many paths got stuck there.
-pub type StuckPaths = BTreeMap<(usize, usize, StuckReason), u64>;
-
 /// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
-
-/// Distinct failing traces counted exactly (by fingerprint) before the count becomes a
-/// lower bound ([`CheckResult::failing_traces_lower_bound`]): long searches find
-/// millions, and remembering them all would grow memory without bound. About 20 MB.
-const FAILING_CAP: usize = 1 << 20;
 
 /// Projections that must give some region before semantic subsumption stops making
 /// them ([`Explorer::subsumed`]).
@@ -90,10 +82,8 @@ pub struct Explorer<'p, 'o> {
     /// The opponent configurations whose markers are on the worklist — ancestors of
     /// whatever is explored — with their trace lengths and the failures below so far.
     open: Vec<(u32, memo::Summary)>,
-    /// Failure sites numbered in order of discovery, and the shortest trace length
-    /// found at each.
-    sites: HashMap<(FailureKind, Span), u32>,
-    best: Vec<u32>,
+    /// The failures and stuck paths found, and the bound of branch and bound.
+    found: Findings,
     /// With `first`: this attempt's limit on configurations (counted over the whole
     /// race), and whether it was reached.
     attempt_cap: Option<u64>,
@@ -103,35 +93,12 @@ pub struct Explorer<'p, 'o> {
     /// being longer.
     depth_limit: Option<u32>,
     cuts: u64,
-    /// With `bound`: the failure sites whose shortest traces the search is for (every
-    /// site in the library's code unless told otherwise), and those not reached yet;
-    /// once none is left, `bound` is the longest of the targets' shortest traces, and
-    /// traces that long or longer are cut (other sites may then lose theirs).
-    targets: Vec<(FailureKind, Span)>,
-    unreached: HashSet<(FailureKind, Span)>,
-    bound: Option<u32>,
     /// Explore the over-approximation of [`super::havoc`] instead of the library.
     havoc: Option<Havoc>,
     /// The candidate invariants of `havoc` found not to hold at some client turn.
     violated: Vec<usize>,
     /// The split's stand-in, played by the search.
     stand_in: Option<StandIn>,
-    /// Every distinct failing trace, as a 64-bit fingerprint of its text (two of
-    /// a million traces share one with odds below 10⁻⁷), up to [`FAILING_CAP`] of them
-    /// without `all`; `failing_capped` once a trace went uncounted for that.
-    failing: HashSet<u64>,
-    failing_cap: usize,
-    failing_capped: bool,
-    /// Every distinct pair of failing trace and failure site, by fingerprint, and the
-    /// counterexamples themselves (kept only with `all`): two sites reached by the
-    /// same moves are two counterexamples.
-    all_seen: HashSet<u128>,
-    /// With their texts, rendered when found, to sort them by.
-    all: Vec<(String, Counterexample)>,
-    /// Paths stuck per place (span start, end) and reason.
-    stuck: StuckPaths,
-    /// The shortest failing trace per failure site.
-    shortest: HashMap<(FailureKind, Span), Counterexample>,
     stats: Stats,
     inconclusive: Vec<String>,
     start: Instant,
@@ -146,6 +113,8 @@ pub struct Explorer<'p, 'o> {
 impl<'p, 'o> Explorer<'p, 'o> {
     pub fn new(lib: &'p Library, options: &'o CheckOptions) -> Explorer<'p, 'o> {
         let initial = Config::initial(lib, options.k, options.l);
+        // Branch and bound aims at every site in the library's code unless told
+        // otherwise ([`Explorer::with_targets`]).
         let mut targets = Vec::new();
         if options.bound && options.memo && !options.all {
             targets = lib.failure_sites();
@@ -165,25 +134,14 @@ impl<'p, 'o> Explorer<'p, 'o> {
             initial,
             memo: None,
             open: Vec::new(),
-            sites: HashMap::new(),
-            best: Vec::new(),
+            found: Findings::new(options.all, targets),
             attempt_cap: None,
             capped: false,
             depth_limit: None,
             cuts: 0,
-            unreached: targets.iter().cloned().collect(),
-            targets,
-            bound: None,
             havoc: None,
             violated: Vec::new(),
             stand_in: None,
-            failing: HashSet::new(),
-            failing_cap: FAILING_CAP,
-            failing_capped: false,
-            all_seen: HashSet::new(),
-            all: Vec::new(),
-            stuck: BTreeMap::new(),
-            shortest: HashMap::new(),
             stats: Stats::default(),
             inconclusive: Vec::new(),
             start: Instant::now(),
@@ -196,9 +154,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// Branch and bound on the sites `targets` alone: only they are sure to keep their
     /// minimal lengths. No targets of its own means branch and bound is off.
     pub fn with_targets(mut self, targets: &[(FailureKind, Span)]) -> Self {
-        if !self.targets.is_empty() {
-            self.targets = targets.to_vec();
-            self.unreached = targets.iter().cloned().collect();
+        if self.found.bounds() {
+            self.found.retarget(targets);
         }
         self
     }
@@ -251,7 +208,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     pub fn continuing(mut self, start: Instant, stats: Stats, stuck: StuckPaths, cap: u64) -> Self {
         self.start = start;
         self.stats = stats;
-        self.stuck = stuck;
+        self.found.resume_stuck(stuck);
         self.attempt_cap = Some(cap);
         self
     }
@@ -321,7 +278,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.worklist = vec![Work::Explore(self.initial.clone())];
             self.open.clear();
             let complete = self.search(progress);
-            if !complete || !self.shortest.is_empty() || self.cuts == cuts {
+            if !complete || self.found.any_failure() || self.cuts == cuts {
                 break;
             }
         }
@@ -362,11 +319,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 self.capped = true;
                 return false;
             }
-            if self.options.first && self.depth_limit.is_some() && !self.shortest.is_empty() {
+            if self.options.first && self.depth_limit.is_some() && self.found.any_failure() {
                 return false;
             }
             // The over-approximation is searched only for which sites it reaches.
-            if self.havoc.is_some() && self.unreached.is_empty() {
+            if self.havoc.is_some() && self.found.targets_reached() {
                 return true;
             }
             // Its result assumed an invariant that does not hold: it will be redone.
@@ -374,7 +331,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 return false;
             }
             let too_long = self.depth_limit.is_some_and(|d| cfg.moves > d)
-                || self.bound.is_some_and(|b| cfg.moves >= b);
+                || self.found.bound().is_some_and(|b| cfg.moves >= b);
             if too_long {
                 self.cuts += 1;
                 continue;
@@ -383,7 +340,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 progress(&Progress {
                     configurations: self.stats.configurations,
                     depth: cfg.moves,
-                    counterexamples: self.failing.len(),
+                    counterexamples: self.found.failing_traces(),
                     elapsed: self.start.elapsed(),
                 });
             }
@@ -506,195 +463,21 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 StuckReason::IllTyped
             }
         };
-        *self
-            .stuck
-            .entry((span.start, span.end, reason))
-            .or_insert(0) += 1;
+        self.found.stuck(&span, reason);
     }
 
-    /// The client's turn in the over-approximation. First the candidate invariants
-    /// are checked; then every reference holding an integer that the client's calls
-    /// could assign from here ([`Self::feasible_writes`]) gets a fresh symbol, within
-    /// the invariants and, where known, the values those assignments store. A
-    /// reference holding anything else, or a closure or private method the client
-    /// holds, is outside what the over-approximation covers, and makes the search
-    /// inconclusive.
+    /// The client's turn in the over-approximation ([`havoc_turn`]): what the client
+    /// could change is forgotten, unless a candidate invariant does not hold here.
     fn forget_store(&mut self, cfg: &mut Config<'p>) {
         let Some(havoc) = self.havoc.take() else {
             return;
         };
-        for (i, invariant) in havoc.invariants.iter().enumerate() {
-            if let Some(Value::Int(t)) = cfg
-                .store
-                .get(invariant.reference as usize)
-                .cloned()
-                .flatten()
-            {
-                if let Ok(cond) = invariant.condition(&t) {
-                    if self.split(cfg, &cond)[1].is_some() {
-                        self.violated.push(i);
-                    }
-                }
-            }
-        }
-        // A revealed private method, like a closure, is one the client could call only
-        // after the call that revealed it: a second call in a context.
-        let mut covered = !cfg.revealed.iter().any(|(name, _)| match name {
-            Name::Closure(_) => true,
-            Name::Method(m) => !self.lib.public.contains(m),
-            _ => false,
-        });
-        // The search stops before it explores this turn, and is redone.
-        if !self.violated.is_empty() {
-            self.havoc = Some(havoc);
-            return;
-        }
-        let writes = self.feasible_writes(cfg, &havoc);
-        let mut assigned: Vec<Option<Vec<&Pure>>> = vec![Some(Vec::new()); cfg.store.len()];
-        let mut reset = vec![false; cfg.store.len()];
-        for (write, _) in havoc.writes.iter().zip(&writes).filter(|(_, &w)| w) {
-            let r = write.reference as usize;
-            reset[r] = true;
-            assigned[r] = match (assigned[r].take(), &write.value) {
-                (Some(mut values), Some(v)) => {
-                    values.push(v);
-                    Some(values)
-                }
-                _ => None,
-            };
-        }
-        for r in 0..cfg.store.len() {
-            match cfg.store[r].clone() {
-                Some(Value::Int(old)) if reset[r] => {
-                    let values = assigned[r].as_deref();
-                    self.reset(cfg, &havoc, r, old, values, &reset);
-                }
-                Some(Value::Int(_)) | None => {}
-                Some(_) => covered = false,
-            }
-        }
-        let reason = "the over-approximation does not cover this library";
-        if !covered && !self.inconclusive.iter().any(|r| r == reason) {
-            self.inconclusive.push(reason.to_string());
-        }
+        let turn = havoc_turn::forget_store(self.lib, &havoc, cfg, self);
         self.havoc = Some(havoc);
-    }
-
-    /// Which of the assignments of `havoc` the client's calls at this turn may make
-    /// (see [`super::havoc`]): within the frames left, under guards some values allow
-    /// (those of references others may assign being any).
-    fn feasible_writes(&mut self, cfg: &Config<'p>, havoc: &Havoc) -> Vec<bool> {
-        let mut feasible = vec![false; havoc.writes.len()];
-        let mut reset = vec![false; cfg.store.len()];
-        loop {
-            let mut changed = false;
-            for (i, write) in havoc.writes.iter().enumerate() {
-                let r = write.reference as usize;
-                let in_reach = havoc.depths.get(r).is_some_and(|&d| d <= cfg.k)
-                    && matches!(cfg.store.get(r), Some(Some(Value::Int(_))));
-                if feasible[i] || !in_reach {
-                    continue;
-                }
-                if write.guards.is_empty() || self.guards_allow(cfg, &write.guards, &reset) {
-                    feasible[i] = true;
-                    // Only a newly reset reference can open another's guard.
-                    changed |= !reset[r];
-                    reset[r] = true;
-                }
-            }
-            if !changed {
-                return feasible;
-            }
+        if !turn.covered {
+            self.note("the over-approximation does not cover this library".to_string());
         }
-    }
-
-    /// Gives reference `r` (holding `old`) a fresh value within the invariants: one of
-    /// `old` and `values` (evaluated with the references in `reset` and the unknowns
-    /// any), when the assignments it may take are all known.
-    fn reset(
-        &mut self,
-        cfg: &mut Config<'p>,
-        havoc: &Havoc,
-        r: usize,
-        old: Term,
-        values: Option<&[&Pure]>,
-        reset: &[bool],
-    ) {
-        let fresh = cfg.fresh_sym();
-        let Some(n) = fresh.as_sym() else {
-            return;
-        };
-        cfg.store.set(r, Some(Value::Int(fresh.clone())));
-        let on_r: Vec<&super::havoc::Invariant> = havoc
-            .invariants
-            .iter()
-            .filter(|i| i.reference as usize == r)
-            .collect();
-        // The witness keeps `old`'s value when it meets the invariants (they were just
-        // checked), since `old` is one of the values; otherwise it takes the starting
-        // value, which meets them all, and the values are not constrained.
-        let mut witness = (*cfg.witness).clone();
-        let old_value = old.eval(&cfg.witness);
-        if let Some(v) = &old_value {
-            witness.insert(n, v.clone());
-        }
-        let kept = old_value.is_some()
-            && on_r.iter().all(|i| {
-                i.condition(&fresh)
-                    .ok()
-                    .and_then(|c| c.eval(&witness))
-                    .is_some_and(|c| !c.is_zero())
-            });
-        let mut conditions = Vec::new();
-        match values.filter(|_| kept) {
-            Some(values) => {
-                let mut one_of = Term::binary(BinOp::Eq, &fresh, &old).ok();
-                for v in values {
-                    let mut value = |reference: Option<RefId>| {
-                        kept_term(cfg, reset, reference).unwrap_or_else(|| {
-                            let any = cfg.fresh_sym();
-                            if let Some(m) = any.as_sym() {
-                                witness.insert(m, BigInt::zero());
-                            }
-                            any
-                        })
-                    };
-                    let v = v.term(&mut value);
-                    one_of = one_of.and_then(|o| {
-                        let is_v = Term::binary(BinOp::Eq, &fresh, &v).ok()?;
-                        Term::binary(BinOp::Or, &o, &is_v).ok()
-                    });
-                }
-                conditions.extend(one_of);
-            }
-            None if kept => {}
-            None => {
-                witness.insert(
-                    n,
-                    on_r.first().map_or_else(BigInt::zero, |i| i.start.clone()),
-                );
-            }
-        }
-        conditions.extend(on_r.iter().filter_map(|i| i.condition(&fresh).ok()));
-        let witness = Rc::new(witness);
-        for condition in conditions {
-            cfg.assume(condition, true, Rc::clone(&witness));
-        }
-    }
-
-    /// Whether some values of the references in `reset` and of the unknowns meet all
-    /// of `guards` with the rest of the store.
-    fn guards_allow(&mut self, cfg: &Config<'p>, guards: &[(Pure, bool)], reset: &[bool]) -> bool {
-        let mut scratch = cfg.clone();
-        let mut value =
-            |r: Option<RefId>| kept_term(&scratch, reset, r).unwrap_or_else(|| scratch.fresh_sym());
-        let mut all = Term::Const(1.into());
-        for (guard, holds) in guards {
-            let t = guard.term(&mut value);
-            let t = if *holds { t } else { Term::not(&t) };
-            all = Term::binary(BinOp::And, &all, &t).unwrap_or(all);
-        }
-        self.split(&scratch, &all)[0].is_some()
+        self.violated.extend(turn.violated);
     }
 
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each
@@ -816,7 +599,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             moves: cfg.moves,
             relative,
             pass: self.stats.deepening_passes,
-            best: &self.best,
+            best: self.found.best(),
         };
         if let Some(summary) = memo.subsumes(&key, &visit) {
             self.stats.subsumed += 1;
@@ -886,71 +669,21 @@ impl<'p, 'o> Explorer<'p, 'o> {
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
         let rendered = moves::render(self.lib, cfg, witness);
         let text = rendered.trace.to_string();
+        debug_assert_eq!(
+            rendered.trace.0.len(),
+            cfg.moves as usize,
+            "one trace move per move"
+        );
         let cx = Counterexample {
             kind,
-            span: span.clone(),
+            span,
             trace: rendered.trace,
             concrete: rendered.concrete,
             model: rendered.model,
             locations: rendered.locations,
         };
-        let fingerprint = memo::hash128(&text);
-        if self.options.all || self.failing.len() < self.failing_cap {
-            self.failing.insert(fingerprint as u64);
-        } else if !self.failing.contains(&(fingerprint as u64)) {
-            self.failing_capped = true;
-        }
-        let new = self.options.all
-            && self
-                .all_seen
-                .insert(memo::hash128(&format!("{text}\n{kind:?} {span:?}")));
-        let key = (kind, span);
-        debug_assert_eq!(
-            cx.trace.0.len(),
-            cfg.moves as usize,
-            "one trace move per move"
-        );
-        let next_site = self.sites.len() as u32;
-        let site = *self.sites.entry(key.clone()).or_insert(next_site);
-        if site == next_site {
-            self.best.push(cfg.moves);
-        }
-        self.best[site as usize] = self.best[site as usize].min(cfg.moves);
-        // A trace of at least `bound` moves can only fail at a site already reached
-        // no later. A subtree the bound cut is marked as cut in the memo, which then
-        // prunes with it only configurations met with no fewer moves (and so with no
-        // more room under the bound, which only falls).
-        if (self.unreached.remove(&key) || self.bound.is_some()) && self.unreached.is_empty() {
-            let sites = &self.sites;
-            let best = &self.best;
-            self.bound = self
-                .targets
-                .iter()
-                .filter_map(|target| sites.get(target))
-                .map(|&site| best[site as usize])
-                .max();
-        }
+        let site = self.found.failure(cx, text, cfg.moves);
         reached(&mut self.open, site, cfg.moves);
-        // Shortest first, ties by text: the old trace is rendered only on a tie.
-        let better = match self.shortest.get(&key) {
-            None => true,
-            Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
-                std::cmp::Ordering::Less => true,
-                std::cmp::Ordering::Greater => false,
-                std::cmp::Ordering::Equal => text < old.trace.to_string(),
-            },
-        };
-        match (new, better) {
-            (true, true) => {
-                self.all.push((text, cx.clone()));
-                self.shortest.insert(key, cx);
-            }
-            (true, false) => self.all.push((text, cx)),
-            (false, true) => {
-                self.shortest.insert(key, cx);
-            }
-            (false, false) => {}
-        }
     }
 
     /// The result of the search so far.
@@ -959,48 +692,29 @@ impl<'p, 'o> Explorer<'p, 'o> {
             // Never taken for a complete search, whoever reads it.
             self.note("the search stopped at its share of configurations".to_string());
         }
-        let mut keyed: Vec<(usize, String, Counterexample)> = if self.options.all {
-            std::mem::take(&mut self.all)
-                .into_iter()
-                .map(|(text, c)| (c.trace.0.len(), text, c))
-                .collect()
-        } else {
-            self.shortest
-                .into_values()
-                .map(|c| (c.trace.0.len(), c.trace.to_string(), c))
-                .collect()
-        };
-        keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        let counterexamples: Vec<Counterexample> = keyed.into_iter().map(|(_, _, c)| c).collect();
+        let found = self.found.report();
         self.stats.solver_queries += self.solver.queries;
         self.stats.seconds = self.start.elapsed().as_secs_f64();
-        let stuck: Vec<StuckSite> = self
-            .stuck
-            .into_iter()
-            .map(|((start, end, reason), paths)| StuckSite {
-                span: start..end,
-                reason,
-                paths,
-            })
-            .collect();
         CheckResult {
-            verdict: verdict(&counterexamples, &self.inconclusive, &stuck, self.options),
-            counterexamples,
-            failing_traces: self.failing.len(),
-            failing_traces_lower_bound: self.failing_capped,
+            verdict: verdict(
+                &found.counterexamples,
+                &self.inconclusive,
+                &found.stuck,
+                self.options,
+            ),
+            counterexamples: found.counterexamples,
+            failing_traces: found.failing_traces,
+            failing_traces_lower_bound: found.failing_traces_lower_bound,
             stats: self.stats,
             inconclusive: self.inconclusive,
-            stuck,
+            stuck: found.stuck,
         }
     }
 }
 
-/// The term reference `r` holds in `cfg`, when it is an integer not in `reset`; `None`
-/// (any value) for a reset reference or an unknown (`r` is `None`).
-fn kept_term(cfg: &Config, reset: &[bool], r: Option<RefId>) -> Option<Term> {
-    match cfg.store.get(r.filter(|&r| !reset[r as usize])? as usize) {
-        Some(Some(Value::Int(t))) => Some(t.clone()),
-        _ => None,
+impl<'p> Sides<'p> for Explorer<'p, '_> {
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Rc<Witness>>; 2] {
+        self.split(cfg, cond)
     }
 }
 
@@ -1075,7 +789,7 @@ mod tests {
         assert!(exact.failing_traces > 3, "{}", exact.failing_traces);
         assert!(!exact.failing_traces_lower_bound);
         let mut capped = Explorer::new(&lib, &options);
-        capped.failing_cap = 3;
+        capped.found.failing_cap = 3;
         let capped = capped.run(&mut |_| {});
         assert_eq!(capped.failing_traces, 3);
         assert!(capped.failing_traces_lower_bound);
@@ -1088,7 +802,7 @@ mod tests {
             ..options
         };
         let mut uncapped = Explorer::new(&lib, &all);
-        uncapped.failing_cap = 3;
+        uncapped.found.failing_cap = 3;
         let uncapped = uncapped.run(&mut |_| {});
         assert_eq!(uncapped.failing_traces, exact.failing_traces);
         assert!(!uncapped.failing_traces_lower_bound);

@@ -5,18 +5,22 @@
 //! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, running
 //! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
-//! incremental). Strategies sit on top of that search, never beneath it: [`first`]
-//! (`--first`) races its plans, [`houdini`] searches the over-approximation of
-//! [`havoc`], [`split`] checks independent parts apart, and [`race`] runs it beside
-//! the whole search. Bounds follow HOLiK
+//! incremental), and keeping what it finds in [`findings`] (failures, stuck paths,
+//! the bound of branch and bound). Strategies sit on top of that search, never
+//! beneath it: [`first`] (`--first`) races its plans, [`houdini`] searches the
+//! over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes, asking
+//! the search only which sides of a condition hold), [`split`] checks independent
+//! parts apart, and [`race`] runs it beside the whole search. Bounds follow HOLiK
 //! exactly (`lang/semantics.md`): k limits open library frames, l the client's calls
 //! per context.
 
 pub mod branch;
 pub mod config;
 pub mod explore;
+pub mod findings;
 pub mod first;
 pub mod havoc;
+pub mod havoc_turn;
 pub mod houdini;
 pub mod inert;
 pub mod ir;

@@ -1,0 +1,223 @@
+//! What a search has found, apart from how it searched: the failures (the shortest
+//! trace per site, every one with `all`, and a count of distinct failing traces), the
+//! places where paths got stuck, and the bound that branch and bound cuts at.
+//!
+//! The search ([`super::explore`]) hands each failure over once rendered and asks back
+//! only what steers it: the bound, whether every target site was reached, and the
+//! shortest length found per site (which the memo compares, [`super::memo`]).
+
+use super::memo;
+use super::{StuckReason, StuckSite};
+use crate::syntax::ast::Span;
+use crate::trace::{Counterexample, FailureKind};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The places where paths got stuck, with how many paths got stuck there.
+pub type StuckPaths = BTreeMap<(usize, usize, StuckReason), u64>;
+
+/// Distinct failing traces counted exactly (by fingerprint) before the count becomes a
+/// lower bound ([`super::CheckResult::failing_traces_lower_bound`]): long searches find
+/// millions, and remembering them all would grow memory without bound. About 20 MB.
+const FAILING_CAP: usize = 1 << 20;
+
+type Site = (FailureKind, Span);
+
+pub struct Findings {
+    /// Keep every failing trace (`all`), not only the shortest per site.
+    all: bool,
+    /// Failure sites numbered in order of discovery, and the shortest trace length
+    /// found at each.
+    sites: HashMap<Site, u32>,
+    best: Vec<u32>,
+    /// With branch and bound: the failure sites whose shortest traces the search is
+    /// for, and those not reached yet; once none is left, `bound` is the longest of the
+    /// targets' shortest traces, and traces that long or longer are cut (other sites
+    /// may then lose theirs).
+    targets: Vec<Site>,
+    unreached: HashSet<Site>,
+    bound: Option<u32>,
+    /// Every distinct failing trace, as a 64-bit fingerprint of its text (two of
+    /// a million traces share one with odds below 10⁻⁷), up to `failing_cap` of them
+    /// without `all`; `failing_capped` once a trace went uncounted for that.
+    failing: HashSet<u64>,
+    pub(super) failing_cap: usize,
+    failing_capped: bool,
+    /// Every distinct pair of failing trace and failure site, by fingerprint, and the
+    /// counterexamples themselves (kept only with `all`): two sites reached by the
+    /// same moves are two counterexamples.
+    all_seen: HashSet<u128>,
+    /// With their texts, rendered when found, to sort them by.
+    every: Vec<(String, Counterexample)>,
+    /// The shortest failing trace per failure site.
+    shortest: HashMap<Site, Counterexample>,
+    /// Paths stuck per place (span start, end) and reason.
+    stuck: StuckPaths,
+}
+
+/// The findings as a result reports them.
+pub struct Reported {
+    /// Shortest first, ties by text.
+    pub counterexamples: Vec<Counterexample>,
+    pub failing_traces: usize,
+    pub failing_traces_lower_bound: bool,
+    pub stuck: Vec<StuckSite>,
+}
+
+impl Findings {
+    /// Nothing found yet; branch and bound cuts once every site of `targets` is
+    /// reached (no targets: it never cuts).
+    pub fn new(all: bool, targets: Vec<Site>) -> Findings {
+        Findings {
+            all,
+            sites: HashMap::new(),
+            best: Vec::new(),
+            unreached: targets.iter().cloned().collect(),
+            targets,
+            bound: None,
+            failing: HashSet::new(),
+            failing_cap: FAILING_CAP,
+            failing_capped: false,
+            all_seen: HashSet::new(),
+            every: Vec::new(),
+            shortest: HashMap::new(),
+            stuck: BTreeMap::new(),
+        }
+    }
+
+    /// Whether branch and bound has targets.
+    pub fn bounds(&self) -> bool {
+        !self.targets.is_empty()
+    }
+
+    /// Aims branch and bound at `targets` instead.
+    pub fn retarget(&mut self, targets: &[Site]) {
+        self.targets = targets.to_vec();
+        self.unreached = targets.iter().cloned().collect();
+    }
+
+    /// Traces of at least this many moves are cut.
+    pub fn bound(&self) -> Option<u32> {
+        self.bound
+    }
+
+    /// Whether every target site has a trace.
+    pub fn targets_reached(&self) -> bool {
+        self.unreached.is_empty()
+    }
+
+    /// The shortest trace length found per site, by site number.
+    pub fn best(&self) -> &[u32] {
+        &self.best
+    }
+
+    /// Whether some failure was found.
+    pub fn any_failure(&self) -> bool {
+        !self.shortest.is_empty()
+    }
+
+    /// How many distinct failing traces were found (counted up to the cap).
+    pub fn failing_traces(&self) -> usize {
+        self.failing.len()
+    }
+
+    /// Takes up the stuck paths of an earlier attempt of the same search.
+    pub fn resume_stuck(&mut self, stuck: StuckPaths) {
+        self.stuck = stuck;
+    }
+
+    /// A path stuck at `span` for `reason`.
+    pub fn stuck(&mut self, span: &Span, reason: StuckReason) {
+        *self
+            .stuck
+            .entry((span.start, span.end, reason))
+            .or_insert(0) += 1;
+    }
+
+    /// A failing trace of `moves` moves, whose rendered text is `text`; its site's
+    /// number, for the search to credit the configurations above it.
+    pub fn failure(&mut self, cx: Counterexample, text: String, moves: u32) -> u32 {
+        let (kind, span) = (cx.kind, cx.span.clone());
+        let fingerprint = memo::hash128(&text);
+        if self.all || self.failing.len() < self.failing_cap {
+            self.failing.insert(fingerprint as u64);
+        } else if !self.failing.contains(&(fingerprint as u64)) {
+            self.failing_capped = true;
+        }
+        let new = self.all
+            && self
+                .all_seen
+                .insert(memo::hash128(&format!("{text}\n{kind:?} {span:?}")));
+        let key = (kind, span);
+        let next_site = self.sites.len() as u32;
+        let site = *self.sites.entry(key.clone()).or_insert(next_site);
+        if site == next_site {
+            self.best.push(moves);
+        }
+        self.best[site as usize] = self.best[site as usize].min(moves);
+        // A trace of at least `bound` moves can only fail at a site already reached
+        // no later. A subtree the bound cut is marked as cut in the memo, which then
+        // prunes with it only configurations met with no fewer moves (and so with no
+        // more room under the bound, which only falls).
+        if (self.unreached.remove(&key) || self.bound.is_some()) && self.unreached.is_empty() {
+            let (sites, best) = (&self.sites, &self.best);
+            self.bound = self
+                .targets
+                .iter()
+                .filter_map(|target| sites.get(target))
+                .map(|&site| best[site as usize])
+                .max();
+        }
+        // Shortest first, ties by text: the old trace is rendered only on a tie.
+        let better = match self.shortest.get(&key) {
+            None => true,
+            Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => text < old.trace.to_string(),
+            },
+        };
+        match (new, better) {
+            (true, true) => {
+                self.every.push((text, cx.clone()));
+                self.shortest.insert(key, cx);
+            }
+            (true, false) => self.every.push((text, cx)),
+            (false, true) => {
+                self.shortest.insert(key, cx);
+            }
+            (false, false) => {}
+        }
+        site
+    }
+
+    /// The findings as reported: every failing trace with `all`, else the shortest
+    /// per site, shortest first and ties by text.
+    pub fn report(self) -> Reported {
+        let mut keyed: Vec<(usize, String, Counterexample)> = if self.all {
+            self.every
+                .into_iter()
+                .map(|(text, c)| (c.trace.0.len(), text, c))
+                .collect()
+        } else {
+            self.shortest
+                .into_values()
+                .map(|c| (c.trace.0.len(), c.trace.to_string(), c))
+                .collect()
+        };
+        keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        Reported {
+            counterexamples: keyed.into_iter().map(|(_, _, c)| c).collect(),
+            failing_traces: self.failing.len(),
+            failing_traces_lower_bound: self.failing_capped,
+            stuck: self
+                .stuck
+                .into_iter()
+                .map(|((start, end, reason), paths)| StuckSite {
+                    span: start..end,
+                    reason,
+                    paths,
+                })
+                .collect(),
+        }
+    }
+}

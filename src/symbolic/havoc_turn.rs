@@ -1,0 +1,230 @@
+//! The client's turn in the over-approximation ([`super::havoc`]): where the search of
+//! the library stops at an opponent configuration, the search of the
+//! over-approximation first forgets what the client's calls could change.
+//!
+//! It needs from the search only one thing, through [`Sides`]: which sides of a
+//! condition the path allows, each with a model. It works on the configuration alone.
+
+use super::config::Config;
+use super::havoc::{Havoc, Invariant, Pure};
+use super::ir::RefId;
+use super::term::{Term, Witness};
+use super::value::{Name, Value};
+use crate::build::Library;
+use crate::syntax::ast::BinOp;
+use num_bigint::BigInt;
+use num_traits::Zero;
+use std::rc::Rc;
+
+/// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
+/// `cfg`, each with a model.
+pub trait Sides<'p> {
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Rc<Witness>>; 2];
+}
+
+/// How a client turn went.
+pub struct Turn {
+    /// The candidate invariants that do not hold here (then nothing was forgotten,
+    /// and the search must be redone without them).
+    pub violated: Vec<usize>,
+    /// Whether the over-approximation covers what the client holds here: a
+    /// reference holding anything but an integer, or a closure or private method the
+    /// client holds, is outside it, and makes the search inconclusive.
+    pub covered: bool,
+}
+
+/// First the candidate invariants are checked; then every reference holding an
+/// integer that the client's calls could assign from here ([`feasible_writes`]) gets
+/// a fresh symbol, within the invariants and, where known, the values those
+/// assignments store.
+pub fn forget_store<'p>(
+    lib: &Library,
+    havoc: &Havoc,
+    cfg: &mut Config<'p>,
+    sides: &mut impl Sides<'p>,
+) -> Turn {
+    let mut violated = Vec::new();
+    for (i, invariant) in havoc.invariants.iter().enumerate() {
+        if let Some(Value::Int(t)) = cfg
+            .store
+            .get(invariant.reference as usize)
+            .cloned()
+            .flatten()
+        {
+            if let Ok(cond) = invariant.condition(&t) {
+                if sides.sides(cfg, &cond)[1].is_some() {
+                    violated.push(i);
+                }
+            }
+        }
+    }
+    // A revealed private method, like a closure, is one the client could call only
+    // after the call that revealed it: a second call in a context.
+    let mut covered = !cfg.revealed.iter().any(|(name, _)| match name {
+        Name::Closure(_) => true,
+        Name::Method(m) => !lib.public.contains(m),
+        _ => false,
+    });
+    // The search stops before it explores this turn, and is redone.
+    if !violated.is_empty() {
+        return Turn {
+            violated,
+            covered: true,
+        };
+    }
+    let writes = feasible_writes(cfg, havoc, sides);
+    let mut assigned: Vec<Option<Vec<&Pure>>> = vec![Some(Vec::new()); cfg.store.len()];
+    let mut reset = vec![false; cfg.store.len()];
+    for (write, _) in havoc.writes.iter().zip(&writes).filter(|(_, &w)| w) {
+        let r = write.reference as usize;
+        reset[r] = true;
+        assigned[r] = match (assigned[r].take(), &write.value) {
+            (Some(mut values), Some(v)) => {
+                values.push(v);
+                Some(values)
+            }
+            _ => None,
+        };
+    }
+    for r in 0..cfg.store.len() {
+        match cfg.store[r].clone() {
+            Some(Value::Int(old)) if reset[r] => {
+                let values = assigned[r].as_deref();
+                reset_reference(cfg, havoc, r, old, values, &reset);
+            }
+            Some(Value::Int(_)) | None => {}
+            Some(_) => covered = false,
+        }
+    }
+    Turn { violated, covered }
+}
+
+/// Which of the assignments of `havoc` the client's calls at this turn may make
+/// (see [`super::havoc`]): within the frames left, under guards some values allow
+/// (those of references others may assign being any).
+fn feasible_writes<'p>(cfg: &Config<'p>, havoc: &Havoc, sides: &mut impl Sides<'p>) -> Vec<bool> {
+    let mut feasible = vec![false; havoc.writes.len()];
+    let mut reset = vec![false; cfg.store.len()];
+    loop {
+        let mut changed = false;
+        for (i, write) in havoc.writes.iter().enumerate() {
+            let r = write.reference as usize;
+            let in_reach = havoc.depths.get(r).is_some_and(|&d| d <= cfg.k)
+                && matches!(cfg.store.get(r), Some(Some(Value::Int(_))));
+            if feasible[i] || !in_reach {
+                continue;
+            }
+            if write.guards.is_empty() || guards_allow(cfg, &write.guards, &reset, sides) {
+                feasible[i] = true;
+                // Only a newly reset reference can open another's guard.
+                changed |= !reset[r];
+                reset[r] = true;
+            }
+        }
+        if !changed {
+            return feasible;
+        }
+    }
+}
+
+/// Gives reference `r` (holding `old`) a fresh value within the invariants: one of
+/// `old` and `values` (evaluated with the references in `reset` and the unknowns
+/// any), when the assignments it may take are all known.
+fn reset_reference(
+    cfg: &mut Config<'_>,
+    havoc: &Havoc,
+    r: usize,
+    old: Term,
+    values: Option<&[&Pure]>,
+    reset: &[bool],
+) {
+    let fresh = cfg.fresh_sym();
+    let Some(n) = fresh.as_sym() else {
+        return;
+    };
+    cfg.store.set(r, Some(Value::Int(fresh.clone())));
+    let on_r: Vec<&Invariant> = havoc
+        .invariants
+        .iter()
+        .filter(|i| i.reference as usize == r)
+        .collect();
+    // The witness keeps `old`'s value when it meets the invariants (they were just
+    // checked), since `old` is one of the values; otherwise it takes the starting
+    // value, which meets them all, and the values are not constrained.
+    let mut witness = (*cfg.witness).clone();
+    let old_value = old.eval(&cfg.witness);
+    if let Some(v) = &old_value {
+        witness.insert(n, v.clone());
+    }
+    let kept = old_value.is_some()
+        && on_r.iter().all(|i| {
+            i.condition(&fresh)
+                .ok()
+                .and_then(|c| c.eval(&witness))
+                .is_some_and(|c| !c.is_zero())
+        });
+    let mut conditions = Vec::new();
+    match values.filter(|_| kept) {
+        Some(values) => {
+            let mut one_of = Term::binary(BinOp::Eq, &fresh, &old).ok();
+            for v in values {
+                let mut value = |reference: Option<RefId>| {
+                    kept_term(cfg, reset, reference).unwrap_or_else(|| {
+                        let any = cfg.fresh_sym();
+                        if let Some(m) = any.as_sym() {
+                            witness.insert(m, BigInt::zero());
+                        }
+                        any
+                    })
+                };
+                let v = v.term(&mut value);
+                one_of = one_of.and_then(|o| {
+                    let is_v = Term::binary(BinOp::Eq, &fresh, &v).ok()?;
+                    Term::binary(BinOp::Or, &o, &is_v).ok()
+                });
+            }
+            conditions.extend(one_of);
+        }
+        None if kept => {}
+        None => {
+            witness.insert(
+                n,
+                on_r.first().map_or_else(BigInt::zero, |i| i.start.clone()),
+            );
+        }
+    }
+    conditions.extend(on_r.iter().filter_map(|i| i.condition(&fresh).ok()));
+    let witness = Rc::new(witness);
+    for condition in conditions {
+        cfg.assume(condition, true, Rc::clone(&witness));
+    }
+}
+
+/// Whether some values of the references in `reset` and of the unknowns meet all
+/// of `guards` with the rest of the store.
+fn guards_allow<'p>(
+    cfg: &Config<'p>,
+    guards: &[(Pure, bool)],
+    reset: &[bool],
+    sides: &mut impl Sides<'p>,
+) -> bool {
+    let mut scratch = cfg.clone();
+    let mut value =
+        |r: Option<RefId>| kept_term(&scratch, reset, r).unwrap_or_else(|| scratch.fresh_sym());
+    let mut all = Term::Const(1.into());
+    for (guard, holds) in guards {
+        let t = guard.term(&mut value);
+        let t = if *holds { t } else { Term::not(&t) };
+        all = Term::binary(BinOp::And, &all, &t).unwrap_or(all);
+    }
+    sides.sides(&scratch, &all)[0].is_some()
+}
+
+/// The term reference `r` holds in `cfg`, when it is an integer not in `reset`; `None`
+/// (any value) for a reset reference or an unknown (`r` is `None`).
+fn kept_term(cfg: &Config, reset: &[bool], r: Option<RefId>) -> Option<Term> {
+    match cfg.store.get(r.filter(|&r| !reset[r as usize])? as usize) {
+        Some(Some(Value::Int(t))) => Some(t.clone()),
+        _ => None,
+    }
+}
