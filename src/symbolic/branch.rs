@@ -1,14 +1,139 @@
-//! Deciding a symbolic branch without Z3 where possible: a model found by changing
-//! only symbols the path condition leaves free ([`local_witness`]), and answers to
-//! earlier questions that are the same up to renaming of symbols ([`Question`],
-//! [`Answers`]). [`super::explore`] asks Z3 only when neither decides.
+//! Deciding a symbolic branch ([`Decider`]): the configuration's witness decides one
+//! side for free; the other is decided without Z3 where possible, by a model found by
+//! changing only symbols the path condition leaves free ([`local_witness`]), or by the
+//! answer to an earlier question that is the same up to renaming of symbols
+//! ([`Question`], [`Answers`]); only then is Z3 asked.
 
 use super::config::Config;
+use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::Duration;
+
+/// Why a side of a branch was left undecided (and so unexplored).
+#[derive(Debug)]
+pub enum Undecided {
+    /// Z3 answered `unknown`, for this reason.
+    Unknown(String),
+    /// The query ran past its limit.
+    TimedOut,
+    /// The interrupt flag was set.
+    Interrupted,
+}
+
+/// Decides the sides of symbolic branches, with the solver of one search.
+pub struct Decider {
+    pub solver: Solver,
+    answers: Answers,
+    /// Questions answered by the cache.
+    pub cached: u64,
+}
+
+impl Decider {
+    pub fn new(solver: Solver) -> Decider {
+        Decider {
+            solver,
+            answers: Answers::default(),
+            cached: 0,
+        }
+    }
+
+    /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
+    /// `cfg`, each with a model. A side Z3 cannot decide is dropped, and why is pushed
+    /// on `undecided`. `limit` gives each query's time limit when it starts.
+    pub fn sides(
+        &mut self,
+        cfg: &Config,
+        cond: &Term,
+        limit: &dyn Fn() -> Option<Duration>,
+        undecided: &mut Vec<Undecided>,
+    ) -> [Option<Rc<Witness>>; 2] {
+        let mut ask = |holds| {
+            self.query(cfg, cond, holds, limit()).unwrap_or_else(|why| {
+                undecided.push(why);
+                None
+            })
+        };
+        let mut sides = [None, None];
+        match cond.eval(&cfg.witness) {
+            Some(v) => {
+                let holds = v.sign() != num_bigint::Sign::NoSign;
+                sides[usize::from(!holds)] = Some(Rc::clone(&cfg.witness));
+                sides[usize::from(holds)] = match local_witness(cfg, cond, !holds) {
+                    Some(w) => Some(w),
+                    None => ask(!holds),
+                };
+            }
+            None => {
+                sides[0] = ask(true);
+                sides[1] = ask(false);
+            }
+        }
+        debug_assert!(
+            sides
+                .iter()
+                .enumerate()
+                .all(|(i, w)| w.as_ref().is_none_or(|w| {
+                    pc_holds(cfg, w)
+                        && cond.eval(w).map(|v| v.sign() != num_bigint::Sign::NoSign)
+                            == Some(i == 0)
+                })),
+            "every witness is a model of its side"
+        );
+        sides
+    }
+
+    /// Decides `pc ∧ cond-side` for real: first in the cache of answers to the same
+    /// question up to renaming of symbols, restricted to the conjuncts that share
+    /// symbols with `cond` (the rest is independent and known satisfiable); then with Z3.
+    fn query(
+        &mut self,
+        cfg: &Config,
+        cond: &Term,
+        holds: bool,
+        limit: Option<Duration>,
+    ) -> Result<Option<Rc<Witness>>, Undecided> {
+        let question = Question::new(cfg, cond, holds);
+        match self.answers.get(&question.key) {
+            Some(None) => {
+                self.cached += 1;
+                return Ok(None);
+            }
+            Some(Some(values)) => {
+                if let Some(w) = question.merge(&cfg.witness, values) {
+                    self.cached += 1;
+                    return Ok(Some(Rc::new(w)));
+                }
+            }
+            None => {}
+        }
+        match self.solver.check(&cfg.pc, cond, holds, cfg.next_sym, limit) {
+            Answer::Sat(w) => {
+                let values: Vec<BigInt> = question
+                    .symbols
+                    .iter()
+                    .map(|n| w.get(n).cloned().unwrap_or_default())
+                    .collect();
+                self.answers.remember(question.key, Some(values));
+                // Z3's model covers the whole path condition; symbols it does not
+                // mention keep their values (they are unconstrained there).
+                let mut merged = (*cfg.witness).clone();
+                merged.extend(w);
+                Ok(Some(Rc::new(merged)))
+            }
+            Answer::Unsat => {
+                self.answers.remember(question.key, None);
+                Ok(None)
+            }
+            Answer::Unknown(reason) => Err(Undecided::Unknown(reason)),
+            Answer::TimedOut => Err(Undecided::TimedOut),
+            Answer::Interrupted => Err(Undecided::Interrupted),
+        }
+    }
+}
 
 /// Solver answers kept for reuse; the cache starts afresh when full, which costs only
 /// queries asked again.

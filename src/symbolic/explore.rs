@@ -22,6 +22,7 @@
 //! failure, and its last pass is the whole search.
 
 use super::branch;
+use super::branch::Undecided;
 use super::config::{Config, Control};
 use super::findings::Findings;
 pub use super::findings::StuckPaths;
@@ -30,14 +31,13 @@ use super::havoc_turn::{self, Sides};
 use super::machine::{self, Stop, Stuck};
 use super::memo;
 use super::moves::{self, StandIn};
-use super::solver::{Answer, Solver};
+use super::solver::Solver;
 use super::term::{Term, Witness};
 use super::value::Value;
 use super::{verdict, CheckOptions, CheckResult, Progress, Stats, StuckReason};
 use crate::build::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Counterexample, FailureKind};
-use num_bigint::BigInt;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -74,7 +74,8 @@ enum Work<'p> {
 pub struct Explorer<'p, 'o> {
     lib: &'p Library,
     options: &'o CheckOptions,
-    solver: Solver,
+    /// Decides symbolic branches (and owns the search's solver).
+    decider: branch::Decider,
     initial: Config<'p>,
     worklist: Vec<Work<'p>>,
     /// Fully explored opponent configurations (when subsumption is on).
@@ -102,8 +103,6 @@ pub struct Explorer<'p, 'o> {
     stats: Stats,
     inconclusive: Vec<String>,
     start: Instant,
-    /// Solver answers to questions up to renaming.
-    answers: branch::Answers,
     /// Projections that gave a region.
     regions_made: u64,
     /// The solver's work charged to the lane so far.
@@ -129,7 +128,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         Explorer {
             lib,
             options,
-            solver,
+            decider: branch::Decider::new(solver),
             worklist: vec![Work::Explore(initial.clone())],
             initial,
             memo: None,
@@ -145,7 +144,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: Stats::default(),
             inconclusive: Vec::new(),
             start: Instant::now(),
-            answers: branch::Answers::default(),
             regions_made: 0,
             work_charged: 0,
         }
@@ -354,10 +352,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 .options
                 .lane
                 .as_ref()
-                .filter(|_| self.solver.work > self.work_charged)
+                .filter(|_| self.decider.solver.work > self.work_charged)
             {
-                lane.charge(self.solver.work - self.work_charged);
-                self.work_charged = self.solver.work;
+                lane.charge(self.decider.solver.work - self.work_charged);
+                self.work_charged = self.decider.solver.work;
             }
         }
         true
@@ -481,100 +479,31 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each
-    /// with a model. The configuration's witness decides one side for free; the other
-    /// costs one solver query. `unknown` drops the side and makes the verdict
-    /// inconclusive.
+    /// with a model ([`branch::Decider`]). `unknown` drops the side and makes the
+    /// verdict inconclusive.
     fn split(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Rc<Witness>>; 2] {
-        let mut sides = [None, None];
-        match cond.eval(&cfg.witness) {
-            Some(v) => {
-                let holds = v.sign() != num_bigint::Sign::NoSign;
-                sides[usize::from(!holds)] = Some(Rc::clone(&cfg.witness));
-                sides[usize::from(holds)] = match branch::local_witness(cfg, cond, !holds) {
-                    Some(w) => Some(w),
-                    None => self.query(cfg, cond, !holds),
-                };
-            }
-            None => {
-                sides[0] = self.query(cfg, cond, true);
-                sides[1] = self.query(cfg, cond, false);
-            }
-        }
-        debug_assert!(
-            sides
-                .iter()
-                .enumerate()
-                .all(|(i, w)| w.as_ref().is_none_or(|w| {
-                    branch::pc_holds(cfg, w)
-                        && cond.eval(w).map(|v| v.sign() != num_bigint::Sign::NoSign)
-                            == Some(i == 0)
-                })),
-            "every witness is a model of its side"
-        );
-        sides
-    }
-
-    /// Decides `pc ∧ cond-side` for real: first in the cache of answers to the same
-    /// question up to renaming of symbols, restricted to the conjuncts that share
-    /// symbols with `cond` (the rest is independent and known satisfiable); then with Z3.
-    fn query(&mut self, cfg: &Config<'p>, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
-        let question = branch::Question::new(cfg, cond, holds);
-        match self.answers.get(&question.key) {
-            Some(None) => {
-                self.stats.cached_answers += 1;
-                return None;
-            }
-            Some(Some(values)) => {
-                if let Some(w) = question.merge(&cfg.witness, values) {
-                    self.stats.cached_answers += 1;
-                    return Some(Rc::new(w));
+        let (options, start) = (self.options, self.start);
+        let mut undecided = Vec::new();
+        let sides = self
+            .decider
+            .sides(cfg, cond, &|| query_limit(options, start), &mut undecided);
+        for why in undecided {
+            let reason = match why {
+                Undecided::Unknown(reason) => {
+                    format!("solver returned unknown ({reason}); a branch was not explored")
                 }
-            }
-            None => {}
-        }
-        let deadline = self.query_limit();
-        match self
-            .solver
-            .check(&cfg.pc, cond, holds, cfg.next_sym, deadline)
-        {
-            Answer::Sat(w) => {
-                let values: Vec<BigInt> = question
-                    .symbols
-                    .iter()
-                    .map(|n| w.get(n).cloned().unwrap_or_default())
-                    .collect();
-                self.answers.remember(question.key, Some(values));
-                // Z3's model covers the whole path condition; symbols it does not
-                // mention keep their values (they are unconstrained there).
-                let mut merged = (*cfg.witness).clone();
-                merged.extend(w);
-                Some(Rc::new(merged))
-            }
-            Answer::Unsat => {
-                self.answers.remember(question.key, None);
-                None
-            }
-            Answer::Unknown(reason) => {
-                self.note(format!(
-                    "solver returned unknown ({reason}); a branch was not explored"
-                ));
-                None
-            }
-            Answer::TimedOut => {
                 // The query's limit is no later than the search's deadline.
-                self.note(match self.out_of_budget() {
+                Undecided::TimedOut => match self.out_of_budget() {
                     Some(stop) => format!("search stopped: {stop}"),
                     None => "solver returned unknown (the query ran past the solver \
                              timeout); a branch was not explored"
                         .to_string(),
-                });
-                None
-            }
-            Answer::Interrupted => {
-                self.note("search stopped: interrupted".to_string());
-                None
-            }
+                },
+                Undecided::Interrupted => "search stopped: interrupted".to_string(),
+            };
+            self.note(reason);
         }
+        sides
     }
 
     /// Records why the result is incomplete, once per reason.
@@ -589,7 +518,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// the failures below it are credited to the open configurations; if not, it is
     /// recorded as open, with a marker beneath its successors.
     fn subsumed(&mut self, cfg: &Config<'p>) -> bool {
-        let limit = self.query_limit();
+        let limit = query_limit(self.options, self.start);
         let Some(memo) = &mut self.memo else {
             return false;
         };
@@ -612,7 +541,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             key.shape = memo::shape(memo, cfg);
         }
         if let Some(shape) = &key.shape {
-            let (solver, stats) = (&mut self.solver, &mut self.stats);
+            let (solver, stats) = (&mut self.decider.solver, &mut self.stats);
             let regions_made = &mut self.regions_made;
             let lane = self.options.lane.as_deref();
             let regions = memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
@@ -636,7 +565,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
                     lane.count_op();
                 }
                 let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
-                if self.solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
+                if self
+                    .decider
+                    .solver
+                    .covered(&cfg.pc, &shape.terms, &formulas, limit)
+                {
                     self.stats.subsumed += 1;
                     self.stats.covered += 1;
                     for (_, summary) in regions {
@@ -651,19 +584,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
         self.worklist.push(Work::Explored(key, relative, self.cuts));
         self.open.push((cfg.moves, memo::Summary::new()));
         false
-    }
-
-    /// How long the next solver query may run: no longer than the search's own
-    /// deadline, nor the per-query limit.
-    fn query_limit(&self) -> Option<std::time::Duration> {
-        let remaining = self
-            .options
-            .timeout
-            .map(|t| t.saturating_sub(self.start.elapsed()));
-        match (remaining, self.options.solver_timeout) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
     }
 
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
@@ -693,7 +613,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.note("the search stopped at its share of configurations".to_string());
         }
         let found = self.found.report();
-        self.stats.solver_queries += self.solver.queries;
+        self.stats.solver_queries += self.decider.solver.queries;
+        self.stats.cached_answers += self.decider.cached;
         self.stats.seconds = self.start.elapsed().as_secs_f64();
         CheckResult {
             verdict: verdict(
@@ -742,6 +663,16 @@ pub fn havoc_within(
         Err(result.stats)
     } else {
         Ok((result, violated))
+    }
+}
+
+/// How long the next solver query of a search started at `start` may run: no longer
+/// than the search's own deadline, nor the per-query limit.
+fn query_limit(options: &CheckOptions, start: Instant) -> Option<std::time::Duration> {
+    let remaining = options.timeout.map(|t| t.saturating_sub(start.elapsed()));
+    match (remaining, options.solver_timeout) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
