@@ -32,6 +32,7 @@ use super::machine::{self, Stop, Stuck};
 use super::memo;
 use super::moves::{self, StandIn};
 use super::solver::Solver;
+use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
 use super::value::Value;
 use super::{verdict, CheckOptions, CheckResult, Progress, Stats, StuckReason};
@@ -45,10 +46,6 @@ use std::time::Instant;
 
 /// How often (in configurations) progress is reported.
 const POLL_EVERY: u64 = 1024;
-
-/// Projections that must give some region before semantic subsumption stops making
-/// them ([`Explorer::subsumed`]).
-const PROJECTION_TRIAL: u64 = 32;
 
 /// How [`Explorer::advance`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -518,11 +515,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// the failures below it are credited to the open configurations; if not, it is
     /// recorded as open, with a marker beneath its successors.
     fn subsumed(&mut self, cfg: &Config<'p>) -> bool {
-        let limit = query_limit(self.options, self.start);
         let Some(memo) = &mut self.memo else {
             return false;
         };
-        let mut key = memo::key(memo, cfg);
         let relative = i64::from(cfg.moves) - i64::from(self.depth_limit.unwrap_or(0));
         let visit = memo::Visit {
             moves: cfg.moves,
@@ -530,60 +525,24 @@ impl<'p, 'o> Explorer<'p, 'o> {
             pass: self.stats.deepening_passes,
             best: self.found.best(),
         };
-        if let Some(summary) = memo.subsumes(&key, &visit) {
-            self.stats.subsumed += 1;
-            for &(site, suffix) in summary {
-                reached(&mut self.open, site, cfg.moves + suffix);
-            }
-            return true;
-        }
-        if self.options.semantic {
-            key.shape = memo::shape(memo, cfg);
-        }
-        if let Some(shape) = &key.shape {
-            let (solver, stats) = (&mut self.decider.solver, &mut self.stats);
-            let regions_made = &mut self.regions_made;
-            let lane = self.options.lane.as_deref();
-            let regions = memo.regions(shape, key.budgets(), &visit, &mut |pc, terms| {
-                // A library whose first projections all fail (division, say, which
-                // Z3's `qe` cannot eliminate) would pay one for every shape it meets
-                // and gain nothing: projecting stops. Pruning less is always sound.
-                if stats.projections >= PROJECTION_TRIAL && *regions_made == 0 {
-                    return None;
-                }
-                stats.projections += 1;
-                if let Some(lane) = lane {
-                    lane.count_op();
-                }
-                let region = solver.project(pc, terms, limit);
-                *regions_made += u64::from(region.is_some());
-                region
-            });
-            if !regions.is_empty() {
-                self.stats.coverage_checks += 1;
-                if let Some(lane) = &self.options.lane {
-                    lane.count_op();
-                }
-                let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
-                if self
-                    .decider
-                    .solver
-                    .covered(&cfg.pc, &shape.terms, &formulas, limit)
-                {
-                    self.stats.subsumed += 1;
-                    self.stats.covered += 1;
-                    for (_, summary) in regions {
-                        for (site, suffix) in summary {
-                            reached(&mut self.open, site, cfg.moves + suffix);
-                        }
-                    }
-                    return true;
-                }
+        let ask = subsume::Ask {
+            solver: &mut self.decider.solver,
+            stats: &mut self.stats,
+            regions_made: &mut self.regions_made,
+            lane: self.options.lane.as_deref(),
+            limit: query_limit(self.options, self.start),
+            semantic: self.options.semantic,
+        };
+        let open = &mut self.open;
+        let mut credit = |site, suffix| reached(open, site, cfg.moves + suffix);
+        match subsume::look_up(memo, cfg, &visit, ask, &mut credit) {
+            Seen::Subsumed => true,
+            Seen::New(key) => {
+                self.worklist.push(Work::Explored(key, relative, self.cuts));
+                self.open.push((cfg.moves, memo::Summary::new()));
+                false
             }
         }
-        self.worklist.push(Work::Explored(key, relative, self.cuts));
-        self.open.push((cfg.moves, memo::Summary::new()));
-        false
     }
 
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
@@ -759,7 +718,7 @@ mod tests {
             ..CheckOptions::default()
         };
         let default = Explorer::new(&lib, &options).run(&mut |_| {});
-        assert_eq!(default.stats.projections, PROJECTION_TRIAL);
+        assert_eq!(default.stats.projections, subsume::PROJECTION_TRIAL);
         assert_eq!(default.stats.coverage_checks, 0);
         let plain = Explorer::new(
             &lib,

@@ -34,7 +34,7 @@ pub struct Turn {
 }
 
 /// First the candidate invariants are checked; then every reference holding an
-/// integer that the client's calls could assign from here ([`feasible_writes`]) gets
+/// integer that the client's calls could assign from here (`feasible_writes`) gets
 /// a fresh symbol, within the invariants and, where known, the values those
 /// assignments store.
 pub fn forget_store<'p>(

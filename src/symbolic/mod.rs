@@ -5,14 +5,15 @@
 //! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, running
 //! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
-//! incremental), and keeping what it finds in [`findings`] (failures, stuck paths,
-//! the bound of branch and bound). Strategies sit on top of that search, never
-//! beneath it: [`first`] (`--first`) races its plans, [`houdini`] searches the
-//! over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes, asking
-//! the search only which sides of a condition hold), [`split`] checks independent
-//! parts apart, and [`race`] runs it beside the whole search. Bounds follow HOLiK
-//! exactly (`lang/semantics.md`): k limits open library frames, l the client's calls
-//! per context.
+//! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
+//! with [`subsume`] (over [`memo`]), and keeping what it finds in [`findings`]
+//! (failures, stuck paths, the bound of branch and bound). Strategies sit on top of
+//! that search, never beneath it: [`first`] (`--first`) races its plans, [`houdini`]
+//! searches the over-approximation of [`havoc`] (whose client turns [`havoc_turn`]
+//! makes, asking the search only which sides of a condition hold), [`split`] checks
+//! independent parts apart, and [`race`] runs it beside the whole search. Bounds follow
+//! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
+//! calls per context.
 
 pub mod branch;
 pub mod config;
@@ -32,6 +33,7 @@ pub mod moves;
 pub mod race;
 pub mod solver;
 pub mod split;
+pub mod subsume;
 pub mod term;
 pub mod value;
 pub mod worker;

@@ -243,7 +243,7 @@ impl Solver {
     /// The elimination runs in a thread with a Z3 context of its own ([`QeThread`]),
     /// never in the search's context, and is never interrupted: Z3 4.8.12's `qe`
     /// tactic can run for minutes on a few linear conjuncts (8 over 6 symbols,
-    /// `tests/limits.rs`), can answer later queries of the same context wrongly after
+    /// `tests/projections.rs`), can answer later queries of the same context wrongly after
     /// it is interrupted (a model missing a constrained symbol), and can crash the
     /// process when interrupted beside other threads' Z3 work. So the search's
     /// context is interrupted only in solver checks (the watchdog is armed only around
@@ -853,7 +853,7 @@ mod tests {
     }
 
     /// Eight linear conjuncts over eight symbols whose projection onto `(s7, s8)` Z3's
-    /// `qe` does not finish in minutes (the query of `tests/limits.rs`).
+    /// `qe` does not finish in minutes (the query of `tests/projections.rs`).
     fn hard_projection() -> (Option<Rc<PcNode>>, Vec<Term>) {
         let s = |n: u32| Term::sym(n + 1);
         let sum = |parts: &[(i64, u32)], extra: Term| {

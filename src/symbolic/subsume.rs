@@ -1,0 +1,105 @@
+//! Whether an opponent configuration is subsumed by one fully explored
+//! ([`memo`]): by its key, or, with semantic subsumption, by the regions of explored
+//! configurations of the same shape, which costs projections and a coverage check.
+//! Why either keeps every failure site and its minimal length: [`memo`].
+
+use super::config::Config;
+use super::lane::Lane;
+use super::memo::{self, Key, Memo, Visit};
+use super::solver::Solver;
+use super::Stats;
+use std::time::Duration;
+
+/// Projections that must give some region before semantic subsumption stops making
+/// them.
+pub const PROJECTION_TRIAL: u64 = 32;
+
+/// What [`look_up`] needs besides the memo: the search's solver and counters.
+pub struct Ask<'a> {
+    pub solver: &'a mut Solver,
+    pub stats: &'a mut Stats,
+    /// Projections that gave a region, so far.
+    pub regions_made: &'a mut u64,
+    /// Where the solver's operations are counted, when racing.
+    pub lane: Option<&'a Lane>,
+    /// Each solver operation's time limit.
+    pub limit: Option<Duration>,
+    /// Compare values by region, not only by key.
+    pub semantic: bool,
+}
+
+/// How [`look_up`] found a configuration.
+pub enum Seen {
+    /// Subsumed: the failures below it were credited.
+    Subsumed,
+    /// Not subsumed: its key, to enter in the memo once its subtree is explored.
+    New(Key),
+}
+
+/// Looks `cfg` up in `memo`; when it is subsumed, `credit(site, suffix)` is called
+/// for each failure site reached `suffix` moves below the configurations that subsume
+/// it.
+pub fn look_up(
+    memo: &mut Memo,
+    cfg: &Config,
+    visit: &Visit,
+    ask: Ask,
+    credit: &mut dyn FnMut(u32, u32),
+) -> Seen {
+    let mut key = memo::key(memo, cfg);
+    if let Some(summary) = memo.subsumes(&key, visit) {
+        ask.stats.subsumed += 1;
+        for &(site, suffix) in summary {
+            credit(site, suffix);
+        }
+        return Seen::Subsumed;
+    }
+    if ask.semantic {
+        key.shape = memo::shape(memo, cfg);
+    }
+    let Some(shape) = &key.shape else {
+        return Seen::New(key);
+    };
+    let Ask {
+        solver,
+        stats,
+        regions_made,
+        lane,
+        limit,
+        ..
+    } = ask;
+    let regions = memo.regions(shape, key.budgets(), visit, &mut |pc, terms| {
+        // A library whose first projections all fail (division, say, which Z3's `qe`
+        // cannot eliminate) would pay one for every shape it meets and gain nothing:
+        // projecting stops. Pruning less is always sound.
+        if stats.projections >= PROJECTION_TRIAL && *regions_made == 0 {
+            return None;
+        }
+        stats.projections += 1;
+        if let Some(lane) = lane {
+            lane.count_op();
+        }
+        let region = solver.project(pc, terms, limit);
+        *regions_made += u64::from(region.is_some());
+        region
+    });
+    if regions.is_empty() {
+        return Seen::New(key);
+    }
+    stats.coverage_checks += 1;
+    if let Some(lane) = lane {
+        lane.count_op();
+    }
+    let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
+    if !solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
+        return Seen::New(key);
+    }
+    stats.subsumed += 1;
+    stats.covered += 1;
+    for (_, summary) in regions {
+        for (site, suffix) in summary {
+            credit(site, suffix);
+        }
+    }
+    Seen::Subsumed
+}
