@@ -241,14 +241,14 @@ impl Solver {
     /// only means less subsumption.
     ///
     /// The elimination runs in a thread with a Z3 context of its own ([`QeThread`]),
-    /// never in the search's context, and is never interrupted: Z3 4.8.12's `qe`
-    /// tactic can run for minutes on a few linear conjuncts (8 over 6 symbols,
-    /// `tests/projections.rs`), can answer later queries of the same context wrongly after
-    /// it is interrupted (a model missing a constrained symbol), and can crash the
-    /// process when interrupted beside other threads' Z3 work. So the search's
+    /// never in the search's context, and is never interrupted: Z3 4.8.12's `qe` tactic
+    /// can run for minutes on a few linear conjuncts (8 over 6 symbols,
+    /// `tests/projections.rs`), can answer later queries of the same context wrongly
+    /// after it is interrupted (a model missing a constrained symbol), and can crash
+    /// the process when interrupted beside other threads' Z3 work. So the search's
     /// context is interrupted only in solver checks (the watchdog is armed only around
-    /// them, and clears its interrupts after them, [`Solver::run`]), and a cut `qe`
-    /// is left to finish in its own thread.
+    /// them, and clears its interrupts after them, [`Solver::run`]), and a cut `qe` is
+    /// left to finish in its own thread.
     pub fn project(
         &mut self,
         pc: &Option<Rc<PcNode>>,

@@ -244,8 +244,8 @@ impl Drop for Worker {
 /// so no `qe` is ever interrupted.
 ///
 /// An abandoned `qe` may run for minutes (8 conjuncts over 6 symbols in
-/// `tests/projections.rs`) and hold a context that grows: while [`MAX_ABANDONED`] of them
-/// (of every `QeThread` of the process, `ABANDONED`) still run, no helper is
+/// `tests/projections.rs`) and hold a context that grows: while [`MAX_ABANDONED`] of
+/// them (of every `QeThread` of the process, `ABANDONED`) still run, no helper is
 /// started, and a question that needs one is not asked ([`NoRegion::Busy`]). That
 /// only means less subsumption, and a search never waits for a runaway `qe`.
 ///
