@@ -140,7 +140,7 @@ fn failures_of_reference_clients_are_found_symbolically() {
                 max_configurations: Some(400_000),
                 // A case that grows past these is cut short (inconclusive, accepted
                 // below) instead of taking the machine's memory or the suite's time
-                // (issue 18): one CI run spent 20 minutes and 4 GB on a single case,
+                // (issue 18): one CI run spent 18 minutes and over 3 GB on a single case,
                 // in nonlinear queries answered in-process. As under `holi check`,
                 // they go to a solver process that the limits kill.
                 max_memory: Some(4 << 30),

@@ -27,7 +27,7 @@ use super::config::{Config, Control};
 use super::findings::Findings;
 pub use super::findings::StuckPaths;
 use super::havoc::Havoc;
-use super::havoc_turn::{self, Sides};
+use super::havoc_turn::{self, Sides, Turn};
 use super::machine::{self, Stop, Stuck};
 use super::memo;
 use super::moves::{self, StandIn};
@@ -469,10 +469,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
         };
         let turn = havoc_turn::forget_store(self.lib, &havoc, cfg, self);
         self.havoc = Some(havoc);
-        if !turn.covered {
-            self.note("the over-approximation does not cover this library".to_string());
+        match turn {
+            Turn::Violated(violated) => self.violated.extend(violated),
+            Turn::Forgotten { covered: false } => {
+                self.note("the over-approximation does not cover this library".to_string());
+            }
+            Turn::Forgotten { covered: true } => {}
         }
-        self.violated.extend(turn.violated);
     }
 
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each

@@ -23,14 +23,15 @@ pub trait Sides<'p> {
 }
 
 /// How a client turn went.
-pub struct Turn {
-    /// The candidate invariants that do not hold here (then nothing was forgotten,
-    /// and the search must be redone without them).
-    pub violated: Vec<usize>,
-    /// Whether the over-approximation covers what the client holds here: a
-    /// reference holding anything but an integer, or a closure or private method the
-    /// client holds, is outside it, and makes the search inconclusive.
-    pub covered: bool,
+pub enum Turn {
+    /// These candidate invariants do not hold here: nothing was forgotten, and the
+    /// search must be redone without them.
+    Violated(Vec<usize>),
+    /// The store was forgotten. `covered` says whether the over-approximation covers
+    /// what the client holds here: a reference holding anything but an integer, or a
+    /// closure or private method the client holds, is outside it, and makes the
+    /// search inconclusive.
+    Forgotten { covered: bool },
 }
 
 /// First the candidate invariants are checked; then every reference holding an
@@ -67,10 +68,7 @@ pub fn forget_store<'p>(
     });
     // The search stops before it explores this turn, and is redone.
     if !violated.is_empty() {
-        return Turn {
-            violated,
-            covered: true,
-        };
+        return Turn::Violated(violated);
     }
     let writes = feasible_writes(cfg, havoc, sides);
     let mut assigned: Vec<Option<Vec<&Pure>>> = vec![Some(Vec::new()); cfg.store.len()];
@@ -96,7 +94,7 @@ pub fn forget_store<'p>(
             Some(_) => covered = false,
         }
     }
-    Turn { violated, covered }
+    Turn::Forgotten { covered }
 }
 
 /// Which of the assignments of `havoc` the client's calls at this turn may make
