@@ -24,6 +24,26 @@ pub enum Undecided {
     Interrupted,
 }
 
+impl Undecided {
+    /// The note it leaves on the result. `stop` is why the search must stop now, if
+    /// it must: a query's limit is no later than the search's deadline, so a query
+    /// that timed out may have met the deadline rather than the per-query limit.
+    pub fn note(self, stop: Option<String>) -> String {
+        match self {
+            Undecided::Unknown(reason) => {
+                format!("solver returned unknown ({reason}); a branch was not explored")
+            }
+            Undecided::TimedOut => match stop {
+                Some(stop) => format!("search stopped: {stop}"),
+                None => "solver returned unknown (the query ran past the solver timeout); \
+                         a branch was not explored"
+                    .to_string(),
+            },
+            Undecided::Interrupted => "search stopped: interrupted".to_string(),
+        }
+    }
+}
+
 /// Decides the sides of symbolic branches, with the solver of one search.
 pub struct Decider {
     pub solver: Solver,

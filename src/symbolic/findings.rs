@@ -40,7 +40,7 @@ pub struct Findings {
     /// a million traces share one with odds below 10⁻⁷), up to `failing_cap` of them
     /// without `all`; `failing_capped` once a trace went uncounted for that.
     failing: HashSet<u64>,
-    pub(super) failing_cap: usize,
+    failing_cap: usize,
     failing_capped: bool,
     /// Every distinct pair of failing trace and failure site, by fingerprint, and the
     /// counterexamples themselves (kept only with `all`): two sites reached by the
@@ -219,5 +219,54 @@ impl Findings {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Trace;
+
+    /// A failing trace whose text is `text`, at one site.
+    fn fail(findings: &mut Findings, text: &str) {
+        let cx = Counterexample {
+            kind: FailureKind::Assert,
+            span: 0..1,
+            trace: Trace(Vec::new()),
+            concrete: Trace(Vec::new()),
+            model: BTreeMap::new(),
+            locations: Vec::new(),
+        };
+        findings.failure(cx, text.to_string(), 0);
+    }
+
+    #[test]
+    fn past_the_cap_the_count_of_failing_traces_is_a_lower_bound() {
+        let texts = ["a", "b", "a", "c", "d", "e"];
+        let mut capped = Findings::new(false, Vec::new());
+        capped.failing_cap = 3;
+        texts.iter().for_each(|t| fail(&mut capped, t));
+        let capped = capped.report();
+        assert_eq!(capped.failing_traces, 3);
+        assert!(capped.failing_traces_lower_bound);
+        // The report itself does not depend on the cap.
+        assert_eq!(capped.counterexamples.len(), 1);
+        let mut exact = Findings::new(false, Vec::new());
+        texts.iter().for_each(|t| fail(&mut exact, t));
+        let exact = exact.report();
+        assert_eq!(
+            (exact.failing_traces, exact.failing_traces_lower_bound),
+            (5, false)
+        );
+        // With `all` every trace is output, so it is counted exactly.
+        let mut all = Findings::new(true, Vec::new());
+        all.failing_cap = 3;
+        texts.iter().for_each(|t| fail(&mut all, t));
+        let all = all.report();
+        assert_eq!(
+            (all.failing_traces, all.failing_traces_lower_bound),
+            (5, false)
+        );
+        assert_eq!(all.counterexamples.len(), 5);
     }
 }

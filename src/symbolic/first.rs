@@ -1,7 +1,7 @@
 //! `--first`: a shortest failing trace, by racing the two plans of the search
 //! ([`Plan`]) under growing budgets.
 
-use super::explore::{Explorer, Plan, StuckPaths};
+use super::explore::{Advance, Explorer, StuckPaths};
 use super::{CheckOptions, CheckResult, Progress, Stats};
 use crate::build::Library;
 use crate::trace::Counterexample;
@@ -38,7 +38,7 @@ pub fn race(
                 std::mem::take(&mut stuck),
                 spent.configurations.saturating_add(budget),
             );
-            let (mut result, capped) = explorer.run_plan(plan, progress);
+            let (mut result, capped) = plan.run(explorer, progress);
             if !capped {
                 if result.counterexamples.is_empty() && !result.inconclusive.is_empty() {
                     // Stopped by the user's limits: the shortest an earlier attempt found.
@@ -59,5 +59,41 @@ pub fn race(
                 .collect();
         }
         budget = budget.saturating_mul(4);
+    }
+}
+
+/// How a search goes: the whole tree, or passes of growing trace-length limit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    Exhaustive,
+    Deepening,
+}
+
+impl Plan {
+    /// Runs `explorer` by this plan; also says whether it stopped at its cap.
+    fn run(
+        self,
+        mut explorer: Explorer,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (CheckResult, bool) {
+        let end = if self == Plan::Deepening {
+            // Pass d explores traces of at most d moves. A pass that finds a failure
+            // found one of exactly d moves (the previous pass found none), and a pass
+            // that cut nothing off was the whole search. The memo carries over: the
+            // earlier passes found no failure, so a configuration with no more room
+            // left than one explored in an earlier pass has none either within the
+            // limit.
+            let mut depth = 0;
+            loop {
+                let (end, cut) = explorer.pass(depth, progress);
+                if end != Advance::Done || explorer.found_failure() || !cut {
+                    break end;
+                }
+                depth += 1;
+            }
+        } else {
+            explorer.advance(progress)
+        };
+        (explorer.finish(), end == Advance::Capped)
     }
 }

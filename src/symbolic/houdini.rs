@@ -2,9 +2,9 @@
 //! ([`super::havoc`], where the argument is), redone without the candidate invariants
 //! a client turn refutes until none is (the Houdini algorithm).
 
-use super::explore::havoc_within;
+use super::explore::{Advance, Explorer};
 use super::havoc::{applies, candidates, guarded_writes, write_depths, Havoc, Site};
-use super::{CheckOptions, Progress, Stats};
+use super::{CheckOptions, CheckResult, Progress, Stats};
 use crate::build::Library;
 use std::collections::HashSet;
 
@@ -66,6 +66,30 @@ pub fn reachable(
                 return (None, spent);
             }
         }
+    }
+}
+
+/// The search of the over-approximation `havoc` of `lib` for the sites `targets`, if it
+/// is complete within `budget` configurations or stopped on candidate invariants that
+/// do not hold (the second part: their numbers); otherwise the work done.
+fn havoc_within(
+    lib: &Library,
+    options: &CheckOptions,
+    budget: u64,
+    targets: &[Site],
+    havoc: Havoc,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(CheckResult, Vec<usize>), Stats> {
+    let mut explorer = Explorer::new(lib, options)
+        .with_targets(targets)
+        .with_havoc(havoc, budget);
+    let capped = explorer.advance(progress) == Advance::Capped;
+    let violated = explorer.violated().to_vec();
+    let result = explorer.finish();
+    if violated.is_empty() && (capped || !result.inconclusive.is_empty()) {
+        Err(result.stats)
+    } else {
+        Ok((result, violated))
     }
 }
 

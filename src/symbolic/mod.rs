@@ -2,9 +2,9 @@
 //! (paper Section 3, Figure 4) of a library against every possible client.
 //!
 //! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
-//! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, running
-//! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
-//! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
+//! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, taking
+//! each one [`step`]: running internal steps with [`machine`], making boundary moves
+//! with [`moves`] and deciding symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
 //! with [`subsume`] (over [`memo`]), and keeping what it finds in [`findings`]
 //! (failures, stuck paths, the bound of branch and bound). Strategies sit on top of
@@ -16,6 +16,7 @@
 //! calls per context.
 
 pub mod branch;
+pub mod budget;
 pub mod config;
 pub mod explore;
 pub mod findings;
@@ -33,6 +34,7 @@ pub mod moves;
 pub mod race;
 pub mod solver;
 pub mod split;
+pub mod step;
 pub mod subsume;
 pub mod term;
 pub mod value;

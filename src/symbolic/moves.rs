@@ -22,8 +22,8 @@ use super::ir::{ImportId, MethodId, TypeId, TypeNode};
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
-use crate::syntax::ast::Visibility;
-use crate::trace::{Dir, Move, Player, StoreEntry, Trace, TraceValue};
+use crate::syntax::ast::{Span, Visibility};
+use crate::trace::{Counterexample, Dir, FailureKind, Move, Player, StoreEntry, Trace, TraceValue};
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 
@@ -393,6 +393,20 @@ pub struct Rendered {
     pub model: BTreeMap<String, BigInt>,
     /// Every location named, with the type of what it holds (when known).
     pub locations: Vec<(String, crate::syntax::ast::Type)>,
+}
+
+impl Rendered {
+    /// The counterexample of a trace failing by `kind` at `span`.
+    pub fn failure(self, kind: FailureKind, span: Span) -> Counterexample {
+        Counterexample {
+            kind,
+            span,
+            trace: self.trace,
+            concrete: self.concrete,
+            model: self.model,
+            locations: self.locations,
+        }
+    }
 }
 
 #[derive(Default)]

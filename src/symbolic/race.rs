@@ -263,7 +263,7 @@ impl Race<'_> {
         lane: &Lane,
         progress: &mut dyn FnMut(&Progress),
     ) -> (CheckResult, Option<u64>) {
-        let mut explorer = Explorer::exhaustive(self.lib, options);
+        let mut explorer = Explorer::new(self.lib, options);
         let end = {
             let _done = Done(lane);
             let end = explorer.advance(progress);
@@ -474,7 +474,7 @@ impl Race<'_> {
         let plain_lane = Arc::new(Lane::new(0));
         let whole_options = self.options_for(Side::Whole, &whole_lane, &stop);
         let plain_options = self.options_for(Side::Plain, &plain_lane, &stop);
-        let mut whole = Explorer::exhaustive(self.lib, &whole_options);
+        let mut whole = Explorer::new(self.lib, &whole_options);
         let mut whole_end = None;
         let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
             .into_iter()
@@ -515,7 +515,7 @@ impl Race<'_> {
                 let side = others[i].0;
                 if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
                     others[i].1 = if side == Side::Plain {
-                        let explorer = Explorer::exhaustive(self.lib, &plain_options);
+                        let explorer = Explorer::new(self.lib, &plain_options);
                         Turns::Resumed(Box::new(explorer), None)
                     } else {
                         Turns::restarted()

@@ -103,3 +103,59 @@ pub fn look_up(
     }
     Seen::Subsumed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::explore::Explorer;
+    use super::super::{CheckOptions, CheckResult, Verdict};
+    use super::PROJECTION_TRIAL;
+    use crate::build::Library;
+
+    fn library(source: &str) -> Library {
+        let loaded = crate::frontend::load_str("t.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        crate::build::build(&loaded.program)
+    }
+
+    /// A division in the stored value: no projection gives a region (`qe` cannot
+    /// eliminate it), so projecting stops after the trial, and the search, not only its
+    /// answer, is the one without semantic subsumption.
+    const DIVIDES: &str = "
+        import send :(int -> unit)
+        int c := 0;
+        public m (a:int) :(unit) = { (let t = !c in (send !c; assert (t == !c)));
+            c := (if (!c <= 2) then a else a) / (0 - 100) };
+        public n (u:unit) :(unit) = { () };
+    ";
+
+    #[test]
+    fn projections_that_never_give_a_region_stop_after_the_trial() {
+        let lib = library(DIVIDES);
+        let options = CheckOptions {
+            k: 4,
+            l: 2,
+            ..CheckOptions::default()
+        };
+        let default = Explorer::new(&lib, &options).run(&mut |_| {});
+        assert_eq!(default.stats.projections, PROJECTION_TRIAL);
+        assert_eq!(default.stats.coverage_checks, 0);
+        let plain = Explorer::new(
+            &lib,
+            &CheckOptions {
+                semantic: false,
+                ..options
+            },
+        )
+        .run(&mut |_| {});
+        assert_eq!(default.verdict, Verdict::Unsafe);
+        assert_eq!(default.verdict, plain.verdict);
+        assert_eq!(default.stats.configurations, plain.stats.configurations);
+        let texts = |r: &CheckResult| -> Vec<String> {
+            r.counterexamples
+                .iter()
+                .map(|c| c.trace.to_string())
+                .collect()
+        };
+        assert_eq!(texts(&default), texts(&plain));
+    }
+}

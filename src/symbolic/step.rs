@@ -1,0 +1,131 @@
+//! One step of the search: the machine runs a configuration to its next stop, and the
+//! stop decides the successors. Both sides of a symbolic branch that the path allows,
+//! the configuration after a P-move, every O-move of an opponent configuration, one
+//! configuration per choice of location; a failure, a stuck path or the frame limit
+//! ends the path.
+//!
+//! The step knows nothing of how the search orders, prunes or records what it finds:
+//! it asks the search through [`Search`], in the spirit of a model checker's
+//! visitor. Successors are pushed last first, so that a depth-first worklist pops
+//! them in the library's own order.
+
+use super::config::{Config, Control};
+use super::havoc_turn::Sides;
+use super::machine::{self, Stop, Stuck};
+use super::moves::{self, StandIn};
+use super::term::{Term, Witness};
+use super::value::Value;
+use super::StuckReason;
+use crate::build::Library;
+use crate::syntax::ast::{BinOp, Span};
+use crate::trace::FailureKind;
+use std::rc::Rc;
+
+/// What a step asks of the search; [`Sides`] decides symbolic branches.
+pub trait Search<'p>: Sides<'p> {
+    /// An opponent configuration was reached: whether its O-moves are to be explored
+    /// (false when it is pruned). The search may change it first (the client's turn
+    /// of the over-approximation).
+    fn opponent(&mut self, cfg: &mut Config<'p>) -> bool;
+    /// A successor to explore.
+    fn push(&mut self, cfg: Config<'p>);
+    /// `cfg`'s trace fails at `span`, with `witness` for its symbols.
+    fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness);
+    /// The path got stuck at `span`.
+    fn stuck(&mut self, reason: StuckReason, span: Span);
+    /// The path ended on the frame limit.
+    fn out_of_frames(&mut self);
+}
+
+/// The rules of the game a step follows.
+pub struct Rules<'p> {
+    pub lib: &'p Library,
+    /// The client's call budget per context.
+    pub l: u32,
+    /// Whether client calls to interchangeable revealed functions are pruned
+    /// ([`Config::duplicates_earlier_revealed`]).
+    pub symmetry: bool,
+    /// The split's stand-in, played by the search.
+    pub stand_in: Option<StandIn>,
+}
+
+/// Runs `cfg` to its next stop and hands its successors and findings to `search`.
+pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search<'p>) {
+    let lib = rules.lib;
+    match machine::run(&mut cfg, lib) {
+        Stop::Opponent => {
+            if search.opponent(&mut cfg) {
+                let next =
+                    moves::opponent_moves(&cfg, lib, rules.symmetry, rules.stand_in.as_ref());
+                next.into_iter().rev().for_each(|c| search.push(c));
+            }
+        }
+        Stop::If { cond, node, env } => {
+            let super::ir::ExprKind::If(_, then, else_) = &node.kind else {
+                return;
+            };
+            let [yes, no] = search.sides(&cfg, &cond);
+            if let Some(w) = no {
+                let mut c = cfg.clone();
+                c.assume(cond.clone(), false, w);
+                c.control = Control::Eval(else_, env.clone());
+                search.push(c);
+            }
+            if let Some(w) = yes {
+                cfg.assume(cond, true, w);
+                cfg.control = Control::Eval(then, env);
+                search.push(cfg);
+            }
+        }
+        Stop::Assert { cond, node } => {
+            let [pass, fail] = search.sides(&cfg, &cond);
+            if let Some(w) = fail {
+                search.fail(&cfg, FailureKind::Assert, node.span.clone(), &w);
+            }
+            if let Some(w) = pass {
+                cfg.assume(cond, true, w);
+                cfg.control = Control::Return(Value::Unit);
+                search.push(cfg);
+            }
+        }
+        Stop::Divide { left, right, node } => {
+            let [nonzero, zero] = search.sides(&cfg, &right);
+            if let Some(w) = zero {
+                search.fail(&cfg, FailureKind::Division, node.span.clone(), &w);
+            }
+            if let Some(w) = nonzero {
+                if let Ok(q) = Term::binary(BinOp::Div, &left, &right) {
+                    cfg.assume(right, true, w);
+                    cfg.control = Control::Return(Value::Int(q));
+                    search.push(cfg);
+                }
+            }
+        }
+        Stop::Fail { kind, span } => {
+            let witness = Rc::clone(&cfg.witness);
+            search.fail(&cfg, kind, span, &witness);
+        }
+        Stop::PCall { name, arg } => {
+            moves::p_call(&mut cfg, lib, name, arg, rules.l);
+            search.push(cfg);
+        }
+        Stop::PReturn { value } => {
+            if moves::p_return(&mut cfg, lib, value) {
+                search.push(cfg);
+            }
+        }
+        Stop::OutOfFrames => search.out_of_frames(),
+        Stop::Stuck { reason, span } => search.stuck(stuck_reason(lib, reason), span),
+        Stop::Choose(choices) => choices.into_iter().rev().for_each(|c| search.push(c)),
+    }
+}
+
+/// The machine's reason, with the names it refers to.
+fn stuck_reason(lib: &Library, reason: Stuck) -> StuckReason {
+    let name = |names: &[String], i: u32| names.get(i as usize).cloned().unwrap_or_default();
+    match reason {
+        Stuck::Undeclared(u) => StuckReason::Undeclared(name(&lib.undeclared, u)),
+        Stuck::UnsetReference(r) => StuckReason::UnsetReference(name(&lib.refs, r)),
+        Stuck::IllTyped => StuckReason::IllTyped,
+    }
+}
