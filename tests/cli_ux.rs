@@ -160,7 +160,10 @@ fn quiet_prints_the_verdict_and_verbose_every_counter() {
     let stdout = text(&verbose.stdout);
     assert!(stdout.contains("call withdraw(x1)"), "{stdout}");
     assert!(stdout.contains("paths at the frame limit k"), "{stdout}");
-    assert!(stdout.contains("options: memo on"), "{stdout}");
+    assert!(
+        stdout.contains("plan: shortest failure per site; memo on, semantic on"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10).
 
 use holi::build::Library;
-use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, SearchPlan, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -52,7 +52,13 @@ fn havoc_reached(lib: &Library, k: u32, l: u32, budget: Budget) -> Option<BTreeS
         l,
         ..CheckOptions::default()
     });
-    let (reached, _) = houdini::reachable(lib, &options, &lib.failure_sites(), &mut |_| {});
+    let (reached, _) = houdini::reachable(
+        lib,
+        &options,
+        SearchPlan::new(&options, lib),
+        &lib.failure_sites(),
+        &mut |_| {},
+    );
     Some(
         reached?
             .into_iter()
@@ -160,11 +166,23 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
         allow_stuck: true,
         ..CheckOptions::default()
     });
-    let split = match split::check(&loaded.program, &lib, &split_options, &mut |_| {}) {
+    let split = match split::check(
+        &loaded.program,
+        &lib,
+        &split_options,
+        SearchPlan::new(&split_options, &lib),
+        &mut |_| {},
+    ) {
         Ok(result) => Some(result),
         Err(unsettled) => unsettled.partial.map(|partial| {
             tally.split_finished += 1;
-            split::finish(&lib, partial, &split_options, &mut |_| {})
+            split::finish(
+                &lib,
+                partial,
+                &split_options,
+                SearchPlan::new(&split_options, &lib),
+                &mut |_| {},
+            )
         }),
     };
     if let Some(split) = split.filter(complete) {
@@ -398,13 +416,25 @@ fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     };
     let plain = run_source(UNMET, k, l, false, false);
     assert_eq!(plain.verdict, Verdict::Unsafe, "k={k} l={l}");
-    let Err(unsettled) = split::check(&loaded.program, &lib, &options, &mut |_| {}) else {
+    let Err(unsettled) = split::check(
+        &loaded.program,
+        &lib,
+        &options,
+        SearchPlan::new(&options, &lib),
+        &mut |_| {},
+    ) else {
         panic!("k={k} l={l}: the bounds met");
     };
     let partial = unsettled
         .partial
         .unwrap_or_else(|| panic!("k={k} l={l}: nothing to finish"));
-    let finished = split::finish(&lib, partial, &options, &mut |_| {});
+    let finished = split::finish(
+        &lib,
+        partial,
+        &options,
+        SearchPlan::new(&options, &lib),
+        &mut |_| {},
+    );
     assert!(complete(&finished), "k={k} l={l}");
     assert_eq!(sites(&plain), sites(&finished), "k={k} l={l}");
 }
@@ -421,8 +451,14 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
             ..CheckOptions::default()
         };
         let plain = run_source(TRAMPOLINED, k, l, false, false);
-        let parts = split::check(&loaded.program, &lib, &options, &mut |_| {})
-            .unwrap_or_else(|_| panic!("k={k} l={l}: not split"));
+        let parts = split::check(
+            &loaded.program,
+            &lib,
+            &options,
+            SearchPlan::new(&options, &lib),
+            &mut |_| {},
+        )
+        .unwrap_or_else(|_| panic!("k={k} l={l}: not split"));
         assert_eq!(sites(&plain), sites(&parts), "k={k} l={l}");
         assert_eq!(plain.verdict, parts.verdict, "k={k} l={l}");
     }
@@ -431,8 +467,14 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
         l: 2,
         ..CheckOptions::default()
     };
-    let parts = split::check(&loaded.program, &lib, &options, &mut |_| {})
-        .unwrap_or_else(|_| panic!("not split"));
+    let parts = split::check(
+        &loaded.program,
+        &lib,
+        &options,
+        SearchPlan::new(&options, &lib),
+        &mut |_| {},
+    )
+    .unwrap_or_else(|_| panic!("not split"));
     let trace = parts.counterexamples[0].trace.to_string();
     assert!(
         trace.contains("relay"),
@@ -704,7 +746,13 @@ fn stuck_agrees(
     }
     // The split, forced, must not pretend a library that may get stuck is safe.
     let lib = holi::build::build(program);
-    if let Ok(parts) = split::check(program, &lib, &base, &mut |_| {}) {
+    if let Ok(parts) = split::check(
+        program,
+        &lib,
+        &base,
+        SearchPlan::new(&base, &lib),
+        &mut |_| {},
+    ) {
         if complete(&parts) {
             assert_eq!(
                 plain.verdict, parts.verdict,
@@ -774,7 +822,14 @@ fn prunings_keep_stuck_places_in_a_part_without_failure_sites() {
         ..CheckOptions::default()
     };
     assert!(
-        split::check(&loaded.program, &lib, &options, &mut |_| {}).is_err(),
+        split::check(
+            &loaded.program,
+            &lib,
+            &options,
+            SearchPlan::new(&options, &lib),
+            &mut |_| {}
+        )
+        .is_err(),
         "a library that may get stuck was split"
     );
 }

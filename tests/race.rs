@@ -7,7 +7,7 @@
 //! outright, with or without semantic subsumption, a split settling first, and the
 //! split never settling.
 
-use holi::symbolic::{check, race, CheckOptions, CheckResult, Searched, Verdict};
+use holi::symbolic::{check, race, CheckOptions, CheckResult, SearchPlan, Searched, Verdict};
 
 use std::path::Path;
 
@@ -56,7 +56,15 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
                 plain,
                 plain_factor: 1 + plain % 3,
             };
-            race::check_with(&loaded.program, &lib, &options, handicaps, &mut |_| {})
+            let plan = SearchPlan::new(&options, &lib);
+            race::check_with(
+                &loaded.program,
+                &lib,
+                &options,
+                plan,
+                handicaps,
+                &mut |_| {},
+            )
         };
         let (one, two) = (run(1), run(2));
         let cell = format!("{name} k{k} l{l} handicaps {split} {plain}");

@@ -6,7 +6,9 @@ use holi::diagnostics::Diagnostic;
 use holi::frontend;
 use holi::replay;
 use holi::report::{BoundSource, Replay, Report};
-use holi::symbolic::{self, CheckOptions, CheckResult, Stats, StuckReason, StuckSite, Verdict};
+use holi::symbolic::{
+    self, CheckOptions, CheckResult, SearchPlan, Stats, StuckReason, StuckSite, Verdict,
+};
 use holi::syntax::ast::Program;
 use holi::trace::{Counterexample, Dir, FailureKind, Move, Player, Trace, TraceValue};
 use num_bigint::BigInt;
@@ -361,6 +363,7 @@ fn result(verdict: Verdict, counterexamples: Vec<Counterexample>) -> CheckResult
         stats: Stats::default(),
         inconclusive: Vec::new(),
         stuck: stuck_sites(),
+        plan: SearchPlan::default(),
     }
 }
 

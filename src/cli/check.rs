@@ -15,7 +15,8 @@ use crate::report::{
 };
 use crate::sarif::SarifLog;
 use crate::symbolic::{
-    self, CheckOptions, CheckResult, Progress, Searched, Stats, Verdict, DEFAULT_K, DEFAULT_L,
+    self, CheckOptions, CheckResult, Progress, SearchPlan, Searched, Stats, Verdict, DEFAULT_K,
+    DEFAULT_L,
 };
 use crate::{proof, replay};
 use clap::{Args, ValueEnum};
@@ -435,21 +436,9 @@ fn quiet_line(name: &str, result: &CheckResult) -> String {
 }
 
 /// Every counter of the search, for `-v`.
-fn verbose_stats(s: &Stats, options: &CheckOptions) -> String {
+fn verbose_stats(s: &Stats, plan: &SearchPlan) -> String {
     let mut out = String::from("  search:\n");
-    let on = |b: bool| if b { "on" } else { "off" };
-    let _ = writeln!(
-        out,
-        "    options: memo {}, semantic {}, inert {}, bound {}, havoc {}, split {}, first {}, all {}",
-        on(options.memo),
-        on(options.semantic),
-        on(options.inert),
-        on(options.bound),
-        on(options.havoc),
-        on(options.split),
-        on(options.first),
-        on(options.all)
-    );
+    let _ = writeln!(out, "    plan: {plan}");
     let searched = match s.searched {
         Searched::Whole => "the whole search",
         Searched::WithoutSemantic => "the whole search without semantic subsumption",
@@ -646,7 +635,7 @@ fn check_file(
         Format::Text if ui.quiet() => sink.text(&quiet_line(&loaded.name, &result)),
         Format::Text if ui.verbose() => sink
             .text(&report.text(ui.color_stdout))
-            .and_then(|()| sink.text(&verbose_stats(&result.stats, &options))),
+            .and_then(|()| sink.text(&verbose_stats(&result.stats, &result.plan))),
         Format::Text => sink.text(&report.text(ui.color_stdout)),
         Format::Json | Format::Sarif => sink.report(&report),
     };

@@ -10,9 +10,9 @@
 //! fully explored once they are all done. With `first`, the search runs in passes of
 //! growing trace-length limit and stops at the first failure.
 //!
-//! A path that gets stuck ([`Stop::Stuck`]) is recorded with its place and reason
+//! A path that gets stuck ([`super::machine::Stop::Stuck`]) is recorded with its place and reason
 //! ([`CheckResult::stuck`]); a complete search without failures but with stuck paths is
-//! [`Verdict::Stuck`], not safe (unless [`CheckOptions::allow_stuck`]). Paths of the
+//! [`super::Verdict::Stuck`], not safe (unless [`CheckOptions::allow_stuck`]). Paths of the
 //! over-approximation ([`super::havoc`]) or with the split's stand-in are not the
 //! library's own, so their stuck places are not recorded. Every pruning keeps the set
 //! of stuck places of a search without failures: subsumption and the symmetry of
@@ -34,7 +34,7 @@ use super::solver::Solver;
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
-use super::{verdict, CheckOptions, CheckResult, Progress, Stats, StuckReason};
+use super::{verdict, CheckOptions, CheckResult, Goal, Progress, SearchPlan, Stats, StuckReason};
 use crate::build::Library;
 use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
@@ -69,6 +69,7 @@ enum Work<'p> {
 pub struct Explorer<'p, 'o> {
     lib: &'p Library,
     options: &'o CheckOptions,
+    plan: SearchPlan,
     /// Decides symbolic branches (and owns the search's solver).
     decider: branch::Decider,
     initial: Config<'p>,
@@ -102,15 +103,16 @@ pub struct Explorer<'p, 'o> {
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
-    pub fn new(lib: &'p Library, options: &'o CheckOptions) -> Explorer<'p, 'o> {
+    /// The search by `plan` of `lib` within the bounds and limits of `options`.
+    pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Explorer<'p, 'o> {
         let initial = Config::initial(lib, options.k, options.l);
         // Branch and bound aims at every site in the library's code unless told
         // otherwise ([`Explorer::with_targets`]).
         let mut targets = Vec::new();
-        if options.bound && options.memo && !options.all {
+        if plan.bound() {
             targets = lib.failure_sites();
         }
-        let memo = (options.memo && !options.all).then(|| new_memo(lib, options));
+        let memo = plan.memo().then(|| new_memo(lib, plan));
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
             solver.interrupt_on(Arc::clone(flag));
@@ -121,12 +123,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
         Explorer {
             lib,
             options,
+            plan,
             decider: branch::Decider::new(solver),
             worklist: vec![Work::Explore(initial.clone())],
             initial,
             memo,
             open: Vec::new(),
-            found: Findings::new(options.all, targets),
+            found: Findings::new(plan.goal() == Goal::Every, targets),
             budget: Budget::new(options),
             capped: false,
             depth_limit: None,
@@ -256,7 +259,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 self.capped = true;
                 return false;
             }
-            if self.options.first && self.depth_limit.is_some() && self.found.any_failure() {
+            let first = self.plan.goal() == Goal::First;
+            if first && self.depth_limit.is_some() && self.found.any_failure() {
                 return false;
             }
             // The over-approximation is searched only for which sites it reaches.
@@ -341,7 +345,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             regions_made: &mut self.regions_made,
             lane: self.budget.lane(),
             limit: self.budget.query_limit(),
-            semantic: self.options.semantic,
+            semantic: self.plan.semantic(),
         };
         let open = &mut self.open;
         let mut credit = |site, suffix| reached(open, site, cfg.moves + suffix);
@@ -378,6 +382,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: self.stats,
             inconclusive: self.inconclusive,
             stuck: found.stuck,
+            plan: self.plan,
         }
     }
 }
@@ -445,8 +450,8 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
 }
 
 /// An empty memo, leaving inert references out of its keys unless told not to.
-fn new_memo(lib: &Library, options: &CheckOptions) -> memo::Memo {
-    let inert = if options.inert {
+fn new_memo(lib: &Library, plan: SearchPlan) -> memo::Memo {
+    let inert = if plan.inert() {
         super::inert::inert_refs(lib)
     } else {
         Vec::new()

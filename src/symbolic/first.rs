@@ -1,13 +1,13 @@
-//! `--first`: a shortest failing trace, by racing the two plans of the search
-//! ([`Plan`]) under growing budgets.
+//! `--first`: a shortest failing trace, by racing two ways of searching under
+//! growing budgets.
 
 use super::explore::{Advance, Explorer, StuckPaths};
-use super::{CheckOptions, CheckResult, Progress, Stats};
+use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use crate::trace::Counterexample;
 use std::time::Instant;
 
-/// Configurations the first round of [`race`] allows each plan.
+/// Configurations the first round of [`race`] allows each way.
 const FIRST_BUDGET: u64 = 20_000;
 
 /// `first`: races the two ways to a shortest failing trace, in rounds that give each a
@@ -16,13 +16,14 @@ const FIRST_BUDGET: u64 = 20_000;
 /// library can cost far more than the exhaustive search; the exhaustive search gives
 /// the shortest failure per site but must finish first. Either answer is a shortest
 /// failing trace (or a complete search without one), and the work done is within a
-/// constant factor of the faster plan's. Each attempt starts afresh; statistics, the
+/// constant factor of the faster way's. Each attempt starts afresh; statistics, the
 /// stuck paths met, the user's limits and the clock run over the whole race. An
 /// attempt stopped by the user's limits still reports the shortest failing trace any
 /// attempt found, so that more time never weakens the verdict.
 pub fn race(
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let start = Instant::now();
@@ -31,14 +32,14 @@ pub fn race(
     let mut found: Vec<Counterexample> = Vec::new();
     let mut budget = FIRST_BUDGET;
     loop {
-        for plan in [Plan::Deepening, Plan::Exhaustive] {
-            let explorer = Explorer::new(lib, options).continuing(
+        for way in [Way::Deepening, Way::Exhaustive] {
+            let explorer = Explorer::new(lib, options, plan).continuing(
                 start,
                 spent.clone(),
                 std::mem::take(&mut stuck),
                 spent.configurations.saturating_add(budget),
             );
-            let (mut result, capped) = plan.run(explorer, progress);
+            let (mut result, capped) = way.run(explorer, progress);
             if !capped {
                 if result.counterexamples.is_empty() && !result.inconclusive.is_empty() {
                     // Stopped by the user's limits: the shortest an earlier attempt found.
@@ -64,19 +65,19 @@ pub fn race(
 
 /// How a search goes: the whole tree, or passes of growing trace-length limit.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Plan {
+enum Way {
     Exhaustive,
     Deepening,
 }
 
-impl Plan {
-    /// Runs `explorer` by this plan; also says whether it stopped at its cap.
+impl Way {
+    /// Runs `explorer` this way; also says whether it stopped at its cap.
     fn run(
         self,
         mut explorer: Explorer,
         progress: &mut dyn FnMut(&Progress),
     ) -> (CheckResult, bool) {
-        let end = if self == Plan::Deepening {
+        let end = if self == Way::Deepening {
             // Pass d explores traces of at most d moves. A pass that finds a failure
             // found one of exactly d moves (the previous pass found none), and a pass
             // that cut nothing off was the whole search. The memo carries over: the

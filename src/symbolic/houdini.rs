@@ -4,7 +4,7 @@
 
 use super::explore::{Advance, Explorer};
 use super::havoc::{applies, candidates, guarded_writes, write_depths, Havoc, Site};
-use super::{CheckOptions, CheckResult, Progress, Stats};
+use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use std::collections::HashSet;
 
@@ -14,24 +14,20 @@ const BUDGET: u64 = 100_000;
 
 /// The sites among `targets` that the over-approximation of `lib` reaches within the
 /// bounds of `options` (the others are unreachable in `lib`), with the work done.
-/// `None` when the over-approximation is off or does not apply to `lib`, or its search
-/// does not finish (within the limits of `options` and [`BUDGET`]).
+/// `None` when the over-approximation is off in `plan` or does not apply to `lib`, or
+/// its search does not finish (within the limits of `options` and [`BUDGET`]).
 pub fn reachable(
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     targets: &[Site],
     progress: &mut dyn FnMut(&Progress),
 ) -> (Option<HashSet<Site>>, Stats) {
-    if !options.havoc || !applies(lib) {
+    let Some(plan) = plan.for_havoc().filter(|_| applies(lib)) else {
         return (None, Stats::default());
-    }
+    };
     let options = CheckOptions {
         l: options.l.min(1),
-        all: false,
-        memo: true,
-        bound: true,
-        split: false,
-        first: false,
         ..options.clone()
     };
     let depths = write_depths(lib, options.k);
@@ -44,7 +40,7 @@ pub fn reachable(
             writes: writes.clone(),
             invariants: invariants.clone(),
         };
-        match havoc_within(lib, &options, BUDGET, targets, havoc, progress) {
+        match havoc_within(lib, &options, plan, BUDGET, targets, havoc, progress) {
             Ok((result, violated)) => {
                 spent.add(&result.stats);
                 if violated.is_empty() {
@@ -75,12 +71,13 @@ pub fn reachable(
 fn havoc_within(
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     budget: u64,
     targets: &[Site],
     havoc: Havoc,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(CheckResult, Vec<usize>), Stats> {
-    let mut explorer = Explorer::new(lib, options)
+    let mut explorer = Explorer::new(lib, options, plan)
         .with_targets(targets)
         .with_havoc(havoc, budget);
     let capped = explorer.advance(progress) == Advance::Capped;
@@ -105,7 +102,8 @@ mod tests {
             l,
             ..CheckOptions::default()
         };
-        reachable(&lib, &options, &lib.failure_sites(), &mut |_| {})
+        let plan = SearchPlan::new(&options, &lib);
+        reachable(&lib, &options, plan, &lib.failure_sites(), &mut |_| {})
             .0
             .map(|r| r.len())
     }
@@ -120,9 +118,12 @@ mod tests {
             havoc: false,
             ..CheckOptions::default()
         };
-        assert!(reachable(&lib, &off, &lib.failure_sites(), &mut |_| {})
-            .0
-            .is_none());
+        let plan = SearchPlan::new(&off, &lib);
+        assert!(
+            reachable(&lib, &off, plan, &lib.failure_sites(), &mut |_| {})
+                .0
+                .is_none()
+        );
     }
 
     /// Without the lock, a call from `f` changes `c` between the read and the assert.

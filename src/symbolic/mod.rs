@@ -2,7 +2,7 @@
 //! (paper Section 3, Figure 4) of a library against every possible client.
 //!
 //! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
-//! ([`ir`]); [`explore`] searches configurations ([`config`]) depth first, taking
+//! ([`ir`]); [`CheckOptions`] resolve into the [`plan`] of the search; [`explore`] searches configurations ([`config`]) depth first, taking
 //! each one [`step`]: running internal steps with [`machine`], making boundary moves
 //! with [`moves`] and deciding symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
@@ -31,6 +31,7 @@ pub mod machine;
 pub mod memo;
 pub mod memory;
 pub mod moves;
+pub mod plan;
 pub mod race;
 pub mod solver;
 pub mod split;
@@ -41,6 +42,7 @@ pub mod value;
 pub mod worker;
 
 pub use lane::Lane;
+pub use plan::{Goal, SearchPlan};
 
 use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
@@ -63,6 +65,8 @@ pub const PLAIN_FACTOR: u64 = 4;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// What a check is asked: the bounds, the switches of the search (which the engine
+/// resolves into a [`SearchPlan`], keeping the rules stated here) and the limits.
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
     /// Open library frames allowed (nesting of library calls, including the client's).
@@ -278,6 +282,9 @@ pub struct CheckResult {
     pub inconclusive: Vec<String>,
     /// Where explored paths got stuck, in source order.
     pub stuck: Vec<StuckSite>,
+    /// The search the options asked for, as run ([`SearchPlan::new`]); when searches
+    /// raced, [`Stats::searched`] says whose result this is.
+    pub plan: SearchPlan,
 }
 
 impl CheckResult {
@@ -339,18 +346,6 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
-/// The search for a library that uses ML-like references: the havoc proof and the
-/// split are argued for global references only (`lang/references.md` §4.6–4.7), so
-/// they are off; the memo, semantic subsumption, inert references, symmetry and branch
-/// and bound cover locations (their module docs say why).
-fn without_prunings(options: &CheckOptions) -> CheckOptions {
-    CheckOptions {
-        split: false,
-        havoc: false,
-        ..options.clone()
-    }
-}
-
 /// Checks `program` within the bounds of `options`.
 pub fn check(program: &Program, options: &CheckOptions) -> CheckResult {
     check_with_progress(program, options, &mut |_| {})
@@ -401,19 +396,12 @@ fn check_unwatched(
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let library = crate::build::build(program);
-    let plain;
-    let options = if library.uses_refs {
-        plain = without_prunings(options);
-        &plain
+    let plan = SearchPlan::new(options, &library);
+    if plan.races() {
+        race::check(program, &library, options, plan, progress)
+    } else if plan.goal() == Goal::First {
+        first::race(&library, options, plan, progress)
     } else {
-        options
-    };
-    if (options.split || options.semantic) && options.memo && !options.all && !options.first {
-        return race::check(program, &library, options, progress);
-    }
-    if options.first {
-        first::race(&library, options, progress)
-    } else {
-        explore::Explorer::new(&library, options).run(progress)
+        explore::Explorer::new(&library, options, plan).run(progress)
     }
 }

@@ -116,22 +116,34 @@ impl SearchPlan {
         self
     }
 
-    /// The plan of the over-approximation's search ([`super::houdini`]): which sites
-    /// it reaches, by the shortest failure per site with branch and bound, keeping
-    /// this plan's subsumption; no split, and no over-approximation of its own.
-    pub fn for_havoc(self) -> SearchPlan {
-        let p = self.pruning.unwrap_or(Pruning {
-            semantic: true,
-            inert: true,
-            bound: None,
-            split: false,
-        });
-        SearchPlan {
+    /// The plan of the over-approximation's search ([`super::houdini`]), when this
+    /// plan has one: which sites it reaches, by the shortest failure per site with
+    /// branch and bound, keeping this plan's subsumption; no split, and no
+    /// over-approximation of its own.
+    pub fn for_havoc(self) -> Option<SearchPlan> {
+        let p = self.pruning.filter(|p| p.bound == Some(Havoc(true)))?;
+        Some(SearchPlan {
             goal: Goal::ShortestPerSite,
             pruning: Some(Pruning {
                 bound: Some(Havoc(false)),
                 split: false,
                 ..p
+            }),
+        })
+    }
+}
+
+/// The plan of the default options on a library without ML-like references: the
+/// shortest failure per site, with every technique.
+impl Default for SearchPlan {
+    fn default() -> Self {
+        SearchPlan {
+            goal: Goal::ShortestPerSite,
+            pruning: Some(Pruning {
+                semantic: true,
+                inert: true,
+                bound: Some(Havoc(true)),
+                split: true,
             }),
         }
     }
@@ -156,5 +168,68 @@ impl fmt::Display for SearchPlan {
             on(self.havoc()),
             on(self.split())
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library(source: &str) -> Library {
+        let loaded = crate::frontend::load_str("t.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        crate::build::build(&loaded.program)
+    }
+
+    const GLOBAL: &str = "int c := 0; public m (x:int) :(unit) = { c := x };";
+    const LOCAL: &str = "public m (x:int) :(int) = { let r = ref x in !r };";
+
+    #[test]
+    fn the_rules_between_the_switches_are_kept() {
+        let global = library(GLOBAL);
+        let plan = |options: CheckOptions| SearchPlan::new(&options, &global);
+        assert_eq!(plan(CheckOptions::default()), SearchPlan::default());
+        // `all` turns off everything that prunes, and wins over `first`.
+        let every = plan(CheckOptions {
+            all: true,
+            first: true,
+            ..CheckOptions::default()
+        });
+        assert_eq!(every.goal(), Goal::Every);
+        assert!(!every.memo() && !every.semantic() && !every.bound() && !every.split());
+        assert!(!every.races());
+        // Without the memo nothing builds on it.
+        let plain = plan(CheckOptions {
+            memo: false,
+            ..CheckOptions::default()
+        });
+        assert!(!plain.semantic() && !plain.inert() && !plain.bound() && !plain.havoc());
+        assert!(!plain.split() && !plain.races());
+        // The over-approximation needs branch and bound; the split, the shortest
+        // failure per site.
+        let unbounded = plan(CheckOptions {
+            bound: false,
+            ..CheckOptions::default()
+        });
+        assert!(!unbounded.havoc() && unbounded.for_havoc().is_none());
+        let first = plan(CheckOptions {
+            first: true,
+            ..CheckOptions::default()
+        });
+        assert!(first.memo() && !first.split() && !first.races());
+        // A library with ML-like references is neither split nor over-approximated.
+        let local = SearchPlan::new(&CheckOptions::default(), &library(LOCAL));
+        assert!(local.memo() && local.semantic() && local.bound());
+        assert!(!local.split() && !local.havoc() && local.races());
+    }
+
+    #[test]
+    fn the_over_approximation_searches_for_sites_without_its_own() {
+        let havoc = SearchPlan::default().without_semantic().for_havoc();
+        let Some(havoc) = havoc else {
+            panic!("the default plan has an over-approximation");
+        };
+        assert_eq!(havoc.goal(), Goal::ShortestPerSite);
+        assert!(havoc.bound() && !havoc.havoc() && !havoc.split() && !havoc.semantic());
     }
 }

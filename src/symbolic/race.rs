@@ -55,8 +55,8 @@ use super::explore::{Advance, Explorer};
 use super::lane::{self, Done, Field, Handicap, Lane};
 use super::split::{self, Unsettled};
 use super::{
-    add_stuck, CheckOptions, CheckResult, Progress, Searched, StuckSite, PLAIN_AFTER, PLAIN_FACTOR,
-    SPLIT_AFTER,
+    add_stuck, CheckOptions, CheckResult, Progress, SearchPlan, Searched, StuckSite, PLAIN_AFTER,
+    PLAIN_FACTOR, SPLIT_AFTER,
 };
 use crate::build::Library;
 use crate::syntax::ast::Program;
@@ -124,9 +124,10 @@ pub fn check(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
-    check_with(program, lib, options, Handicaps::default(), progress)
+    check_with(program, lib, options, plan, Handicaps::default(), progress)
 }
 
 /// How much more than the whole search's a side's cost counts in the rule of the
@@ -157,6 +158,7 @@ pub fn check_with(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     handicaps: Handicaps,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
@@ -164,6 +166,7 @@ pub fn check_with(
         program,
         lib,
         options,
+        plan,
         handicaps,
         start: Instant::now(),
     };
@@ -174,6 +177,7 @@ pub fn check_with(
     };
     result.stats.seconds = race.start.elapsed().as_secs_f64();
     result.settle_verdict(options);
+    result.plan = plan;
     result
 }
 
@@ -182,6 +186,7 @@ struct Race<'a> {
     program: &'a Program,
     lib: &'a Library,
     options: &'a CheckOptions,
+    plan: SearchPlan,
     handicaps: Handicaps,
     start: Instant,
 }
@@ -191,9 +196,9 @@ impl Race<'_> {
     fn runs(&self, side: Side) -> bool {
         match side {
             Side::Whole => true,
-            Side::Plain => self.options.semantic,
-            Side::Split => self.options.split,
-            Side::SplitPlain => self.options.split && self.options.semantic,
+            Side::Plain => self.plan.semantic(),
+            Side::Split => self.plan.split(),
+            Side::SplitPlain => self.plan.split() && self.plan.semantic(),
         }
     }
 
@@ -234,13 +239,13 @@ impl Race<'_> {
     }
 
     /// `options` for `side`: on `lane`, with what is left of the time limit, and
-    /// stopped by `interrupt` (which carries the user's).
+    /// stopped by `interrupt` (which carries the user's); and its plan.
     fn options_for(
         &self,
         side: Side,
         lane: &Arc<Lane>,
         interrupt: &Arc<AtomicBool>,
-    ) -> CheckOptions {
+    ) -> (CheckOptions, SearchPlan) {
         let mut options = self.options.clone();
         options.lane = Some(Arc::clone(lane));
         options.interrupt = Some(Arc::clone(interrupt));
@@ -248,22 +253,23 @@ impl Race<'_> {
             .options
             .timeout
             .map(|limit| limit.saturating_sub(self.start.elapsed()));
-        if matches!(side, Side::Plain | Side::SplitPlain) {
-            options.semantic = false;
-        }
-        options
+        let plan = match side {
+            Side::Plain | Side::SplitPlain => self.plan.without_semantic(),
+            Side::Whole | Side::Split => self.plan,
+        };
+        (options, plan)
     }
 
-    /// A whole search (with or without semantic subsumption, as `options` say) on
-    /// `lane` (theirs), from the start to its end: its result, and its cost if
-    /// complete.
+    /// A whole search (with or without semantic subsumption, as its plan says) on
+    /// `lane` (that of its options), from the start to its end: its result, and its
+    /// cost if complete.
     fn run_whole(
         &self,
-        options: &CheckOptions,
+        (options, plan): &(CheckOptions, SearchPlan),
         lane: &Lane,
         progress: &mut dyn FnMut(&Progress),
     ) -> (CheckResult, Option<u64>) {
-        let mut explorer = Explorer::new(self.lib, options);
+        let mut explorer = Explorer::new(self.lib, options, *plan);
         let end = {
             let _done = Done(lane);
             let end = explorer.advance(progress);
@@ -277,16 +283,20 @@ impl Race<'_> {
 
     /// The split on `lane` (that of `options`), completed by [`split::finish`] where
     /// its bounds do not meet; also whether it may settle with a higher limit.
-    fn run_split(&self, options: &CheckOptions, lane: &Lane) -> (Outcome, bool) {
+    fn run_split(
+        &self,
+        (options, plan): &(CheckOptions, SearchPlan),
+        lane: &Lane,
+    ) -> (Outcome, bool) {
         let lib = self.lib;
         let _done = Done(lane);
         let mut quiet = |_: &Progress| {};
-        let (outcome, settles) = match split::check(self.program, lib, options, &mut quiet) {
+        let (outcome, settles) = match split::check(self.program, lib, options, *plan, &mut quiet) {
             Ok(result) if result.inconclusive.is_empty() => (Outcome::Complete(result, 0), true),
             Ok(result) => (Outcome::Found(result.counterexamples, Vec::new()), true),
             Err(unsettled) => match unsettled.partial {
                 Some(partial) => {
-                    let mut result = split::finish(lib, partial, options, &mut quiet);
+                    let mut result = split::finish(lib, partial, options, *plan, &mut quiet);
                     add_stuck(&mut result.stuck, unsettled.stuck);
                     result.stats.add(&unsettled.stats);
                     if result.inconclusive.is_empty() {
@@ -474,7 +484,7 @@ impl Race<'_> {
         let plain_lane = Arc::new(Lane::new(0));
         let whole_options = self.options_for(Side::Whole, &whole_lane, &stop);
         let plain_options = self.options_for(Side::Plain, &plain_lane, &stop);
-        let mut whole = Explorer::new(self.lib, &whole_options);
+        let mut whole = Explorer::new(self.lib, &whole_options.0, whole_options.1);
         let mut whole_end = None;
         let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
             .into_iter()
@@ -515,7 +525,7 @@ impl Race<'_> {
                 let side = others[i].0;
                 if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
                     others[i].1 = if side == Side::Plain {
-                        let explorer = Explorer::new(self.lib, &plain_options);
+                        let explorer = Explorer::new(self.lib, &plain_options.0, plain_options.1);
                         Turns::Resumed(Box::new(explorer), None)
                     } else {
                         Turns::restarted()

@@ -56,7 +56,9 @@ use super::explore::Explorer;
 use super::havoc::Site;
 use super::ir::{CodeId, Expr, ExprKind, ImportId, MethodId};
 use super::moves::StandIn;
-use super::{add_stuck, verdict, CheckOptions, CheckResult, Progress, Stats, StuckSite, Verdict};
+use super::{
+    add_stuck, verdict, CheckOptions, CheckResult, Progress, SearchPlan, Stats, StuckSite, Verdict,
+};
 use crate::build::{GlobalName, Initial, Library};
 use crate::syntax::ast::{Program, Visibility};
 use crate::trace::{Counterexample, FailureKind};
@@ -76,11 +78,12 @@ pub fn check(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let (parts, found, stuck) = check_parts(program, lib, options, progress, &mut stats);
+    let (parts, found, stuck) = check_parts(program, lib, options, plan, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
     // Without failures, only the whole search knows every place that gets stuck.
     let settles = |partial: &Partial| {
@@ -101,6 +104,7 @@ pub fn check(
                 stats,
                 inconclusive: Vec::new(),
                 stuck,
+                plan,
             })
         }
         partial => Err(Box::new(Unsettled {
@@ -162,6 +166,7 @@ pub fn finish(
     lib: &Library,
     partial: Partial,
     options: &CheckOptions,
+    plan: SearchPlan,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let longest = partial
@@ -175,7 +180,7 @@ pub fn finish(
         .iter()
         .map(|cex| (cex.kind, cex.span.clone()))
         .collect();
-    let whole = Explorer::new(lib, options)
+    let whole = Explorer::new(lib, options, plan)
         .with_depth_limit(longest.saturating_sub(1) as u32)
         .with_targets(&targets)
         .run(progress);
@@ -194,6 +199,7 @@ pub fn finish(
         stats: whole.stats,
         inconclusive: whole.inconclusive,
         stuck: whole.stuck,
+        plan,
     }
 }
 
@@ -203,6 +209,7 @@ fn check_parts(
     program: &Program,
     lib: &Library,
     options: &CheckOptions,
+    plan: SearchPlan,
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
 ) -> (Option<Partial>, Vec<Counterexample>, Vec<StuckSite>) {
@@ -218,6 +225,7 @@ fn check_parts(
         lib,
         parts: &parts,
         options,
+        plan,
         start: Instant::now(),
         total,
         progress,
@@ -312,6 +320,7 @@ struct PartSearch<'a> {
     lib: &'a Library,
     parts: &'a Components,
     options: &'a CheckOptions,
+    plan: SearchPlan,
     start: Instant,
     total: &'a mut Stats,
     progress: &'a mut dyn FnMut(&Progress),
@@ -325,7 +334,6 @@ impl PartSearch<'_> {
     /// The options of the whole check, with what is left of its limits.
     fn options(&self) -> CheckOptions {
         let mut sub = self.options.clone();
-        sub.split = false;
         if let Some(limit) = self.options.timeout {
             sub.timeout = Some(limit.saturating_sub(self.start.elapsed()));
         }
@@ -348,7 +356,7 @@ impl PartSearch<'_> {
         let sub = sub_program(self.program, self.lib, self.parts, members, trampoline > 0)?;
         let sub_lib = crate::build::build(&sub);
         let options = self.options();
-        let mut explorer = Explorer::new(&sub_lib, &options).with_targets(targets);
+        let mut explorer = Explorer::new(&sub_lib, &options, self.plan).with_targets(targets);
         if let Some(most) = max_moves {
             explorer = explorer.with_depth_limit(most);
         }
@@ -377,8 +385,9 @@ impl PartSearch<'_> {
     fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
         let sub = sub_program(self.program, self.lib, self.parts, &[c], false)?;
         let sub_lib = crate::build::build(&sub);
+        let options = self.options();
         let (reached, stats) =
-            super::houdini::reachable(&sub_lib, &self.options(), own, self.progress);
+            super::houdini::reachable(&sub_lib, &options, self.plan, own, self.progress);
         self.total.add(&stats);
         if let Some(reached) = &reached {
             self.total.unreachable_sites +=
@@ -792,7 +801,8 @@ mod tests {
             max_configurations: Some(2_000),
             ..CheckOptions::default()
         };
-        let Err(unsettled) = check(&program, &lib, &options, &mut |_| {}) else {
+        let plan = SearchPlan::new(&options, &lib);
+        let Err(unsettled) = check(&program, &lib, &options, plan, &mut |_| {}) else {
             panic!("the split settled within 2,000 configurations");
         };
         assert!(unsettled.partial.is_none());
@@ -805,6 +815,7 @@ mod tests {
             stats: Stats::default(),
             inconclusive: vec!["search stopped".to_string()],
             stuck: Vec::new(),
+            plan,
         };
         add_found(&mut result, unsettled.found);
         assert_eq!(result.verdict, Verdict::Unsafe);

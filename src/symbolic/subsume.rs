@@ -107,7 +107,7 @@ pub fn look_up(
 #[cfg(test)]
 mod tests {
     use super::super::explore::Explorer;
-    use super::super::{CheckOptions, CheckResult, Verdict};
+    use super::super::{CheckOptions, CheckResult, SearchPlan, Verdict};
     use super::PROJECTION_TRIAL;
     use crate::build::Library;
 
@@ -136,17 +136,11 @@ mod tests {
             l: 2,
             ..CheckOptions::default()
         };
-        let default = Explorer::new(&lib, &options).run(&mut |_| {});
+        let plan = SearchPlan::new(&options, &lib);
+        let default = Explorer::new(&lib, &options, plan).run(&mut |_| {});
         assert_eq!(default.stats.projections, PROJECTION_TRIAL);
         assert_eq!(default.stats.coverage_checks, 0);
-        let plain = Explorer::new(
-            &lib,
-            &CheckOptions {
-                semantic: false,
-                ..options
-            },
-        )
-        .run(&mut |_| {});
+        let plain = Explorer::new(&lib, &options, plan.without_semantic()).run(&mut |_| {});
         assert_eq!(default.verdict, Verdict::Unsafe);
         assert_eq!(default.verdict, plain.verdict);
         assert_eq!(default.stats.configurations, plain.stats.configurations);
