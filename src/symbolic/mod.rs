@@ -208,7 +208,9 @@ pub struct Stats {
     pub undeclared_calls: u64,
     /// Paths that ended on an ill-shaped operation or an unset reference.
     pub stuck_paths: u64,
-    /// Paths that ended applying a library function with no frame left (k = 0).
+    /// Paths that ended applying a library function with no frame left (k = 0). The
+    /// client's calls are not made without a frame left ([`moves::opponent_moves`]),
+    /// so these are the library's own applications.
     pub frame_limit_paths: u64,
     /// Opponent configurations not explored because one already explored subsumes them.
     pub subsumed: u64,

@@ -336,7 +336,10 @@ pub fn opponent_moves<'p>(
             });
         }
     }
-    if cfg.l == 0 {
+    // Without a frame left, a call of the client's ends at once at the frame limit
+    // (every name it can call is the library's), so it is not made: the path it
+    // would end has no failure and gets stuck nowhere.
+    if cfg.l == 0 || cfg.k == 0 {
         return next;
     }
     let publics = lib
@@ -361,8 +364,7 @@ pub fn opponent_moves<'p>(
         generate_each(c, lib, param, &mut |mut c, arg| {
             c.push_move(Dir::Call, Player::Client, name, arg.clone());
             if let Some(s) = stand_in.filter(|s| name == Name::Method(s.method)) {
-                // Without a frame left the call ends the path.
-                if s.callbacks > 0 && c.k > 0 {
+                if s.callbacks > 0 {
                     c.k -= 1;
                     s.call_back(&mut c, s.callbacks - 1, cfg.l - 1);
                     next.push(c);
