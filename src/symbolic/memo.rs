@@ -81,6 +81,8 @@
 use super::config::{connected_conjuncts, Closure, Config, Frame, GameFrame, PcNode};
 use super::term::{Node, Term};
 use super::value::{Env, Name, Value};
+use num_traits::ToPrimitive;
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -435,6 +437,25 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
     (hash128(&c.b.out), budgets)
 }
 
+/// Writes `tag` and `n` in decimal, as `write!(out, "{tag}{n}")` would: keys are
+/// written at every client turn, and formatting them cost a tenth of the search.
+fn number(out: &mut String, tag: &str, mut n: u64) {
+    out.push_str(tag);
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(&digits[at..]) {
+        out.push_str(text);
+    }
+}
+
 /// A 128-bit hash of `text` (two SipHash runs with different salts).
 pub fn hash128(text: &str) -> u128 {
     let half = |salt: u8| {
@@ -449,14 +470,16 @@ pub fn hash128(text: &str) -> u128 {
 /// The canonical text being written and the renamings so far; kept between keys so
 /// that their allocations are reused.
 #[derive(Default)]
+/// Its maps hash small integers with `FxHash`: SipHash's resistance to chosen keys
+/// is not needed here, and it cost several times more.
 struct Buffers {
     out: String,
-    syms: HashMap<u32, usize>,
-    clients: HashMap<u32, usize>,
-    closures: HashMap<u32, usize>,
+    syms: FxHashMap<u32, usize>,
+    clients: FxHashMap<u32, usize>,
+    closures: FxHashMap<u32, usize>,
     /// Compound terms written, by address.
-    nodes: HashMap<usize, usize>,
-    locations: HashMap<u32, usize>,
+    nodes: FxHashMap<usize, usize>,
+    locations: FxHashMap<u32, usize>,
 }
 
 struct Canon<'a, 'p> {
@@ -495,9 +518,14 @@ impl Canon<'_, '_> {
 
     fn term(&mut self, t: &Term) {
         match t {
-            Term::Const(i) => {
-                let _ = write!(self.b.out, "#{i}");
-            }
+            // The text of `write!("#{i}")`, without formatting a big integer.
+            Term::Const(i) => match i.to_i64() {
+                Some(v) if v < 0 => number(&mut self.b.out, "#-", v.unsigned_abs()),
+                Some(v) => number(&mut self.b.out, "#", v as u64),
+                None => {
+                    let _ = write!(self.b.out, "#{i}");
+                }
+            },
             Term::Node(node) => match &**node {
                 // A shared subterm met again is written as a reference to its first
                 // occurrence: shorter, and the text still determines the term.
@@ -505,7 +533,7 @@ impl Canon<'_, '_> {
                 Node::Sym(n) => {
                     let next = self.b.syms.len();
                     let i = *self.b.syms.entry(*n).or_insert(next);
-                    let _ = write!(self.b.out, "s{i}");
+                    number(&mut self.b.out, "s", i as u64);
                 }
                 Node::Bin(op, a, b) => {
                     let _ = write!(self.b.out, "({}", op.symbol());
@@ -529,7 +557,7 @@ impl Canon<'_, '_> {
         let next = self.b.nodes.len();
         match self.b.nodes.entry(std::rc::Rc::as_ptr(node) as usize) {
             std::collections::hash_map::Entry::Occupied(e) => {
-                let _ = write!(self.b.out, "^{}", e.get());
+                number(&mut self.b.out, "^", *e.get() as u64);
                 true
             }
             std::collections::hash_map::Entry::Vacant(e) => {
@@ -547,7 +575,7 @@ impl Canon<'_, '_> {
     fn location(&mut self, n: u32) {
         let next = self.b.locations.len();
         let i = *self.b.locations.entry(n).or_insert(next);
-        let _ = write!(self.b.out, "Q{i}");
+        number(&mut self.b.out, "Q", i as u64);
         if i != next {
             return;
         }
@@ -599,18 +627,18 @@ impl Canon<'_, '_> {
     fn name(&mut self, name: Name) {
         match name {
             Name::Method(m) => {
-                let _ = write!(self.b.out, "M{m}");
+                number(&mut self.b.out, "M", m as u64);
             }
             Name::Import(i) => {
-                let _ = write!(self.b.out, "I{i}");
+                number(&mut self.b.out, "I", i as u64);
             }
             Name::Undeclared(u) => {
-                let _ = write!(self.b.out, "U{u}");
+                number(&mut self.b.out, "U", u as u64);
             }
             Name::Client(n) => {
                 let next = self.b.clients.len();
                 let i = *self.b.clients.entry(n).or_insert(next);
-                let _ = write!(self.b.out, "F{i}");
+                number(&mut self.b.out, "F", i as u64);
                 if i == next {
                     let ty = self.cfg.clients.get(n as usize).copied();
                     let _ = write!(self.b.out, ":{ty:?}");
@@ -619,7 +647,7 @@ impl Canon<'_, '_> {
             Name::Closure(n) => {
                 let next = self.b.closures.len();
                 let i = *self.b.closures.entry(n).or_insert(next);
-                let _ = write!(self.b.out, "L{i}");
+                number(&mut self.b.out, "L", i as u64);
                 if i == next {
                     if let Some(Closure { code_id, env, .. }) = self.cfg.closures.get(n as usize) {
                         let _ = write!(self.b.out, "{{{code_id}");
@@ -643,7 +671,7 @@ impl Canon<'_, '_> {
     /// The node of a frame whose only effect on the future is where it may get stuck.
     fn stuck_node(&mut self, e: &super::ir::Expr) {
         if self.stuck_nodes {
-            let _ = write!(self.b.out, "@{}", e as *const _ as usize);
+            number(&mut self.b.out, "@", e as *const _ as usize as u64);
         }
     }
 
@@ -652,7 +680,7 @@ impl Canon<'_, '_> {
         let at = |e: &super::ir::Expr| e as *const _ as usize;
         match f {
             Frame::AppArg(e, env) => {
-                let _ = write!(self.b.out, "aa{}", at(e));
+                number(&mut self.b.out, "aa", at(e) as u64);
                 self.env(env);
             }
             Frame::AppCall(v, e) => {
@@ -664,7 +692,7 @@ impl Canon<'_, '_> {
                 self.value(v);
             }
             Frame::PairRight(e, env) => {
-                let _ = write!(self.b.out, "pr{}", at(e));
+                number(&mut self.b.out, "pr", at(e) as u64);
                 self.env(env);
             }
             Frame::PairMake(v) => {
@@ -684,44 +712,44 @@ impl Canon<'_, '_> {
                 self.stuck_node(e);
             }
             Frame::BinRight(e, env) => {
-                let _ = write!(self.b.out, "br{}", at(e));
+                number(&mut self.b.out, "br", at(e) as u64);
                 self.env(env);
             }
             Frame::BinApply(e, v) => {
-                let _ = write!(self.b.out, "ba{}", at(e));
+                number(&mut self.b.out, "ba", at(e) as u64);
                 self.value(v);
             }
             Frame::Seq(e, env) => {
-                let _ = write!(self.b.out, "sq{}", at(e));
+                number(&mut self.b.out, "sq", at(e) as u64);
                 self.env(env);
             }
             Frame::If(e, env) => {
-                let _ = write!(self.b.out, "if{}", at(e));
+                number(&mut self.b.out, "if", at(e) as u64);
                 self.env(env);
             }
             Frame::Let(e, env) => {
-                let _ = write!(self.b.out, "lt{}", at(e));
+                number(&mut self.b.out, "lt", at(e) as u64);
                 self.env(env);
             }
             Frame::Assign(r) => {
-                let _ = write!(self.b.out, "as{r}");
+                number(&mut self.b.out, "as", u64::from(*r));
             }
             Frame::Alloc(ty) => {
                 let _ = write!(self.b.out, "al{ty:?}");
             }
             Frame::Load(e) => {
-                let _ = write!(self.b.out, "ld{}", at(e));
+                number(&mut self.b.out, "ld", at(e) as u64);
             }
             Frame::StoreTarget(e, env) => {
-                let _ = write!(self.b.out, "st{}", at(e));
+                number(&mut self.b.out, "st", at(e) as u64);
                 self.env(env);
             }
             Frame::StoreWrite(v, e) => {
-                let _ = write!(self.b.out, "sw{}", at(e));
+                number(&mut self.b.out, "sw", at(e) as u64);
                 self.value(v);
             }
             Frame::Assert(e) => {
-                let _ = write!(self.b.out, "at{}", at(e));
+                number(&mut self.b.out, "at", at(e) as u64);
             }
             Frame::Box => self.b.out.push_str("box"),
         }
@@ -770,6 +798,15 @@ impl Canon<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_formatting_would() {
+        for n in [0, 7, 10, 99, 100, 4_294_967_295, u64::MAX] {
+            let mut out = String::new();
+            number(&mut out, "ab", n);
+            assert_eq!(out, format!("ab{n}"));
+        }
+    }
 
     fn entry(moves: i64, summary: Summary) -> Entry {
         Entry {
