@@ -18,6 +18,7 @@
 pub mod branch;
 pub mod budget;
 pub mod config;
+pub mod difference;
 pub mod explore;
 pub mod findings;
 pub mod first;

@@ -7,6 +7,7 @@
 //! prefix. Terms are translated once (cache keyed by node identity).
 
 use super::config::{connected_conjuncts, PcNode};
+use super::difference;
 use super::term::{Node, Term, Witness};
 use super::worker::{self, NoRegion, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
@@ -274,6 +275,12 @@ impl Solver {
         if let Some(known) = self.projections.get(&question) {
             self.work += work::KNOWN_PROJECTION;
             return known.clone();
+        }
+        if let Some(closed) = difference::project(terms, &projected) {
+            let region = Some(difference_region(&closed));
+            self.work += work::DIFFERENCE_PROJECTION;
+            self.projections.insert(question, region.clone());
+            return region;
         }
         let (region, stopped) = self.eliminate(terms, &projected, &symbols, limit);
         // Eliminating quantifiers takes longer the larger the region it gives.
@@ -551,6 +558,24 @@ fn slot(i: usize) -> Int {
     Int::new_const(format!("y{i}"))
 }
 
+/// The region of a projection of difference constraints, over the slots.
+fn difference_region(region: &difference::Region) -> Bool {
+    let bounds = match region {
+        difference::Region::Empty => return Bool::from_bool(false),
+        difference::Region::Within(bounds) => bounds,
+    };
+    if bounds.is_empty() {
+        // Spelled out, so that coverage sees at once that it holds everywhere.
+        return Bool::from_bool(true);
+    }
+    let var = |v: Option<usize>| v.map_or_else(|| Int::from_i64(0), slot);
+    let conjuncts: Vec<Bool> = bounds
+        .iter()
+        .map(|&(a, b, c)| Int::sub(&[var(a), var(b)]).le(Int::from_i64(c)))
+        .collect();
+    Bool::and(&conjuncts)
+}
+
 pub(crate) fn int_const(c: &BigInt) -> Int {
     match i64::try_from(c) {
         Ok(small) => Int::from_i64(small),
@@ -705,6 +730,9 @@ pub mod work {
     pub const NONLINEAR: u64 = 2048;
     pub const COVERAGE: u64 = 128;
     pub const KNOWN_PROJECTION: u64 = 16;
+    /// A projection of difference constraints ([`super::difference`]): a closure of a
+    /// few dozen variables, cheaper than a solver query.
+    pub const DIFFERENCE_PROJECTION: u64 = 64;
     pub const PROJECTION: u64 = 2048;
     pub const PER_REGION_NODE: u64 = 128;
     /// Sizes are counted no further: a region that large is dear enough.
@@ -850,6 +878,67 @@ mod tests {
         assert!(solver
             .project(&None, &[bin(BinOp::Mul, &x1, &int(3))], None)
             .is_some());
+    }
+
+    /// `sym + c`, or the constant `c` when `sym` is 0.
+    fn offset_term(sym: u32, c: i64) -> Term {
+        match sym {
+            0 => int(c),
+            n if c == 0 => Term::sym(n),
+            n => bin(BinOp::Add, &Term::sym(n), &int(c)),
+        }
+    }
+
+    const COMPARISONS: [BinOp; 5] = [BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge, BinOp::Eq];
+
+    proptest! {
+        /// The closure of difference constraints ([`difference`]) gives the region
+        /// Z3's `qe` gives, on random systems of them (contradictory ones included).
+        #[test]
+        fn difference_projections_are_those_of_qe(
+            conjuncts in proptest::collection::vec(
+                (0u32..5, -3i64..4, 0usize..5, 0u32..5, -3i64..4, any::<bool>()), 0..6),
+            terms in proptest::collection::vec((0u32..5, -2i64..3), 1..4),
+        ) {
+            let mut pc = None;
+            for &(a, c, op, b, d, holds) in &conjuncts {
+                let op = COMPARISONS[op];
+                if op == BinOp::Eq && !holds {
+                    continue;
+                }
+                let term = bin(op, &offset_term(a, c), &offset_term(b, d));
+                if term.as_const().is_some() {
+                    continue;
+                }
+                pc = conjunct(term, pc);
+                if let Some(node) = pc.as_mut().and_then(Rc::get_mut) {
+                    node.holds = holds;
+                }
+            }
+            let terms: Vec<Term> = terms.iter().map(|&(n, c)| offset_term(n, c)).collect();
+            let mut projected = Vec::new();
+            let mut at = pc.as_deref();
+            while let Some(node) = at {
+                projected.push(node);
+                at = node.parent.as_deref();
+            }
+            let mut symbols = Vec::new();
+            for t in projected.iter().map(|p| &p.term).chain(&terms) {
+                t.symbols(&mut symbols);
+            }
+            symbols.sort_unstable();
+            symbols.dedup();
+            let closed = difference::project(&terms, &projected);
+            prop_assert!(closed.is_some(), "not taken for difference constraints");
+            let closed = difference_region(&closed.unwrap());
+            let mut solver = Solver::new();
+            let (qe, stopped) = solver.eliminate(&terms, &projected, &symbols, None);
+            prop_assert!(!stopped);
+            let qe = qe.unwrap();
+            let z = z3::Solver::new();
+            z.assert(closed.iff(&qe).not());
+            prop_assert_eq!(z.check(), SatResult::Unsat, "closure {} vs qe {}", closed, qe);
+        }
     }
 
     /// Eight linear conjuncts over eight symbols whose projection onto `(s7, s8)` Z3's
