@@ -166,13 +166,7 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
         allow_stuck: true,
         ..CheckOptions::default()
     });
-    let split = match split::check(
-        &loaded.program,
-        &lib,
-        &split_options,
-        SearchPlan::new(&split_options, &lib),
-        &mut |_| {},
-    ) {
+    let split = match split_check(&loaded.program, &lib, &split_options) {
         Ok(result) => Some(result),
         Err(unsettled) => unsettled.partial.map(|partial| {
             tally.split_finished += 1;
@@ -416,13 +410,7 @@ fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     };
     let plain = run_source(UNMET, k, l, false, false);
     assert_eq!(plain.verdict, Verdict::Unsafe, "k={k} l={l}");
-    let Err(unsettled) = split::check(
-        &loaded.program,
-        &lib,
-        &options,
-        SearchPlan::new(&options, &lib),
-        &mut |_| {},
-    ) else {
+    let Err(unsettled) = split_check(&loaded.program, &lib, &options) else {
         panic!("k={k} l={l}: the bounds met");
     };
     let partial = unsettled
@@ -451,14 +439,8 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
             ..CheckOptions::default()
         };
         let plain = run_source(TRAMPOLINED, k, l, false, false);
-        let parts = split::check(
-            &loaded.program,
-            &lib,
-            &options,
-            SearchPlan::new(&options, &lib),
-            &mut |_| {},
-        )
-        .unwrap_or_else(|_| panic!("k={k} l={l}: not split"));
+        let parts = split_check(&loaded.program, &lib, &options)
+            .unwrap_or_else(|_| panic!("k={k} l={l}: not split"));
         assert_eq!(sites(&plain), sites(&parts), "k={k} l={l}");
         assert_eq!(plain.verdict, parts.verdict, "k={k} l={l}");
     }
@@ -467,14 +449,8 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
         l: 2,
         ..CheckOptions::default()
     };
-    let parts = split::check(
-        &loaded.program,
-        &lib,
-        &options,
-        SearchPlan::new(&options, &lib),
-        &mut |_| {},
-    )
-    .unwrap_or_else(|_| panic!("not split"));
+    let parts =
+        split_check(&loaded.program, &lib, &options).unwrap_or_else(|_| panic!("not split"));
     let trace = parts.counterexamples[0].trace.to_string();
     assert!(
         trace.contains("relay"),
@@ -746,13 +722,7 @@ fn stuck_agrees(
     }
     // The split, forced, must not pretend a library that may get stuck is safe.
     let lib = holi::build::build(program);
-    if let Ok(parts) = split::check(
-        program,
-        &lib,
-        &base,
-        SearchPlan::new(&base, &lib),
-        &mut |_| {},
-    ) {
+    if let Ok(parts) = split_check(program, &lib, &base) {
         if complete(&parts) {
             assert_eq!(
                 plain.verdict, parts.verdict,
@@ -822,14 +792,7 @@ fn prunings_keep_stuck_places_in_a_part_without_failure_sites() {
         ..CheckOptions::default()
     };
     assert!(
-        split::check(
-            &loaded.program,
-            &lib,
-            &options,
-            SearchPlan::new(&options, &lib),
-            &mut |_| {}
-        )
-        .is_err(),
+        split_check(&loaded.program, &lib, &options).is_err(),
         "a library that may get stuck was split"
     );
 }
@@ -855,4 +818,19 @@ fn prunings_keep_the_stuck_places_of_the_benchmark() {
     }
     eprintln!("stuck places compared on {} cells: {stuck:?}", stuck.len());
     assert!(!stuck.is_empty(), "no benchmark cell meets stuck paths");
+}
+
+/// The part-by-part check of `program` (built as `lib`) by the plan of `options`.
+fn split_check(
+    program: &holi::syntax::ast::Program,
+    lib: &holi::build::Library,
+    options: &CheckOptions,
+) -> Result<CheckResult, Box<split::Unsettled>> {
+    split::check(
+        program,
+        lib,
+        options,
+        SearchPlan::new(options, lib),
+        &mut |_| {},
+    )
 }

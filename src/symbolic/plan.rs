@@ -173,13 +173,8 @@ impl fmt::Display for SearchPlan {
 
 #[cfg(test)]
 mod tests {
+    use super::super::havoc::tests::library;
     use super::*;
-
-    fn library(source: &str) -> Library {
-        let loaded = crate::frontend::load_str("t.holi", source, false)
-            .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        crate::build::build(&loaded.program)
-    }
 
     const GLOBAL: &str = "int c := 0; public m (x:int) :(unit) = { c := x };";
     const LOCAL: &str = "public m (x:int) :(int) = { let r = ref x in !r };";

@@ -107,15 +107,9 @@ pub fn look_up(
 #[cfg(test)]
 mod tests {
     use super::super::explore::Explorer;
+    use super::super::havoc::tests::library;
     use super::super::{CheckOptions, CheckResult, SearchPlan, Verdict};
     use super::PROJECTION_TRIAL;
-    use crate::build::Library;
-
-    fn library(source: &str) -> Library {
-        let loaded = crate::frontend::load_str("t.holi", source, false)
-            .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        crate::build::build(&loaded.program)
-    }
 
     /// A division in the stored value: no projection gives a region (`qe` cannot
     /// eliminate it), so projecting stops after the trial, and the search, not only its
