@@ -2,15 +2,17 @@
 //! (paper Section 3, Figure 4) of a library against every possible client.
 //!
 //! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
-//! ([`ir`]); [`CheckOptions`] resolve into the [`plan`] of the search; [`explore`] searches configurations ([`config`]) depth first, taking
-//! each one [`step`]: running internal steps with [`machine`], making boundary moves
-//! with [`moves`] and deciding symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
+//! ([`ir`]); [`CheckOptions`] resolve into the [`plan`] of the search; [`explore`]
+//! searches configurations ([`config`]) depth first, taking each one [`step`]: running
+//! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
+//! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
-//! with [`subsume`] (over [`memo`]), and keeping what it finds in [`findings`]
-//! (failures, stuck paths, the bound of branch and bound). Strategies sit on top of
-//! that search, never beneath it: [`first`] (`--first`) races its plans, [`houdini`]
-//! searches the over-approximation of [`havoc`] (whose client turns [`havoc_turn`]
-//! makes, asking the search only which sides of a condition hold), [`split`] checks
+//! with [`subsume`] (over [`memo`]; regions of values by [`difference`] or Z3), and
+//! keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
+//! and bound) within its [`budget`]. Strategies sit on top of that search, never
+//! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
+//! the over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes,
+//! asking the search only which sides of a condition hold), [`split`] checks
 //! independent parts apart, and [`race`] runs it beside the whole search. Bounds follow
 //! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
 //! calls per context.
