@@ -10,16 +10,17 @@
 //! fully explored once they are all done. With `first`, the search runs in passes of
 //! growing trace-length limit and stops at the first failure.
 //!
-//! A path that gets stuck ([`super::machine::Stop::Stuck`]) is recorded with its place and reason
-//! ([`CheckResult::stuck`]); a complete search without failures but with stuck paths is
-//! [`super::Verdict::Stuck`], not safe (unless [`CheckOptions::allow_stuck`]). Paths of the
-//! over-approximation ([`super::havoc`]) or with the split's stand-in are not the
-//! library's own, so their stuck places are not recorded. Every pruning keeps the set
-//! of stuck places of a search without failures: subsumption and the symmetry of
-//! revealed closures because a pruned configuration's future is one explored
-//! ([`memo`]); branch and bound because it starts cutting only after a failure, when
-//! the verdict is unsafe whatever else is met; `first` because it stops early only on a
-//! failure, and its last pass is the whole search.
+//! A path that gets stuck ([`super::machine::Stop::Stuck`]) is recorded with its
+//! place and reason ([`CheckResult::stuck`]); a complete search without failures but
+//! with stuck paths is [`super::Verdict::Stuck`], not safe (unless
+//! [`CheckOptions::allow_stuck`]). Paths of the over-approximation ([`super::havoc`])
+//! or with the split's stand-in are not the library's own, so their stuck places are
+//! not recorded. Every pruning keeps the set of stuck places of a search without
+//! failures: subsumption and the symmetry of revealed closures because a pruned
+//! configuration's future is one explored ([`memo`]); branch and bound because it
+//! starts cutting only after a failure, when the verdict is unsafe whatever else is
+//! met; `first` because it stops early only on a failure, and its last pass is the
+//! whole search.
 
 use super::branch;
 use super::budget::Budget;

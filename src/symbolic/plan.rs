@@ -121,7 +121,7 @@ impl SearchPlan {
     /// branch and bound, keeping this plan's subsumption; no split, and no
     /// over-approximation of its own.
     pub fn for_havoc(self) -> Option<SearchPlan> {
-        let p = self.pruning.filter(|p| p.bound == Some(Havoc(true)))?;
+        let p = self.pruning.filter(|_| self.havoc())?;
         Some(SearchPlan {
             goal: Goal::ShortestPerSite,
             pruning: Some(Pruning {

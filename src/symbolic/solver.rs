@@ -242,8 +242,9 @@ impl Solver {
     /// only means less subsumption.
     ///
     /// Difference constraints are projected by their closure ([`difference`]), at
-    /// once. Any other elimination runs in a thread with a Z3 context of its own ([`QeThread`]),
-    /// never in the search's context, and is never interrupted: Z3 4.8.12's `qe` tactic
+    /// once. Any other elimination runs in a thread with a Z3 context of its own
+    /// ([`QeThread`]), never in the search's context, and is never interrupted: Z3
+    /// 4.8.12's `qe` tactic
     /// can run for minutes on a few linear conjuncts (8 over 6 symbols,
     /// `tests/projections.rs`), can answer later queries of the same context wrongly
     /// after it is interrupted (a model missing a constrained symbol), and can crash
