@@ -427,6 +427,42 @@ fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     assert_eq!(sites(&plain), sites(&finished), "k={k} l={l}");
 }
 
+/// As in [`UNMET`], `isAB` needs trampolines with two callbacks (`twice` nested in
+/// `twice`, 13 moves). `spin` could call back three times, so the stand-in does, and
+/// its lower bound (11) does not meet; but `spin` never runs its callbacks. Kept real
+/// beside `isAB`'s part, with a stand-in of two callbacks for the rest, it raises the
+/// lower bound to 13: the split settles without searching the whole library.
+const WILLING: &str = "
+int a := 0; int b := 0; int running := 0; int p := 0; int q := 0; int r := 0;
+public isNone (i:int) :(unit) = { a := 1 };
+public isA (i:int) :(unit) = { b := 1 };
+public isAB (i:int) :(unit) = { assert(not(!a && !b)) };
+public twice (f:unit -> unit) :(unit) = { f(); f() };
+public spin (f:unit -> unit) :(unit) = { if !running then (f(); f(); f()) else () };
+public setP (i:int) :(unit) = { p := i };
+public setQ (i:int) :(unit) = { q := i };
+public setR (i:int) :(unit) = { r := i };
+";
+
+#[test]
+fn a_split_keeps_the_most_willing_part_real_to_meet_its_bounds() {
+    let loaded = holi::frontend::load_str("test.holi", WILLING, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let lib = holi::build::build(&loaded.program);
+    let (k, l) = (3, 1);
+    let options = CheckOptions {
+        k,
+        l,
+        ..CheckOptions::default()
+    };
+    let plain = run_source(WILLING, k, l, false, false);
+    let parts = split_check(&loaded.program, &lib, &options)
+        .unwrap_or_else(|_| panic!("the bounds did not meet"));
+    assert_eq!(sites(&plain), sites(&parts));
+    let longest = parts.counterexamples.iter().map(|c| c.trace.0.len()).max();
+    assert_eq!(longest, Some(13));
+}
+
 #[test]
 fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
     let loaded = holi::frontend::load_str("test.holi", TRAMPOLINED, false)

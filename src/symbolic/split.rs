@@ -32,6 +32,9 @@
 //!
 //!   A shortest trace of the lower-bound search that never calls the stand-in is one of
 //!   C alone already.
+//! * **Tighter lower bounds** where the two do not meet: the other parts whose frames
+//!   can make more callbacks than a level t are kept real beside C, and the stand-in
+//!   makes up to t ([`refine`]).
 //!
 //! Where every site's upper bound meets its lower bound, those traces are the shortest
 //! per site. Where some do not, and each of those has a real trace, the whole library
@@ -287,14 +290,10 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
         } else {
             full_lower(search, &mut best, c, others, &own)?
         };
-        let met = |best: &BTreeMap<SiteKey, Counterexample>| {
-            lower
-                .iter()
-                .all(|(key, &len)| best.get(key).is_some_and(|b| b.trace.0.len() == len))
-        };
+        let mut lower = lower;
         let helpers = (0..parts.count).filter(|&j| j != c && callbacks[j] > 0);
         for j in helpers {
-            if met(&best) {
+            if unmet(&best, &lower).is_empty() {
                 break;
             }
             let with = search.run(&[c, j], 0, None, &own)?;
@@ -302,6 +301,7 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
                 lower.contains_key(key)
             });
         }
+        refine(search, &mut best, &mut lower, c, callbacks)?;
         for (key, &len) in &lower {
             match best.remove(key) {
                 Some(cex) if cex.trace.0.len() == len => settled.push(cex),
@@ -312,6 +312,88 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
         }
     }
     Some(Partial { settled, open })
+}
+
+/// The sites of `lower` whose best trace so far is longer than their lower bound (or
+/// that have none).
+fn unmet(best: &BTreeMap<SiteKey, Counterexample>, lower: &BTreeMap<SiteKey, usize>) -> Vec<Site> {
+    lower
+        .iter()
+        .filter(|(key, &len)| best.get(key).is_none_or(|b| b.trace.0.len() != len))
+        .map(|(key, _)| site_of(key))
+        .collect()
+}
+
+/// Raises the lower bounds of component `c`'s sites that its best traces do not meet,
+/// by searches in which some other parts are real.
+///
+/// The stand-in makes as many callbacks as the most willing other part, and often a
+/// single part (a recursive one, say) is that willing while the rest make one or two.
+/// So at a level `t`, the parts whose frames can make more than `t` callbacks are kept
+/// as they are, beside `c`, and the stand-in makes up to `t` (none when `t` is 0). The
+/// map of [`check`]'s docs still holds: each frame of a part left out is one call of the
+/// stand-in with as many moves and no more frames (a part that cannot call back at
+/// all is simply dropped at level 0: its frames give the client nothing, and a trace
+/// without them is shorter and valid), while the kept parts' frames are their own and
+/// their state is touched by nothing else. So a site's shortest trace here is a lower
+/// bound in the whole library, and one that never calls the stand-in is real.
+///
+/// Only the traces shorter than the best real ones matter, so each search stops below
+/// the longest of them. Levels go down through the other parts' callback counts while
+/// the parts kept hold at most half the library's methods: beyond that the search is
+/// nearly the whole library's, which [`finish`] makes anyway.
+fn refine(
+    search: &mut PartSearch,
+    best: &mut BTreeMap<SiteKey, Counterexample>,
+    lower: &mut BTreeMap<SiteKey, usize>,
+    c: usize,
+    callbacks: &[u32],
+) -> Option<()> {
+    let (lib, parts) = (search.lib, search.parts);
+    let others = || (0..parts.count).filter(move |&j| j != c);
+    let mut levels: Vec<u32> = others().map(|j| callbacks[j]).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels.pop();
+    for t in levels.into_iter().rev() {
+        let open = unmet(best, lower);
+        if open.is_empty() {
+            break;
+        }
+        let kept: Vec<usize> = std::iter::once(c)
+            .chain(others().filter(|&j| callbacks[j] > t))
+            .collect();
+        let methods = parts.method.iter().filter(|p| kept.contains(p)).count();
+        if 2 * methods > lib.methods.len() {
+            break;
+        }
+        let upper = |site: &Site| best.get(&key_of(site)).map(|b| b.trace.0.len());
+        let uppers: Option<Vec<usize>> = open.iter().map(upper).collect();
+        // Without a real trace for every open site, nothing bounds the search's length.
+        let limit = uppers
+            .and_then(|u| u.into_iter().max())
+            .map(|longest| longest.saturating_sub(1) as u32);
+        let result = search.run(&kept, t, limit, &open)?;
+        let found = shortest_per_site(&result);
+        for site in &open {
+            let key = key_of(site);
+            match (found.get(&key).copied(), upper(site)) {
+                (Some(len), Some(u)) if u <= len => lower.insert(key, u),
+                (None, Some(u)) => lower.insert(key, u),
+                (Some(len), _) => lower.insert(key, len),
+                // Searched to the end without a trace: no client reaches it.
+                (None, None) => lower.remove(&key),
+            };
+        }
+        let real = result
+            .counterexamples
+            .into_iter()
+            .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE));
+        improve(best, real, |key| {
+            lower.contains_key(key) && open.contains(&site_of(key))
+        });
+    }
+    Some(())
 }
 
 /// The searches of parts of a library, within the limits of the whole check.
