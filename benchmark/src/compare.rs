@@ -26,6 +26,10 @@ pub struct CompareArgs {
     /// Bounds l: N, A..B (inclusive) or A,B,C.
     #[arg(long, default_value = "1..3")]
     l: String,
+    /// Only these cells of the grid, as FILE:K:L separated by commas (e.g. the heaviest
+    /// ones, to time `--jobs 1` against `--jobs 2` through two wrapper scripts).
+    #[arg(long)]
+    cells: Option<String>,
     /// Runs per binary per cell; a cell's time is the median of its rounds.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
@@ -64,7 +68,20 @@ pub fn run(args: CompareArgs) -> Result<(), String> {
         repeat: args.repeat,
     };
     check_resumable(&dir, &compare)?;
-    let jobs = compare_jobs(&files, &ks, &ls, args.repeat);
+    let mut jobs = compare_jobs(&files, &ks, &ls, args.repeat);
+    if let Some(cells) = &args.cells {
+        let wanted = parse_cells(cells)?;
+        if let Some((file, k, l)) = wanted
+            .iter()
+            .find(|cell| !jobs.iter().any(|job| in_cell(job, cell)))
+        {
+            return Err(format!(
+                "--cells: {file}:{k}:{l} is not a cell of the grid (files in {}, --k, --l)",
+                programs.display()
+            ));
+        }
+        jobs.retain(|job| wanted.iter().any(|cell| in_cell(job, cell)));
+    }
     let timeout = args.run.timeout.unwrap_or(300.0);
     let summary = execute(
         &args.run,
@@ -79,6 +96,24 @@ pub fn run(args: CompareArgs) -> Result<(), String> {
     )?;
     write_report(&dir)?;
     summary.finish(&dir.join("report.md"))
+}
+
+/// `FILE:K:L,…` as cells.
+fn parse_cells(text: &str) -> Result<Vec<(String, u32, u32)>, String> {
+    text.split(',')
+        .map(|cell| {
+            let bad = || format!("--cells: bad cell `{cell}`: expected FILE:K:L");
+            let mut parts = cell.trim().rsplitn(3, ':');
+            let l = parts.next().and_then(|l| l.parse().ok()).ok_or_else(bad)?;
+            let k = parts.next().and_then(|k| k.parse().ok()).ok_or_else(bad)?;
+            let file = parts.next().filter(|f| !f.is_empty()).ok_or_else(bad)?;
+            Ok((file.to_string(), k, l))
+        })
+        .collect()
+}
+
+fn in_cell(job: &Job, (file, k, l): &(String, u32, u32)) -> bool {
+    job.file == *file && job.k == *k && job.l == *l
 }
 
 /// Whether `dir` holds a comparison (its last invocation was `compare`).
@@ -847,6 +882,20 @@ fn render_statuses(out: &mut String, runs: &[RunRecord]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_are_parsed_and_bad_ones_refused() {
+        assert_eq!(
+            parse_cells("a.holi:4:1, b-mo.holi:5:3"),
+            Ok(vec![
+                ("a.holi".to_string(), 4, 1),
+                ("b-mo.holi".to_string(), 5, 3)
+            ])
+        );
+        for bad in ["a.holi:4", ":4:1", "a.holi:x:1", "a.holi:4:1,"] {
+            assert!(parse_cells(bad).is_err(), "{bad}");
+        }
+    }
 
     fn run(
         file: &str,
