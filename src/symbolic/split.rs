@@ -270,7 +270,7 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
             .iter()
             .map(|(key, cex)| (*key, cex.trace.0.len()))
             .collect();
-        let lower = if others == 0 {
+        let mut lower = if others == 0 {
             // No other part calls back: the rest of the library cannot help.
             alone.clone()
         } else if own.iter().all(|site| alone.contains_key(&key_of(site))) {
@@ -290,7 +290,6 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
         } else {
             full_lower(search, &mut best, c, others, &own)?
         };
-        let mut lower = lower;
         let helpers = (0..parts.count).filter(|&j| j != c && callbacks[j] > 0);
         for j in helpers {
             if unmet(&best, &lower).is_empty() {
@@ -385,10 +384,7 @@ fn refine(
                 (None, None) => lower.remove(&key),
             };
         }
-        let real = result
-            .counterexamples
-            .into_iter()
-            .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE));
+        let real = result.counterexamples.into_iter().filter(is_real);
         improve(best, real, |key| {
             lower.contains_key(key) && open.contains(&site_of(key))
         });
@@ -456,7 +452,7 @@ impl PartSearch<'_> {
         let real = result
             .counterexamples
             .iter()
-            .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE))
+            .filter(|cex| is_real(cex))
             .cloned();
         improve(&mut self.real, real, |_| true);
         result.inconclusive.is_empty().then_some(result)
@@ -491,12 +487,14 @@ fn full_lower(
 ) -> Option<BTreeMap<SiteKey, usize>> {
     let result = search.run(&[c], others, None, own)?;
     let lower = shortest_per_site(&result);
-    let real = result
-        .counterexamples
-        .into_iter()
-        .filter(|cex| !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE));
+    let real = result.counterexamples.into_iter().filter(is_real);
     improve(best, real, |_| true);
     Some(lower)
+}
+
+/// Whether `cex` never calls the stand-in: a trace of the library's own parts.
+fn is_real(cex: &Counterexample) -> bool {
+    !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE)
 }
 
 /// Keeps in `best` the first of each site's traces in the engine's order, among those
