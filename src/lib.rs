@@ -18,7 +18,7 @@
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`]) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`], [`symbolic::tasks`]) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; not yet used by `check`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
@@ -76,7 +76,9 @@
 //!   search and the split, each with and without semantic subsumption, race
 //!   ([`symbolic::race`]), decided by counts of configurations and solver work only
 //!   ([`symbolic::lane`]), so the report is the same for every `--jobs` and any timing
-//!   (`tests/race.rs`). A site is
+//!   (`tests/race.rs`); the whole search runs as tasks on several threads, each a
+//!   function of its configurations and of what the tasks a fixed window before it
+//!   committed ([`symbolic::tasks`], `tests/tasks.rs`). A site is
 //!   left out of a part's searches only when an over-approximation of every client
 //!   ([`symbolic::havoc`], searched by [`symbolic::houdini`]) does not reach it. Each
 //!   rule is argued where it is implemented and checked against the plain search

@@ -343,14 +343,14 @@ fn nonlinear_coverage_checks_are_answered_by_the_solver_process() {
     use holi::symbolic::solver::Solver;
     use holi::symbolic::term::Term;
     use holi::syntax::ast::BinOp;
-    use std::rc::Rc;
+    use std::sync::Arc;
     use z3::ast::Int;
     let x = Term::sym(1);
     let square = Term::binary(BinOp::Mul, &x, &x).unwrap();
     let small = Term::binary(BinOp::Le, &square, &Term::Const(4.into())).unwrap();
     let mut symbols = holi::symbolic::config::SymbolSet::default();
     symbols.insert(1);
-    let pc = Some(Rc::new(PcNode {
+    let pc = Some(Arc::new(PcNode {
         term: small,
         holds: true,
         depth: 1,

@@ -562,6 +562,7 @@ fn check_file(
             usize::from,
         ),
         lane: None,
+        task_sizes: Default::default(),
     };
     let result = search(&loaded, &options, ui);
     let scope = if result.verdict == Verdict::Safe {

@@ -10,7 +10,7 @@ use super::term::{Node, Term, Witness};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Why a side of a branch was left undecided (and so unexplored).
@@ -70,7 +70,7 @@ impl Decider {
         cond: &Term,
         limit: &dyn Fn() -> Option<Duration>,
         undecided: &mut Vec<Undecided>,
-    ) -> [Option<Rc<Witness>>; 2] {
+    ) -> [Option<Arc<Witness>>; 2] {
         let mut ask = |holds| {
             self.query(cfg, cond, holds, limit()).unwrap_or_else(|why| {
                 undecided.push(why);
@@ -81,7 +81,7 @@ impl Decider {
         match cond.eval(&cfg.witness) {
             Some(v) => {
                 let holds = v.sign() != num_bigint::Sign::NoSign;
-                sides[usize::from(!holds)] = Some(Rc::clone(&cfg.witness));
+                sides[usize::from(!holds)] = Some(Arc::clone(&cfg.witness));
                 sides[usize::from(holds)] = match local_witness(cfg, cond, !holds) {
                     Some(w) => Some(w),
                     None => ask(!holds),
@@ -115,7 +115,7 @@ impl Decider {
         cond: &Term,
         holds: bool,
         limit: Option<Duration>,
-    ) -> Result<Option<Rc<Witness>>, Undecided> {
+    ) -> Result<Option<Arc<Witness>>, Undecided> {
         let question = Question::new(cfg, cond, holds);
         match self.answers.get(&question.key) {
             Some(None) => {
@@ -125,7 +125,7 @@ impl Decider {
             Some(Some(values)) => {
                 if let Some(w) = question.merge(&cfg.witness, values) {
                     self.cached += 1;
-                    return Ok(Some(Rc::new(w)));
+                    return Ok(Some(Arc::new(w)));
                 }
             }
             None => {}
@@ -142,7 +142,7 @@ impl Decider {
                 // mention keep their values (they are unconstrained there).
                 let mut merged = (*cfg.witness).clone();
                 merged.extend(w);
-                Ok(Some(Rc::new(merged)))
+                Ok(Some(Arc::new(merged)))
             }
             Answer::Unsat => {
                 self.answers.remember(question.key, None);
@@ -184,7 +184,7 @@ impl Answers {
 /// of its comparisons flips (treating it as linear in that symbol), or to a few fixed
 /// values, and the result is checked by evaluation. Typical case: a fresh client input
 /// compared with the state.
-pub fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witness>> {
+pub fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Arc<Witness>> {
     let mut mentioned = Vec::new();
     cond.symbols(&mut mentioned);
     let constrained = cfg.pc_symbols();
@@ -202,7 +202,7 @@ pub fn local_witness(cfg: &Config, cond: &Term, holds: bool) -> Option<Rc<Witnes
             witness.insert(n, value);
             if let Some(v) = cond.eval(&witness) {
                 if (v.sign() != num_bigint::Sign::NoSign) == holds {
-                    return Some(Rc::new(witness));
+                    return Some(Arc::new(witness));
                 }
             }
         }

@@ -12,11 +12,11 @@ use super::value::{Env, Name, Value};
 use crate::build::{Initial, Library};
 use crate::trace::{Dir, Player};
 use std::collections::HashSet;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A persistent stack.
 #[derive(Debug)]
-pub struct List<T>(Option<Rc<ListNode<T>>>);
+pub struct List<T>(Option<Arc<ListNode<T>>>);
 
 #[derive(Debug)]
 pub struct ListNode<T> {
@@ -39,13 +39,13 @@ impl<T> Default for List<T> {
 impl<T: Clone> List<T> {
     pub fn push(&mut self, head: T) {
         let tail = std::mem::take(self);
-        self.0 = Some(Rc::new(ListNode { head, tail }));
+        self.0 = Some(Arc::new(ListNode { head, tail }));
     }
 
     /// Removes and returns the top, cloning it only when the node is shared.
     pub fn pop(&mut self) -> Option<T> {
         let node = self.0.take()?;
-        match Rc::try_unwrap(node) {
+        match Arc::try_unwrap(node) {
             Ok(node) => {
                 *self = node.tail;
                 Some(node.head)
@@ -172,14 +172,14 @@ pub struct PcNode {
     pub own_symbols: Vec<u32>,
     /// Whether this or an earlier conjunct is nonlinear ([`Term::is_linear`]).
     pub nonlinear: bool,
-    pub parent: Option<Rc<PcNode>>,
+    pub parent: Option<Arc<PcNode>>,
 }
 
 /// The conjuncts of `pc`, oldest first, connected to `symbols` through chains of shared
 /// symbols; their symbols are added to `symbols`. The other conjuncts mention none of
 /// these symbols, so they are independent of anything asked about them.
 pub fn connected_conjuncts<'a>(
-    pc: &'a Option<Rc<PcNode>>,
+    pc: &'a Option<Arc<PcNode>>,
     symbols: &mut HashSet<u32>,
 ) -> Vec<&'a PcNode> {
     let mut conjuncts: Vec<&PcNode> = Vec::new();
@@ -320,15 +320,15 @@ pub struct Config<'p> {
     pub k: u32,
     /// The client's call budget in the current context.
     pub l: u32,
-    pub pc: Option<Rc<PcNode>>,
+    pub pc: Option<Arc<PcNode>>,
     /// A model of `pc`.
-    pub witness: Rc<Witness>,
+    pub witness: Arc<Witness>,
     pub next_sym: u32,
     pub trace: List<MoveRecord>,
     pub moves: u32,
     /// The cells of ML-like references; `None` until the first location exists, so
     /// a library without references carries one null pointer.
-    pub heap: Option<Rc<Heap>>,
+    pub heap: Option<Arc<Heap>>,
 }
 
 impl<'p> Config<'p> {
@@ -337,7 +337,7 @@ impl<'p> Config<'p> {
     pub fn initial(lib: &'p Library, k: u32, l: u32) -> Config<'p> {
         let store = lib.store.iter().map(initial_value).collect();
         let heap = (!lib.cells.is_empty()).then(|| {
-            Rc::new(Heap {
+            Arc::new(Heap {
                 cells: lib
                     .cells
                     .iter()
@@ -363,7 +363,7 @@ impl<'p> Config<'p> {
             k,
             l,
             pc: None,
-            witness: Rc::new(Witness::new()),
+            witness: Arc::new(Witness::new()),
             next_sym: 0,
             trace: List::default(),
             moves: 0,
@@ -395,7 +395,7 @@ impl<'p> Config<'p> {
 
     /// The heap, created empty on first use.
     pub fn heap_mut(&mut self) -> &mut Heap {
-        Rc::make_mut(self.heap.get_or_insert_with(Rc::default))
+        Arc::make_mut(self.heap.get_or_insert_with(Arc::default))
     }
 
     /// A new cell; its location.
@@ -434,7 +434,7 @@ impl<'p> Config<'p> {
     }
 
     /// Adds `term ≠ 0` (or `= 0`) to the path condition, `witness` being a model of the result.
-    pub fn assume(&mut self, term: Term, holds: bool, witness: Rc<Witness>) {
+    pub fn assume(&mut self, term: Term, holds: bool, witness: Arc<Witness>) {
         let depth = self.pc.as_ref().map_or(1, |p| p.depth + 1);
         let mut symbols = self.pc_symbols();
         let mut mentioned = Vec::new();
@@ -443,7 +443,7 @@ impl<'p> Config<'p> {
             symbols.insert(n);
         }
         let nonlinear = !term.is_linear() || self.pc.as_ref().is_some_and(|p| p.nonlinear);
-        self.pc = Some(Rc::new(PcNode {
+        self.pc = Some(Arc::new(PcNode {
             term,
             holds,
             depth,
@@ -545,7 +545,7 @@ impl Config<'_> {
             (Value::Unit, Value::Unit) => true,
             (Value::Int(x), Value::Int(y)) => same_term(x, y),
             (Value::Pair(p), Value::Pair(q)) => {
-                Rc::ptr_eq(p, q)
+                Arc::ptr_eq(p, q)
                     || (self.equivalent_values(&p.0, &q.0) && self.equivalent_values(&p.1, &q.1))
             }
             (Value::Fun(x), Value::Fun(y)) => self.equivalent_names(*x, *y),
@@ -561,7 +561,7 @@ fn same_term(a: &Term, b: &Term) -> bool {
     match (a, b) {
         (Term::Const(x), Term::Const(y)) => x == y,
         (Term::Node(x), Term::Node(y)) => {
-            Rc::ptr_eq(x, y)
+            Arc::ptr_eq(x, y)
                 || match (&**x, &**y) {
                     (Node::Sym(m), Node::Sym(n)) => m == n,
                     (Node::Bin(o, a1, b1), Node::Bin(p, a2, b2)) => {

@@ -35,11 +35,10 @@ use super::solver::Solver;
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
-use super::{verdict, CheckOptions, CheckResult, Goal, Progress, SearchPlan, Stats, StuckReason};
+use super::{CheckOptions, CheckResult, Goal, Progress, SearchPlan, Stats, StuckReason};
 use crate::build::Library;
 use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -130,7 +129,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             initial,
             memo,
             open: Vec::new(),
-            found: Findings::new(plan.goal() == Goal::Every, targets),
+            found: Findings::new(plan.goal() == Goal::Every, targets)
+                .numbered(&lib.failure_sites()),
             budget: Budget::new(options),
             capped: false,
             depth_limit: None,
@@ -151,6 +151,56 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.found.retarget(targets);
         }
         self
+    }
+
+    /// A task of a parallel search ([`super::tasks`]): explores `work` (next first)
+    /// instead of the start, with the memo entries `shared` and the shortest lengths
+    /// `best` (numbered as [`Library::failure_sites`]) that earlier tasks committed, up
+    /// to `cap` configurations, on the clock of the whole search started at `start`.
+    pub fn task(
+        mut self,
+        work: Vec<Config<'p>>,
+        shared: memo::Shared,
+        best: &[u32],
+        cap: u64,
+        start: Instant,
+    ) -> Self {
+        self.worklist = work.into_iter().rev().map(Work::Explore).collect();
+        if let Some(memo) = &mut self.memo {
+            memo.share(shared);
+        }
+        self.found.seed(best);
+        self.budget.since(start);
+        self.budget.cap(cap);
+        self
+    }
+
+    /// How a task ended: what it found, its counters and notes, the memo entries it
+    /// made (none if it numbered a site of its own), its cost as its lane counts it,
+    /// and the configurations left on its worklist, next first.
+    pub fn into_task(mut self) -> TaskEnd<'p> {
+        self.stats.solver_queries += self.decider.solver.queries;
+        self.stats.cached_answers += self.decider.cached;
+        let mut entries = self.memo.as_mut().map(memo::Memo::take_entries);
+        if self.found.unlisted() {
+            entries = None;
+        }
+        let rest = self
+            .worklist
+            .into_iter()
+            .rev()
+            .filter_map(|work| match work {
+                Work::Explore(cfg) => Some(cfg),
+                Work::Explored(..) => None,
+            });
+        TaskEnd {
+            cost: self.stats.configurations + self.decider.solver.work,
+            found: self.found,
+            stats: self.stats,
+            inconclusive: self.inconclusive,
+            entries,
+            rest: rest.collect(),
+        }
     }
 
     /// Lets the search play `stand_in` itself ([`StandIn`]).
@@ -216,6 +266,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
         } else {
             Advance::Stopped
         }
+    }
+
+    /// The configurations explored so far.
+    pub fn configurations(&self) -> u64 {
+        self.stats.configurations
     }
 
     /// Whether a failure was found.
@@ -366,33 +421,29 @@ impl<'p, 'o> Explorer<'p, 'o> {
             // Never taken for a complete search, whoever reads it.
             self.note("the search stopped at its share of configurations".to_string());
         }
-        let found = self.found.report();
         self.stats.solver_queries += self.decider.solver.queries;
         self.stats.cached_answers += self.decider.cached;
         self.stats.seconds = self.budget.elapsed().as_secs_f64();
-        CheckResult {
-            verdict: verdict(
-                &found.counterexamples,
-                &self.inconclusive,
-                &found.stuck,
-                self.options,
-            ),
-            counterexamples: found.counterexamples,
-            failing_traces: found.failing_traces,
-            failing_traces_lower_bound: found.failing_traces_lower_bound,
-            stats: self.stats,
-            inconclusive: self.inconclusive,
-            stuck: found.stuck,
-            plan: self.plan,
-        }
+        self.found
+            .into_result(self.stats, self.inconclusive, self.options, self.plan)
     }
+}
+
+/// See [`Explorer::into_task`].
+pub struct TaskEnd<'p> {
+    pub found: Findings,
+    pub stats: Stats,
+    pub inconclusive: Vec<String>,
+    pub entries: Option<memo::Entries>,
+    pub cost: u64,
+    pub rest: Vec<Config<'p>>,
 }
 
 impl<'p> Sides<'p> for Explorer<'p, '_> {
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each
     /// with a model ([`branch::Decider`]). `unknown` drops the side and makes the
     /// verdict inconclusive.
-    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Rc<Witness>>; 2] {
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Arc<Witness>>; 2] {
         let budget = &self.budget;
         let mut undecided = Vec::new();
         let sides = self

@@ -7,7 +7,7 @@
 //! shortest length found per site (which the memo compares, [`super::memo`]).
 
 use super::memo;
-use super::{StuckReason, StuckSite};
+use super::{verdict, CheckOptions, CheckResult, SearchPlan, Stats, StuckReason, StuckSite};
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -52,6 +52,8 @@ pub struct Findings {
     shortest: HashMap<Site, Counterexample>,
     /// Paths stuck per place (span start, end) and reason.
     stuck: StuckPaths,
+    /// The sites numbered beforehand ([`Findings::numbered`]).
+    listed: usize,
 }
 
 /// The findings as a result reports them.
@@ -81,7 +83,115 @@ impl Findings {
             every: Vec::new(),
             shortest: HashMap::new(),
             stuck: BTreeMap::new(),
+            listed: 0,
         }
+    }
+
+    /// Numbers `sites` beforehand, in their order, so that every search given the same
+    /// list numbers them alike (the tasks of [`super::tasks`] share memo summaries,
+    /// which name sites by number). A site not yet reached has no length.
+    pub fn numbered(mut self, sites: &[Site]) -> Findings {
+        for site in sites {
+            let next = self.sites.len() as u32;
+            if *self.sites.entry(site.clone()).or_insert(next) == next {
+                self.best.push(u32::MAX);
+            }
+        }
+        self.listed = self.sites.len();
+        self
+    }
+
+    /// Whether a site outside the list of [`Findings::numbered`] was reached: its
+    /// number is this search's own.
+    pub fn unlisted(&self) -> bool {
+        self.sites.len() > self.listed
+    }
+
+    /// Takes the shortest lengths `best` found elsewhere (by the numbering of the same
+    /// list) as found, for branch and bound and the memo; they are not reported.
+    pub fn seed(&mut self, best: &[u32]) {
+        for (mine, &theirs) in self.best.iter_mut().zip(best) {
+            *mine = (*mine).min(theirs);
+        }
+        let best = &self.best;
+        let sites = &self.sites;
+        let reached = |site: &Site| {
+            sites
+                .get(site)
+                .is_some_and(|&i| best[i as usize] < u32::MAX)
+        };
+        self.unreached.retain(|site| !reached(site));
+        self.rebound();
+    }
+
+    /// Once every target is reached, the bound is the longest of their shortest traces.
+    fn rebound(&mut self) {
+        if self.unreached.is_empty() && !self.targets.is_empty() {
+            let (sites, best) = (&self.sites, &self.best);
+            self.bound = self
+                .targets
+                .iter()
+                .filter_map(|target| sites.get(target))
+                .map(|&site| best[site as usize])
+                .max();
+        }
+    }
+
+    /// Adds what `other` found (a search numbered by the same list), as if found here.
+    pub fn merge(&mut self, other: Findings) {
+        for (site, &number) in &other.sites {
+            let length = other.best[number as usize];
+            let next = self.sites.len() as u32;
+            let mine = *self.sites.entry(site.clone()).or_insert(next);
+            if mine == next {
+                self.best.push(length);
+            }
+            self.best[mine as usize] = self.best[mine as usize].min(length);
+            if length < u32::MAX {
+                self.unreached.remove(site);
+            }
+        }
+        self.rebound();
+        for fingerprint in other.failing {
+            if self.all || self.failing.len() < self.failing_cap {
+                self.failing.insert(fingerprint);
+            } else if !self.failing.contains(&fingerprint) {
+                self.failing_capped = true;
+            }
+        }
+        self.failing_capped |= other.failing_capped;
+        for (text, cx) in other.every {
+            let seen = memo::hash128(&format!("{text}\n{:?} {:?}", cx.kind, cx.span));
+            if self.all_seen.insert(seen) {
+                self.every.push((text, cx));
+            }
+        }
+        for (site, cx) in other.shortest {
+            self.keep_shorter(site, cx, None);
+        }
+        for (place, paths) in other.stuck {
+            *self.stuck.entry(place).or_insert(0) += paths;
+        }
+    }
+
+    /// Keeps `cx` as the shortest trace at `site` if it is shorter than the one kept,
+    /// or as long with a smaller text (`text`, when rendered already); whether it is.
+    fn keep_shorter(&mut self, site: Site, cx: Counterexample, text: Option<&str>) -> bool {
+        let better = match self.shortest.get(&site) {
+            None => true,
+            Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Equal => match text {
+                    Some(text) => text < old.trace.to_string().as_str(),
+                    None => cx.trace.to_string() < old.trace.to_string(),
+                },
+            },
+        };
+        if better {
+            self.shortest.insert(site, cx);
+        }
+        better
     }
 
     /// Whether branch and bound has targets.
@@ -159,35 +269,36 @@ impl Findings {
         // prunes with it only configurations met with no fewer moves (and so with no
         // more room under the bound, which only falls).
         if (self.unreached.remove(&key) || self.bound.is_some()) && self.unreached.is_empty() {
-            let (sites, best) = (&self.sites, &self.best);
-            self.bound = self
-                .targets
-                .iter()
-                .filter_map(|target| sites.get(target))
-                .map(|&site| best[site as usize])
-                .max();
+            self.rebound();
         }
         // Shortest first, ties by text: the old trace is rendered only on a tie.
-        let better = match self.shortest.get(&key) {
-            None => true,
-            Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
-                std::cmp::Ordering::Less => true,
-                std::cmp::Ordering::Greater => false,
-                std::cmp::Ordering::Equal => text < old.trace.to_string(),
-            },
-        };
-        match (new, better) {
-            (true, true) => {
-                self.every.push((text, cx.clone()));
-                self.shortest.insert(key, cx);
-            }
-            (true, false) => self.every.push((text, cx)),
-            (false, true) => {
-                self.shortest.insert(key, cx);
-            }
-            (false, false) => {}
+        if new {
+            self.every.push((text.clone(), cx.clone()));
         }
+        self.keep_shorter(key, cx, Some(&text));
         site
+    }
+
+    /// The result of a search by `plan` that found these, with its counters and the
+    /// reasons it is incomplete.
+    pub fn into_result(
+        self,
+        stats: Stats,
+        inconclusive: Vec<String>,
+        options: &CheckOptions,
+        plan: SearchPlan,
+    ) -> CheckResult {
+        let found = self.report();
+        CheckResult {
+            verdict: verdict(&found.counterexamples, &inconclusive, &found.stuck, options),
+            counterexamples: found.counterexamples,
+            failing_traces: found.failing_traces,
+            failing_traces_lower_bound: found.failing_traces_lower_bound,
+            stats,
+            inconclusive,
+            stuck: found.stuck,
+            plan,
+        }
     }
 
     /// The findings as reported: every failing trace with `all`, else the shortest

@@ -14,12 +14,12 @@ use crate::build::Library;
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use num_traits::Zero;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
 /// `cfg`, each with a model.
 pub trait Sides<'p> {
-    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Rc<Witness>>; 2];
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Arc<Witness>>; 2];
 }
 
 /// How a client turn went.
@@ -192,9 +192,9 @@ fn reset_reference(
         }
     }
     conditions.extend(on_r.iter().filter_map(|i| i.condition(&fresh).ok()));
-    let witness = Rc::new(witness);
+    let witness = Arc::new(witness);
     for condition in conditions {
-        cfg.assume(condition, true, Rc::clone(&witness));
+        cfg.assume(condition, true, Arc::clone(&witness));
     }
 }
 

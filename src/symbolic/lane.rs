@@ -209,6 +209,11 @@ impl Lane {
         self.spent.fetch_add(work, Ordering::SeqCst);
     }
 
+    /// Gives back `work` charged by a search whose work will be done again.
+    pub fn refund(&self, work: u64) {
+        self.spent.fetch_sub(work, Ordering::SeqCst);
+    }
+
     /// Counts one operation of semantic subsumption (its work is charged apart).
     pub fn count_op(&self) {
         self.ops.fetch_add(1, Ordering::SeqCst);

@@ -86,7 +86,7 @@ use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The canonical key of an opponent configuration and its budgets.
 pub struct Key {
@@ -109,7 +109,7 @@ impl Key {
 /// most shapes never recur; `None` if it could not be made.
 enum Region {
     Pending {
-        pc: Option<Rc<PcNode>>,
+        pc: Option<Arc<PcNode>>,
         terms: Vec<Term>,
     },
     Known(Option<z3::ast::Bool>),
@@ -121,9 +121,10 @@ pub struct Shape {
     hash: u128,
     /// The symbolic integers, in the order of the holes.
     pub terms: Vec<Term>,
-    pub pc: Option<Rc<PcNode>>,
+    pub pc: Option<Arc<PcNode>>,
 }
 
+#[derive(Clone)]
 struct Entry {
     budgets: Vec<u32>,
     /// The trace length at which it was explored, less the trace-length limit of the
@@ -197,7 +198,7 @@ pub struct Visit<'a> {
 }
 
 /// Makes the region of a shape's terms under a path condition (see [`Region`]).
-pub type Projector<'a> = dyn FnMut(&Option<Rc<PcNode>>, &[Term]) -> Option<z3::ast::Bool> + 'a;
+pub type Projector<'a> = dyn FnMut(&Option<Arc<PcNode>>, &[Term]) -> Option<z3::ast::Bool> + 'a;
 
 /// Keys kept at most, about 150 bytes each: a few hundred MB. A region counts as
 /// [`REGION_WEIGHT`] keys: it keeps its path condition and terms alive until projected.
@@ -220,6 +221,38 @@ pub struct Memo {
     inert: Vec<bool>,
     /// Write the nodes of frames that matter only for where a path gets stuck.
     stuck_nodes: bool,
+    /// What earlier tasks of a parallel search committed ([`Shared`]).
+    shared: Shared,
+}
+
+/// The entries earlier tasks of a parallel search ([`super::tasks`]) committed, by key.
+/// Keys only: a region is a formula of one thread's solver context. Any subset of the
+/// entries is sound, so a task that sees only some of them is still exact.
+#[derive(Clone, Default)]
+pub struct Shared {
+    table: imbl::OrdMap<u128, Arc<Vec<Entry>>>,
+}
+
+/// The entries one task made, in the order of their keys, to be committed.
+pub struct Entries(Vec<(u128, Entry)>);
+
+impl Shared {
+    /// Adds a task's `entries`, keeping per key only those no other covers, as
+    /// [`Memo::insert`] does.
+    pub fn commit(&mut self, entries: Entries) {
+        if self.table.len() + entries.0.len() >= MAX_KEYS {
+            self.table.clear();
+        }
+        for (hash, new) in entries.0 {
+            let mut kept = self.table.get(&hash).map_or_else(Vec::new, |e| e.to_vec());
+            if kept.iter().any(|e| e.covers(&new)) {
+                continue;
+            }
+            kept.retain(|e| !new.covers(e));
+            kept.push(new);
+            self.table.insert(hash, Arc::new(kept));
+        }
+    }
 }
 
 /// Keys are hashes already: the table uses their low bits as they are.
@@ -256,12 +289,30 @@ impl Memo {
     /// A fully explored configuration that subsumes one with `key` met at `visit`:
     /// its summary, which holds for the subsumed configuration too.
     pub fn subsumes(&self, key: &Key, visit: &Visit) -> Option<&Summary> {
-        self.table.get(&key.hash).and_then(|entries| {
+        fn find<'e>(entries: &'e [Entry], key: &Key, visit: &Visit) -> Option<&'e Summary> {
             entries
                 .iter()
                 .find(|e| e.subsumes(&key.budgets, visit))
                 .map(|e| &e.summary)
-        })
+        }
+        let local = self.table.get(&key.hash).and_then(|e| find(e, key, visit));
+        local.or_else(|| find(self.shared.table.get(&key.hash)?, key, visit))
+    }
+
+    /// Subsumes with what earlier tasks committed, too.
+    pub fn share(&mut self, shared: Shared) {
+        self.shared = shared;
+    }
+
+    /// The entries made here (not those shared), in the order of their keys.
+    pub fn take_entries(&mut self) -> Entries {
+        let mut entries: Vec<(u128, Entry)> = self
+            .table
+            .drain()
+            .flat_map(|(hash, entries)| entries.into_iter().map(move |e| (hash, e)))
+            .collect();
+        entries.sort_by_key(|(hash, _)| *hash);
+        Entries(entries)
     }
 
     /// The regions of fully explored configurations with `shape` that would subsume
@@ -553,9 +604,9 @@ impl Canon<'_, '_> {
 
     /// Whether the compound term `node` was written before (then writes `^i`, its
     /// number among the compound terms written); otherwise numbers it.
-    fn seen(&mut self, node: &std::rc::Rc<Node>) -> bool {
+    fn seen(&mut self, node: &std::sync::Arc<Node>) -> bool {
         let next = self.b.nodes.len();
-        match self.b.nodes.entry(std::rc::Rc::as_ptr(node) as usize) {
+        match self.b.nodes.entry(std::sync::Arc::as_ptr(node) as usize) {
             std::collections::hash_map::Entry::Occupied(e) => {
                 number(&mut self.b.out, "^", *e.get() as u64);
                 true

@@ -13,13 +13,16 @@
 //! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
 //! the over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes,
 //! asking the search only which sides of a condition hold), [`split`] checks
-//! independent parts apart, and [`race`] runs it beside the whole search. Bounds follow
+//! independent parts apart, [`race`] runs it beside the whole search, and [`tasks`]
+//! cuts the whole search into tasks on several threads with the same report for any
+//! number of them (memo entries shared through [`memo::Shared`]). Bounds follow
 //! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
 //! calls per context.
 
 pub mod branch;
 pub mod budget;
 pub mod config;
+pub mod context;
 pub mod difference;
 pub mod explore;
 pub mod findings;
@@ -40,6 +43,7 @@ pub mod solver;
 pub mod split;
 pub mod step;
 pub mod subsume;
+pub mod tasks;
 pub mod term;
 pub mod value;
 pub mod worker;
@@ -132,6 +136,9 @@ pub struct CheckOptions {
     /// The share of work the searches of this check may do, when it is one side of a
     /// [`race`]; `None` outside a race.
     pub lane: Option<Arc<Lane>>,
+    /// How many configurations the whole search's tasks explore ([`tasks`]); only
+    /// the work per task depends on it, never whether a failure is found.
+    pub task_sizes: tasks::Sizes,
 }
 
 impl Default for CheckOptions {
@@ -156,6 +163,7 @@ impl Default for CheckOptions {
             solver_process: None,
             jobs: 1,
             lane: None,
+            task_sizes: tasks::Sizes::default(),
         }
     }
 }
@@ -407,6 +415,6 @@ fn check_unwatched(
     } else if plan.goal() == Goal::First {
         first::race(&library, options, plan, progress)
     } else {
-        explore::Explorer::new(&library, options, plan).run(progress)
+        tasks::Parallel::new(&library, options, plan).run(progress)
     }
 }

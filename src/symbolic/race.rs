@@ -43,17 +43,20 @@
 //! With two or more threads ([`CheckOptions::jobs`]) the sides run at once, paced on
 //! a [`Field`] so that none runs ahead of what the race can need (which bounds the
 //! memory and the processor time of the losers): the wall time is about that of the
-//! slowest side up to the winner's level. With one thread they take turns under
-//! doubling levels, the whole searches resumed where they stopped
-//! ([`Explorer::advance`]) and the split started afresh.
+//! slowest side up to the winner's level. The whole searches cut themselves into
+//! tasks ([`super::tasks`]) on the threads the split does not take. With one thread
+//! they take turns under doubling levels, the whole searches resumed where they
+//! stopped ([`Parallel::advance`]) and the split started afresh.
 //!
 //! When no side completes (the user's time limit, Ctrl-C), the result is the whole
 //! search's so far with every real trace the others found added, so that more time
 //! never loses a trace.
 
-use super::explore::{Advance, Explorer};
+use super::context;
+use super::explore::Advance;
 use super::lane::{self, Done, Field, Handicap, Lane};
 use super::split::{self, Unsettled};
+use super::tasks::Parallel;
 use super::{
     add_stuck, CheckOptions, CheckResult, Progress, SearchPlan, Searched, StuckSite, PLAIN_AFTER,
     PLAIN_FACTOR, SPLIT_AFTER,
@@ -253,6 +256,11 @@ impl Race<'_> {
             .options
             .timeout
             .map(|limit| limit.saturating_sub(self.start.elapsed()));
+        if !side.by_parts() && self.runs(Side::Split) {
+            // The split takes a thread of its own; the whole searches' tasks share
+            // the rest.
+            options.jobs = options.jobs.saturating_sub(1).max(1);
+        }
         let plan = match side {
             Side::Plain | Side::SplitPlain => self.plan.without_semantic(),
             Side::Whole | Side::Split => self.plan,
@@ -269,7 +277,7 @@ impl Race<'_> {
         lane: &Lane,
         progress: &mut dyn FnMut(&Progress),
     ) -> (CheckResult, Option<u64>) {
-        let mut explorer = Explorer::new(self.lib, options, *plan);
+        let mut explorer = Parallel::new(self.lib, options, *plan);
         let end = {
             let _done = Done(lane);
             let end = explorer.advance(progress);
@@ -283,7 +291,13 @@ impl Race<'_> {
 
     /// The split on `lane` (that of `options`), completed by [`split::finish`] where
     /// its bounds do not meet; also whether it may settle with a higher limit.
-    fn run_split(
+    fn run_split(&self, options_plan: &(CheckOptions, SearchPlan), lane: &Lane) -> (Outcome, bool) {
+        // The split's models must not depend on what this thread's solver context was
+        // asked before (another turn, another side): a context of its own.
+        context::in_own(|| self.run_split_here(options_plan, lane))
+    }
+
+    fn run_split_here(
         &self,
         (options, plan): &(CheckOptions, SearchPlan),
         lane: &Lane,
@@ -484,7 +498,7 @@ impl Race<'_> {
         let plain_lane = Arc::new(Lane::new(0));
         let whole_options = self.options_for(Side::Whole, &whole_lane, &stop);
         let plain_options = self.options_for(Side::Plain, &plain_lane, &stop);
-        let mut whole = Explorer::new(self.lib, &whole_options.0, whole_options.1);
+        let mut whole = Parallel::new(self.lib, &whole_options.0, whole_options.1);
         let mut whole_end = None;
         let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
             .into_iter()
@@ -525,7 +539,7 @@ impl Race<'_> {
                 let side = others[i].0;
                 if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
                     others[i].1 = if side == Side::Plain {
-                        let explorer = Explorer::new(self.lib, &plain_options.0, plain_options.1);
+                        let explorer = Parallel::new(self.lib, &plain_options.0, plain_options.1);
                         Turns::Resumed(Box::new(explorer), None)
                     } else {
                         Turns::restarted()
@@ -630,7 +644,7 @@ enum Turns<'p, 'o> {
     Due,
     /// The whole search without semantic subsumption, resumed at each turn, and how it
     /// ended once it has (not at its lane's limit).
-    Resumed(Box<Explorer<'p, 'o>>, Option<Advance>),
+    Resumed(Box<Parallel<'p, 'o>>, Option<Advance>),
     /// A split, restarted at each turn: whether it may still settle, the most it was
     /// run with, the operations of semantic subsumption it made then, and how it ended.
     Restarted {
@@ -676,7 +690,7 @@ fn complete_at(outcome: &Outcome) -> Option<u64> {
 }
 
 /// The result of a whole search that ended with `end`, and its cost if complete.
-fn whole_result(explorer: Explorer, end: Advance, cost: u64) -> (CheckResult, Option<u64>) {
+fn whole_result(explorer: Parallel, end: Advance, cost: u64) -> (CheckResult, Option<u64>) {
     let result = explorer.finish();
     (result, (end == Advance::Done).then_some(cost))
 }

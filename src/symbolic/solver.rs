@@ -14,7 +14,6 @@ use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -41,9 +40,9 @@ pub struct Solver {
     z3: z3::Solver,
     /// An empty solver of the same context ([`Solver::clear_interrupt`]).
     blank: z3::Solver,
-    asserted: Vec<Rc<PcNode>>,
-    ints: HashMap<*const Node, (Rc<Node>, Int)>,
-    bools: HashMap<*const Node, (Rc<Node>, Bool)>,
+    asserted: Vec<Arc<PcNode>>,
+    ints: HashMap<*const Node, (Arc<Node>, Int)>,
+    bools: HashMap<*const Node, (Arc<Node>, Bool)>,
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
     pub queries: u64,
@@ -119,7 +118,7 @@ impl Solver {
     /// started after) is `Interrupted`.
     pub fn check(
         &mut self,
-        pc: &Option<Rc<PcNode>>,
+        pc: &Option<Arc<PcNode>>,
         term: &Term,
         holds: bool,
         symbols: u32,
@@ -184,7 +183,7 @@ impl Solver {
     /// [`Solver::check`] in the worker.
     fn check_in_worker(
         &mut self,
-        pc: &Option<Rc<PcNode>>,
+        pc: &Option<Arc<PcNode>>,
         term: &Term,
         holds: bool,
         limit: Option<Duration>,
@@ -254,7 +253,7 @@ impl Solver {
     /// left to finish in its own thread.
     pub fn project(
         &mut self,
-        pc: &Option<Rc<PcNode>>,
+        pc: &Option<Arc<PcNode>>,
         terms: &[Term],
         limit: Option<Duration>,
     ) -> Option<Bool> {
@@ -340,7 +339,7 @@ impl Solver {
     /// `false` when Z3 cannot tell within `limit` or is interrupted.
     pub fn covered(
         &mut self,
-        pc: &Option<Rc<PcNode>>,
+        pc: &Option<Arc<PcNode>>,
         terms: &[Term],
         regions: &[&Bool],
         limit: Option<Duration>,
@@ -425,7 +424,7 @@ impl Solver {
     }
 
     /// Makes the solver's assertions exactly the conjuncts of `pc`.
-    fn sync(&mut self, pc: &Option<Rc<PcNode>>) {
+    fn sync(&mut self, pc: &Option<Arc<PcNode>>) {
         let mut chain = Vec::new();
         let mut node = pc.as_ref();
         while let Some(n) = node {
@@ -437,7 +436,7 @@ impl Solver {
             .asserted
             .iter()
             .zip(&chain)
-            .take_while(|(a, b)| Rc::ptr_eq(a, b))
+            .take_while(|(a, b)| Arc::ptr_eq(a, b))
             .count();
         let extra = self.asserted.len() - common;
         if extra > 0 {
@@ -448,7 +447,7 @@ impl Solver {
             let cond = self.condition(&node.term, node.holds);
             self.z3.push();
             self.z3.assert(&cond);
-            self.asserted.push(Rc::clone(node));
+            self.asserted.push(Arc::clone(node));
         }
     }
 
@@ -467,7 +466,7 @@ impl Solver {
             Term::Const(c) => return Bool::from_bool(c.sign() != num_bigint::Sign::NoSign),
             Term::Node(node) => node,
         };
-        if let Some((_, b)) = self.bools.get(&Rc::as_ptr(node)) {
+        if let Some((_, b)) = self.bools.get(&Arc::as_ptr(node)) {
             return b.clone();
         }
         let b = match &**node {
@@ -485,7 +484,7 @@ impl Solver {
             Node::Sym(_) => self.int_of(term).eq(Int::from_i64(0)).not(),
         };
         self.bools
-            .insert(Rc::as_ptr(node), (Rc::clone(node), b.clone()));
+            .insert(Arc::as_ptr(node), (Arc::clone(node), b.clone()));
         b
     }
 
@@ -495,7 +494,7 @@ impl Solver {
             Term::Const(c) => return int_const(c),
             Term::Node(node) => node,
         };
-        if let Some((_, i)) = self.ints.get(&Rc::as_ptr(node)) {
+        if let Some((_, i)) = self.ints.get(&Arc::as_ptr(node)) {
             return i.clone();
         }
         let one = Int::from_i64(1);
@@ -519,7 +518,7 @@ impl Solver {
             },
         };
         self.ints
-            .insert(Rc::as_ptr(node), (Rc::clone(node), i.clone()));
+            .insert(Arc::as_ptr(node), (Arc::clone(node), i.clone()));
         i
     }
 }
@@ -808,11 +807,11 @@ mod tests {
         assert_eq!(worker::to_bigint(&value), Some(big));
     }
 
-    fn conjunct(term: Term, parent: Option<Rc<PcNode>>) -> Option<Rc<PcNode>> {
+    fn conjunct(term: Term, parent: Option<Arc<PcNode>>) -> Option<Arc<PcNode>> {
         let mut own_symbols = Vec::new();
         term.symbols(&mut own_symbols);
         let nonlinear = !term.is_linear() || parent.as_ref().is_some_and(|p| p.nonlinear);
-        Some(Rc::new(PcNode {
+        Some(Arc::new(PcNode {
             term,
             holds: true,
             depth: parent.as_ref().map_or(1, |p| p.depth + 1),
@@ -913,7 +912,7 @@ mod tests {
                     continue;
                 }
                 pc = conjunct(term, pc);
-                if let Some(node) = pc.as_mut().and_then(Rc::get_mut) {
+                if let Some(node) = pc.as_mut().and_then(Arc::get_mut) {
                     node.holds = holds;
                 }
             }
@@ -945,7 +944,7 @@ mod tests {
 
     /// Eight linear conjuncts over eight symbols whose projection onto `(s7, s8)` Z3's
     /// `qe` does not finish in minutes (the query of `tests/projections.rs`).
-    fn hard_projection() -> (Option<Rc<PcNode>>, Vec<Term>) {
+    fn hard_projection() -> (Option<Arc<PcNode>>, Vec<Term>) {
         let s = |n: u32| Term::sym(n + 1);
         let sum = |parts: &[(i64, u32)], extra: Term| {
             parts.iter().fold(extra, |acc, &(c, n)| {
@@ -1002,7 +1001,7 @@ mod tests {
 
     /// `y > 0 ∧ x² − 61y² = 1`: Pell's equation, whose least solution (x = 1766319049)
     /// Z3 does not find in minutes.
-    fn pell() -> (Option<Rc<PcNode>>, Term) {
+    fn pell() -> (Option<Arc<PcNode>>, Term) {
         let (x, y) = (Term::sym(1), Term::sym(2));
         let positive = conjunct(bin(BinOp::Lt, &int(0), &y), None);
         let xx = bin(BinOp::Mul, &x, &x);
@@ -1108,7 +1107,7 @@ mod tests {
         let mut solver = Solver::new();
         let x = Term::sym(1);
         let gt = Term::binary(BinOp::Gt, &x, &Term::Const(BigInt::from(10))).unwrap();
-        let root = Some(Rc::new(PcNode {
+        let root = Some(Arc::new(PcNode {
             term: gt.clone(),
             holds: true,
             depth: 1,

@@ -19,7 +19,7 @@ use super::StuckReason;
 use crate::build::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::FailureKind;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// What a step asks of the search; [`Sides`] decides symbolic branches.
 pub trait Search<'p>: Sides<'p> {
@@ -102,7 +102,7 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
             }
         }
         Stop::Fail { kind, span } => {
-            let witness = Rc::clone(&cfg.witness);
+            let witness = Arc::clone(&cfg.witness);
             search.fail(&cfg, kind, span, &witness);
         }
         Stop::PCall { name, arg } => {

@@ -10,12 +10,12 @@ use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use num_traits::Zero;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub enum Term {
     Const(BigInt),
-    Node(Rc<Node>),
+    Node(Arc<Node>),
 }
 
 #[derive(Debug)]
@@ -32,7 +32,7 @@ pub type Witness = HashMap<u32, BigInt>;
 
 impl Term {
     pub fn sym(n: u32) -> Term {
-        Term::Node(Rc::new(Node::Sym(n)))
+        Term::Node(Arc::new(Node::Sym(n)))
     }
 
     pub fn as_const(&self) -> Option<&BigInt> {
@@ -59,14 +59,14 @@ impl Term {
         match (a, b) {
             (Term::Const(x), Term::Const(y)) => ops::apply(op, x, y).map(Term::Const),
             (_, Term::Const(y)) if op == BinOp::Div && y.is_zero() => Err(DivisionByZero),
-            _ => Ok(Term::Node(Rc::new(Node::Bin(op, a.clone(), b.clone())))),
+            _ => Ok(Term::Node(Arc::new(Node::Bin(op, a.clone(), b.clone())))),
         }
     }
 
     pub fn not(a: &Term) -> Term {
         match a {
             Term::Const(x) => Term::Const(ops::not(x)),
-            Term::Node(_) => Term::Node(Rc::new(Node::Not(a.clone()))),
+            Term::Node(_) => Term::Node(Arc::new(Node::Not(a.clone()))),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::ir::{ImportId, MethodId, UndeclaredId};
 use super::term::Term;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A method name, as a value. Library-owned names (methods and the closures created by
 /// lambdas and `letrec`) are in the repository R; client-owned names (imports and the
@@ -28,7 +28,7 @@ impl Name {
 pub enum Value {
     Unit,
     Int(Term),
-    Pair(Rc<(Value, Value)>),
+    Pair(Arc<(Value, Value)>),
     Fun(Name),
     /// A location: an index into the configuration's [`super::config::Heap`].
     Loc(u32),
@@ -36,13 +36,13 @@ pub enum Value {
 
 impl Value {
     pub fn pair(a: Value, b: Value) -> Value {
-        Value::Pair(Rc::new((a, b)))
+        Value::Pair(Arc::new((a, b)))
     }
 }
 
 /// Variables in scope, innermost first; shared between closures and continuations.
 #[derive(Clone, Debug, Default)]
-pub struct Env(Option<Rc<EnvNode>>);
+pub struct Env(Option<Arc<EnvNode>>);
 
 #[derive(Debug)]
 struct EnvNode {
@@ -52,7 +52,7 @@ struct EnvNode {
 
 impl Env {
     pub fn push(&self, value: Value) -> Env {
-        Env(Some(Rc::new(EnvNode {
+        Env(Some(Arc::new(EnvNode {
             value,
             next: self.clone(),
         })))

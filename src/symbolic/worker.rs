@@ -31,6 +31,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Int};
@@ -245,9 +246,12 @@ impl Drop for Worker {
 ///
 /// An abandoned `qe` may run for minutes (8 conjuncts over 6 symbols in
 /// `tests/projections.rs`) and hold a context that grows: while [`MAX_ABANDONED`] of
-/// them (of every `QeThread` of the process, `ABANDONED`) still run, no helper is
-/// started, and a question that needs one is not asked ([`NoRegion::Busy`]). That
-/// only means less subsumption, and a search never waits for a runaway `qe`.
+/// this `QeThread`'s own, or [`MAX_ABANDONED_IN_ALL`] of the process's, still run, no
+/// helper is started, and a question that needs one is not asked ([`NoRegion::Busy`]).
+/// That only means less subsumption, and a search never waits for a runaway `qe`.
+/// Counting a search's own helpers first keeps what it prunes (and so the concrete
+/// values of its traces) independent of other searches' timing, short of the
+/// process-wide bound.
 ///
 /// Each context is used by one thread at a time: the asking thread touches the
 /// helper's context (translating into it, and out of it) only while the helper waits
@@ -255,6 +259,8 @@ impl Drop for Worker {
 #[derive(Default)]
 pub struct QeThread {
     running: Option<Helper>,
+    /// A token of each of its abandoned helpers, which holds a clone until it ends.
+    left: Vec<Arc<()>>,
 }
 
 struct Helper {
@@ -264,13 +270,20 @@ struct Helper {
     context: RawContext,
     /// Kept when the helper is abandoned, to tell when it has ended.
     thread: JoinHandle<()>,
+    /// Cloned into the helper's thread, dropped when it ends.
+    alive: Arc<()>,
 }
 
 /// The abandoned projection helpers of the process that may still be running.
 static ABANDONED: Abandoned = Abandoned::new();
 
-/// How many abandoned helpers may run at once before no new one is started.
+/// How many abandoned helpers of one `QeThread` may run at once before it starts no
+/// new one.
 pub const MAX_ABANDONED: usize = 2;
+
+/// How many abandoned helpers of the process may run at once before no `QeThread`
+/// starts a new one.
+pub const MAX_ABANDONED_IN_ALL: usize = 16;
 
 /// Why [`QeThread::project`] gave no region.
 #[derive(Debug, PartialEq, Eq)]
@@ -397,15 +410,20 @@ impl QeThread {
     /// still run.
     fn start(&mut self) -> Result<&Helper, NoRegion> {
         if self.running.is_none() {
-            if ABANDONED.running() >= MAX_ABANDONED {
+            self.left.retain(|alive| Arc::strong_count(alive) > 1);
+            let own = self.left.len();
+            if own >= MAX_ABANDONED || own + ABANDONED.running() >= MAX_ABANDONED_IN_ALL {
                 return Err(NoRegion::Busy);
             }
             let (questions, asked) = mpsc::channel::<RawAst>();
             let (answer, replies) = mpsc::channel();
             let (context_of, context) = mpsc::channel();
+            let alive = Arc::new(());
+            let token = Arc::clone(&alive);
             let thread = std::thread::Builder::new()
                 .name("holi-qe".to_string())
                 .spawn(move || {
+                    let _alive = token;
                     let ctx = z3::Context::thread_local();
                     let c = ctx.get_z3_context();
                     if context_of.send(RawContext(c)).is_err() {
@@ -448,6 +466,7 @@ impl QeThread {
                 replies,
                 context,
                 thread,
+                alive,
             });
         }
         self.running
@@ -459,8 +478,9 @@ impl QeThread {
     /// `qe` does, its channel being closed, and its context goes with it. Until then
     /// it counts against [`MAX_ABANDONED`].
     fn abandon(&mut self) {
-        if let Some(Helper { thread, .. }) = self.running.take() {
+        if let Some(Helper { thread, alive, .. }) = self.running.take() {
             ABANDONED.leave(thread);
+            self.left.push(alive);
         }
     }
 

@@ -1,0 +1,128 @@
+//! The whole search cut into tasks ([`holi::symbolic::tasks`]): on the corpus, the
+//! report — verdict, the shortest trace per site with its texts and concrete values,
+//! the count of failing traces, the stuck places, and with `all` every failing trace —
+//! is the same on 1, 2 and 4 threads; and every failure site keeps its minimal length
+//! against the search as one task.
+//!
+//! The task sizes are lowered (from 100,000 and 40,000 configurations) so that every
+//! library that is not tiny is cut into many tasks.
+
+use holi::symbolic::tasks::Sizes;
+use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use std::path::{Path, PathBuf};
+
+mod corpus;
+mod sites;
+use sites::sites;
+
+const AT_MOST: u64 = 5_000;
+const BLOWN: u64 = 20;
+
+const SMALL: Sizes = Sizes {
+    first: 100,
+    task: 40,
+};
+
+/// Everything a report shows.
+fn report(result: &CheckResult) -> (Verdict, Vec<String>, usize, String) {
+    let texts = result
+        .counterexamples
+        .iter()
+        .map(|c| format!("{:?} {:?} {} | {}", c.kind, c.span, c.trace, c.concrete))
+        .collect();
+    let stuck = format!("{:?}, from {:?}", result.stuck, result.stats.searched);
+    (result.verdict, texts, result.failing_traces, stuck)
+}
+
+/// Checks `path` by tasks on 1, 2 and 4 threads, at `k`, `l` and with `all` at k 2,
+/// l 1 (every trace is far more); returns how many configurations the one-thread
+/// search by tasks explored at `k`, `l` (0 when the search as one task explores more
+/// than [`AT_MOST`], or tasks this small explore more than [`BLOWN`] times as much,
+/// having lost most of the memo at their borders: the test would take minutes).
+fn same_on_every_thread_count(path: &Path, k: u32, l: u32) -> u64 {
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    let name = path.display().to_string();
+    let loaded = holi::frontend::load_str(&name, &source, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let base = CheckOptions {
+        max_configurations: Some(2_000_000),
+        ..CheckOptions::default()
+    };
+    let clock = std::time::Instant::now();
+    let mut explored = 0;
+    for all in [false, true] {
+        let (k, l) = if all { (2, 1) } else { (k, l) };
+        let base = CheckOptions {
+            k,
+            l,
+            all,
+            ..base.clone()
+        };
+        let one_task = check(&loaded.program, &base);
+        if one_task.stats.configurations > AT_MOST {
+            return 0;
+        }
+        let limit = BLOWN * one_task.stats.configurations.max(SMALL.first);
+        let run = |jobs: usize| {
+            let options = CheckOptions {
+                jobs,
+                task_sizes: SMALL,
+                max_configurations: Some(limit),
+                ..base.clone()
+            };
+            check(&loaded.program, &options)
+        };
+        let one = run(1);
+        if one.stats.configurations >= limit {
+            return 0;
+        }
+        let cell = format!("{name} k{k} l{l} all {all}");
+        assert!(
+            one.inconclusive.is_empty(),
+            "{cell}: {:?}",
+            one.inconclusive
+        );
+        for jobs in [2, 4] {
+            let many = run(jobs);
+            assert_eq!(report(&one), report(&many), "{cell}: 1 thread vs {jobs}");
+        }
+        assert_eq!(one.verdict, one_task.verdict, "{cell}");
+        assert_eq!(sites(&one), sites(&one_task), "{cell}");
+        if !all {
+            explored = one.stats.configurations;
+        }
+    }
+    eprintln!(
+        "{name} k{k} l{l}: {explored} configurations, {:?}",
+        clock.elapsed()
+    );
+    explored
+}
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    corpus::holi_files(&dir).unwrap_or_default()
+}
+
+#[test]
+fn the_examples_report_the_same_on_one_two_and_four_threads() {
+    let files = examples();
+    assert!(files.len() >= 10, "the examples are missing");
+    let cut = files
+        .iter()
+        .filter(|path| same_on_every_thread_count(path, 3, 2) > SMALL.first)
+        .count();
+    assert!(cut >= 4, "only {cut} examples were cut into tasks");
+}
+
+#[test]
+fn the_benchmark_reports_the_same_on_one_two_and_four_threads() {
+    let Some(files) = corpus::benchmark("the search by tasks on the benchmark") else {
+        return;
+    };
+    let cut = files
+        .iter()
+        .filter(|path| same_on_every_thread_count(path, 2, 2) > SMALL.first)
+        .count();
+    assert!(cut >= 30, "only {cut} libraries were cut into tasks");
+}
