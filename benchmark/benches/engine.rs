@@ -19,7 +19,7 @@ use holi::symbolic::term::{Term, Witness};
 use holi::symbolic::{check, machine, moves, CheckOptions};
 use holi::syntax::ast::{BinOp, Program};
 use std::hint::black_box;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Pitts and Stark's awkward example (Appendix A): reentrancy through a callback.
 const AWKWARD: &str = "# set-bounds 2 1 #
@@ -107,7 +107,7 @@ fn path_condition(cfg: &mut Config, n: u32) {
     for i in 0..n {
         let bound = Term::binary(BinOp::Add, &x2, &Term::Const(i.into())).expect("no division");
         let cond = Term::binary(BinOp::Lt, &x1, &bound).expect("no division");
-        let witness = Rc::clone(&cfg.witness);
+        let witness = Arc::clone(&cfg.witness);
         cfg.assume(cond, true, witness);
     }
     cfg.next_sym = 2;
@@ -119,11 +119,11 @@ fn bench_branch(c: &mut Criterion) {
     let mut cfg = Config::initial(&lib, 3, 2);
     path_condition(&mut cfg, 30);
     let cond = Term::binary(BinOp::Lt, &Term::sym(2), &Term::sym(1)).expect("no division");
-    let witness = Rc::new(Witness::new());
+    let witness = Arc::new(Witness::new());
     c.bench_function("branch/clone_and_assume", |b| {
         b.iter(|| {
             let mut other = black_box(&cfg).clone();
-            other.assume(cond.clone(), false, Rc::clone(&witness));
+            other.assume(cond.clone(), false, Arc::clone(&witness));
             other
         })
     });

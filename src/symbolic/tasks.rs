@@ -190,26 +190,13 @@ impl<'p, 'o> Parallel<'p, 'o> {
                     None => return self.out_of_configurations(),
                 },
             };
-            let end = context::within(&current.context, || current.explorer.advance(&mut |_| {}));
+            let end = current.advance();
             let reached_cap = current.explorer.configurations() >= current.cap;
             if end == Advance::Capped && !reached_cap {
                 self.current = Some(current);
                 return Advance::Capped;
             }
-            let Current {
-                index,
-                cap,
-                context,
-                explorer,
-            } = current;
-            let task = context::within(&context, || explorer.into_task());
-            let ended = Ended {
-                index,
-                cap,
-                end,
-                task,
-            };
-            if let Some(end) = self.settle(vec![ended], progress) {
+            if let Some(end) = self.settle(vec![current.end(end)], progress) {
                 return end;
             }
         }
@@ -439,12 +426,8 @@ impl<'p, 'o> Parallel<'p, 'o> {
             // Never taken for a complete search, whoever reads it.
             self.note("the search stopped at its share of configurations".to_string());
         }
-        if let Some(Current {
-            context, explorer, ..
-        }) = self.current.take()
-        {
-            self.found
-                .merge(context::within(&context, || explorer.into_task()).found);
+        if let Some(current) = self.current.take() {
+            self.found.merge(current.end(Advance::Capped).task.found);
         }
         std::mem::take(&mut self.held)
             .into_iter()
@@ -488,6 +471,29 @@ impl<'p, 'o> Current<'p, 'o> {
             explorer,
         }
     }
+
+    /// Goes on with the task until it ends or its lane or cap pauses it.
+    fn advance(&mut self) -> Advance {
+        let explorer = &mut self.explorer;
+        context::within(&self.context, || explorer.advance(&mut |_| {}))
+    }
+
+    /// How the task ended, after `end`.
+    fn end(self, end: Advance) -> Ended<'p> {
+        let Current {
+            index,
+            cap,
+            context,
+            explorer,
+        } = self;
+        let task = context::within(&context, || explorer.into_task());
+        Ended {
+            index,
+            cap,
+            end,
+            task,
+        }
+    }
 }
 
 /// Runs `job` in a Z3 context of its own: how it ended.
@@ -498,23 +504,9 @@ fn run<'p>(
     start: Instant,
     job: Job<'p>,
 ) -> Ended<'p> {
-    let Job {
-        index,
-        work,
-        view,
-        cap,
-    } = job;
-    context::in_own(move || {
-        let mut explorer =
-            Explorer::new(lib, options, plan).task(work, view.shared, &view.best, cap, start);
-        let end = explorer.advance(&mut |_| {});
-        Ended {
-            index,
-            cap,
-            end,
-            task: explorer.into_task(),
-        }
-    })
+    let mut current = Current::start(lib, options, plan, start, job);
+    let end = current.advance();
+    current.end(end)
 }
 
 /// `rest` cut into up to [`PIECES`] runs of consecutive configurations, as even as
