@@ -24,11 +24,11 @@
 //! The findings are merged per site, shortest first and ties by text
 //! ([`Findings::merge`]), which does not depend on the order of merging.
 //!
-//! In a race ([`super::race`]) the search counts on its lane like one search: a task
-//! stopped by the lane (another side won, or its turn is over) is run again from its
-//! start at the next [`Parallel::advance`], which first gives back to the lane what the
-//! task had charged; so the cost at which the search completes is the sum of its
-//! tasks' costs, the same for every number of threads.
+//! In a race ([`super::race`]) the search counts on its lane like one search. With one
+//! thread, the task under way when the lane pauses the search goes on at the next
+//! [`Parallel::advance`]; with more, a task the lane stops is run again from its start
+//! then, and what it charged is given back first. So the cost at which the search
+//! completes is the sum of its tasks' costs, the same for every number of threads.
 
 use super::config::Config;
 use super::context;
