@@ -3,7 +3,7 @@
 //!
 //! The first task is the search from the start, up to [`Sizes::first`]
 //! configurations: a search that fits is the one-thread search, unchanged. A task that
-//! reaches its cap leaves its worklist behind, which is cut into up to [`PIECES`] tasks
+//! reaches its cap leaves its worklist behind, which is cut into up to `PIECES` tasks
 //! of consecutive entries (next first), each of up to [`Sizes::task`] configurations,
 //! appended to the queue when the task is committed. Tasks are committed in queue
 //! order, and task `i` sees what tasks `0 ..= i − WINDOW` committed — the memo's
