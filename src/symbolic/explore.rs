@@ -106,12 +106,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// The search by `plan` of `lib` within the bounds and limits of `options`.
     pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Explorer<'p, 'o> {
         let initial = Config::initial(lib, options.k, options.l);
-        // Branch and bound aims at every site in the library's code unless told
-        // otherwise ([`Explorer::with_targets`]).
-        let mut targets = Vec::new();
-        if plan.bound() {
-            targets = lib.failure_sites();
-        }
         let memo = plan.memo().then(|| new_memo(lib, plan));
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
@@ -129,8 +123,9 @@ impl<'p, 'o> Explorer<'p, 'o> {
             initial,
             memo,
             open: Vec::new(),
-            found: Findings::new(plan.goal() == Goal::Every, targets)
-                .numbered(&lib.failure_sites()),
+            // Branch and bound aims at every site in the library's code unless told
+            // otherwise ([`Explorer::with_targets`]).
+            found: Findings::for_plan(plan, lib.failure_sites()),
             budget: Budget::new(options),
             capped: false,
             depth_limit: None,

@@ -7,7 +7,7 @@
 //! shortest length found per site (which the memo compares, [`super::memo`]).
 
 use super::memo;
-use super::{verdict, CheckOptions, CheckResult, SearchPlan, Stats, StuckReason, StuckSite};
+use super::{verdict, CheckOptions, CheckResult, Goal, SearchPlan, Stats, StuckReason, StuckSite};
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -87,6 +87,17 @@ impl Findings {
         }
     }
 
+    /// Nothing found yet by a search by `plan` of a library whose failure sites are
+    /// `sites`: numbered in that order, and, with branch and bound, all its targets.
+    pub fn for_plan(plan: SearchPlan, sites: Vec<Site>) -> Findings {
+        let targets = if plan.bound() {
+            sites.clone()
+        } else {
+            Vec::new()
+        };
+        Findings::new(plan.goal() == Goal::Every, targets).numbered(&sites)
+    }
+
     /// Numbers `sites` beforehand, in their order, so that every search given the same
     /// list numbers them alike (the tasks of [`super::tasks`] share memo summaries,
     /// which name sites by number). A site not yet reached has no length.
@@ -153,16 +164,14 @@ impl Findings {
         }
         self.rebound();
         for fingerprint in other.failing {
-            if self.all || self.failing.len() < self.failing_cap {
-                self.failing.insert(fingerprint);
-            } else if !self.failing.contains(&fingerprint) {
-                self.failing_capped = true;
-            }
+            self.count_failing(fingerprint);
         }
         self.failing_capped |= other.failing_capped;
         for (text, cx) in other.every {
-            let seen = memo::hash128(&format!("{text}\n{:?} {:?}", cx.kind, cx.span));
-            if self.all_seen.insert(seen) {
+            if self
+                .all_seen
+                .insert(pair_fingerprint(&text, &cx.kind, &cx.span))
+            {
                 self.every.push((text, cx));
             }
         }
@@ -174,9 +183,18 @@ impl Findings {
         }
     }
 
+    /// Counts a failing trace by its fingerprint, up to the cap (without `all`).
+    fn count_failing(&mut self, fingerprint: u64) {
+        if self.all || self.failing.len() < self.failing_cap {
+            self.failing.insert(fingerprint);
+        } else if !self.failing.contains(&fingerprint) {
+            self.failing_capped = true;
+        }
+    }
+
     /// Keeps `cx` as the shortest trace at `site` if it is shorter than the one kept,
-    /// or as long with a smaller text (`text`, when rendered already); whether it is.
-    fn keep_shorter(&mut self, site: Site, cx: Counterexample, text: Option<&str>) -> bool {
+    /// or as long with a smaller text (`text`, when rendered already).
+    fn keep_shorter(&mut self, site: Site, cx: Counterexample, text: Option<&str>) {
         let better = match self.shortest.get(&site) {
             None => true,
             Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
@@ -191,7 +209,6 @@ impl Findings {
         if better {
             self.shortest.insert(site, cx);
         }
-        better
     }
 
     /// Whether branch and bound has targets.
@@ -247,16 +264,8 @@ impl Findings {
     /// number, for the search to credit the configurations above it.
     pub fn failure(&mut self, cx: Counterexample, text: String, moves: u32) -> u32 {
         let (kind, span) = (cx.kind, cx.span.clone());
-        let fingerprint = memo::hash128(&text);
-        if self.all || self.failing.len() < self.failing_cap {
-            self.failing.insert(fingerprint as u64);
-        } else if !self.failing.contains(&(fingerprint as u64)) {
-            self.failing_capped = true;
-        }
-        let new = self.all
-            && self
-                .all_seen
-                .insert(memo::hash128(&format!("{text}\n{kind:?} {span:?}")));
+        self.count_failing(memo::hash128(&text) as u64);
+        let new = self.all && self.all_seen.insert(pair_fingerprint(&text, &kind, &span));
         let key = (kind, span);
         let next_site = self.sites.len() as u32;
         let site = *self.sites.entry(key.clone()).or_insert(next_site);
@@ -331,6 +340,12 @@ impl Findings {
                 .collect(),
         }
     }
+}
+
+/// The fingerprint of a failing trace's text at a site: two sites reached by the same
+/// moves are two counterexamples.
+fn pair_fingerprint(text: &str, kind: &FailureKind, span: &Span) -> u128 {
+    memo::hash128(&format!("{text}\n{kind:?} {span:?}"))
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use super::context;
 use super::explore::{Advance, Explorer, TaskEnd};
 use super::findings::Findings;
 use super::memo;
-use super::{CheckOptions, CheckResult, Goal, Progress, SearchPlan, Stats};
+use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -119,13 +119,7 @@ pub struct Parallel<'p, 'o> {
 impl<'p, 'o> Parallel<'p, 'o> {
     /// The search by `plan` of `lib` within the bounds, limits and threads of `options`.
     pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Self {
-        let targets = if plan.bound() {
-            lib.failure_sites()
-        } else {
-            Vec::new()
-        };
-        let found =
-            Findings::new(plan.goal() == Goal::Every, targets).numbered(&lib.failure_sites());
+        let found = Findings::for_plan(plan, lib.failure_sites());
         let view = View {
             shared: memo::Shared::default(),
             best: found.best().to_vec(),
