@@ -13,7 +13,8 @@
 //! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
 //! the over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes,
 //! asking the search only which sides of a condition hold), [`split`] checks
-//! independent parts apart, [`race`] runs it beside the whole search, and [`tasks`]
+//! independent parts apart (the [`components`] of a library, searched by
+//! [`part_search`]), [`race`] runs it beside the whole search, and [`tasks`]
 //! cuts the whole search into tasks on several threads with the same report for any
 //! number of them (memo entries shared through [`memo::Shared`]). Bounds follow
 //! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
@@ -21,6 +22,7 @@
 
 pub mod branch;
 pub mod budget;
+pub mod components;
 pub mod config;
 pub mod context;
 pub mod difference;
@@ -37,6 +39,7 @@ pub mod machine;
 pub mod memo;
 pub mod memory;
 pub mod moves;
+pub mod part_search;
 pub mod plan;
 pub mod race;
 pub mod solver;

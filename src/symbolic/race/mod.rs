@@ -40,21 +40,25 @@
 //! So it is started only then: when the whole search makes no such operation, the two
 //! are one search, at one cost, and the tie goes to the whole search.
 //!
-//! With two or more threads ([`CheckOptions::jobs`]) the sides run at once, paced on
-//! a [`Field`] so that none runs ahead of what the race can need (which bounds the
-//! memory and the processor time of the losers): the wall time is about that of the
-//! slowest side up to the winner's level. The whole searches cut themselves into
-//! tasks ([`super::tasks`]) on the threads the split does not take. With one thread
-//! they take turns under doubling levels, the whole searches resumed where they
-//! stopped ([`Parallel::advance`]) and the split started afresh.
+//! With two or more threads ([`CheckOptions::jobs`]) the sides run at once
+//! ([`threads`]), paced on a [`Field`](super::lane::Field) so that none runs ahead of
+//! what the race can need (which bounds the memory and the processor time of the
+//! losers): the wall time is about that of the slowest side up to the winner's level.
+//! The whole searches cut themselves into tasks ([`super::tasks`]) on the threads the
+//! split does not take. With one thread they take turns ([`turns`]) under doubling
+//! levels, the whole searches resumed where they stopped ([`Parallel::advance`]) and
+//! the split started afresh.
 //!
 //! When no side completes (the user's time limit, Ctrl-C), the result is the whole
 //! search's so far with every real trace the others found added, so that more time
 //! never loses a trace.
 
+mod threads;
+mod turns;
+
 use super::context;
 use super::explore::Advance;
-use super::lane::{self, Done, Field, Handicap, Lane};
+use super::lane::{Done, Handicap, Lane};
 use super::split::{self, Unsettled};
 use super::tasks::Parallel;
 use super::{
@@ -64,9 +68,9 @@ use super::{
 use crate::build::Library;
 use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The sides of a race, in the order that breaks ties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -82,7 +86,7 @@ enum Side {
 impl Side {
     const ALL: [Side; 4] = [Side::Whole, Side::Plain, Side::Split, Side::SplitPlain];
 
-    /// Its place on the [`Field`].
+    /// Its place on the [`Field`](super::lane::Field).
     fn place(self) -> usize {
         self as usize
     }
@@ -379,305 +383,6 @@ impl Race<'_> {
             }
         }
         result
-    }
-
-    /// Every side at once: the whole search on this thread, the others each on one of
-    /// their own, started, limited and stopped by a coordinator, all paced on a
-    /// [`Field`]; the user's interrupt is passed on to every side.
-    fn side_by_side(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        let field = Field::new(&Side::ALL.map(|side| self.handicap(side)));
-        let stops = Side::ALL.map(|_| Arc::new(AtomicBool::new(false)));
-        let whole_stop = &stops[Side::Whole.place()];
-        let whole_lane = Lane::paced(&field, Side::Whole.place(), whole_stop);
-        let whole_options = self.options_for(Side::Whole, &whole_lane, whole_stop);
-        let user = self.options.interrupt.as_deref();
-        std::thread::scope(|scope| {
-            let coordinator = scope.spawn(|| {
-                let mut lanes = vec![(Side::Whole, Arc::clone(&whole_lane))];
-                let launch = |side: Side, lanes: &mut Vec<(Side, Arc<Lane>)>| {
-                    let stop = &stops[side.place()];
-                    let lane = Lane::paced(&field, side.place(), stop);
-                    let options = self.options_for(side, &lane, stop);
-                    lanes.push((side, Arc::clone(&lane)));
-                    let thread = scope.spawn(move || {
-                        if side.by_parts() {
-                            self.run_split(&options, &lane).0
-                        } else {
-                            let (result, cost) = self.run_whole(&options, &lane, &mut |_| {});
-                            outcome(result, cost)
-                        }
-                    });
-                    (side, thread)
-                };
-                let mut running = Vec::new();
-                if self.runs(Side::Split) {
-                    running.push(launch(Side::Split, &mut lanes));
-                }
-                // Started once their twin with semantic subsumption makes an operation
-                // of it: until then, they are the same search.
-                let mut due: Vec<Side> = [Side::Plain, Side::SplitPlain]
-                    .into_iter()
-                    .filter(|&side| self.runs(side))
-                    .collect();
-                let mut outcomes: Vec<(Side, Outcome)> = Vec::new();
-                loop {
-                    let user_stopped = user.is_some_and(|flag| flag.load(Ordering::Relaxed));
-                    if user_stopped {
-                        stops
-                            .iter()
-                            .for_each(|stop| stop.store(true, Ordering::Relaxed));
-                    }
-                    let mut i = 0;
-                    while i < running.len() {
-                        if running[i].1.is_finished() {
-                            let (side, thread) = running.swap_remove(i);
-                            // A side that panicked found nothing; the whole search stands.
-                            let ended = thread.join();
-                            let nothing = || Outcome::Found(Vec::new(), Vec::new());
-                            outcomes.push((side, ended.unwrap_or_else(|_| nothing())));
-                        } else {
-                            i += 1;
-                        }
-                    }
-                    let whole_done = whole_lane.is_done();
-                    let mut completed: Vec<(Side, u64)> = outcomes
-                        .iter()
-                        .filter_map(|(side, outcome)| Some((*side, complete_at(outcome)?)))
-                        .collect();
-                    if whole_done && whole_lane.is_complete() {
-                        completed.push((Side::Whole, whole_lane.spent()));
-                    }
-                    let best = self.best(&completed);
-                    let twin_operated = |side: Side, lanes: &[(Side, Arc<Lane>)]| {
-                        lanes
-                            .iter()
-                            .any(|(twin, lane)| twin.plain() == Some(side) && lane.ops() > 0)
-                    };
-                    let starting: Vec<Side> = due
-                        .iter()
-                        .copied()
-                        .filter(|&side| !user_stopped && twin_operated(side, &lanes))
-                        .collect();
-                    due.retain(|side| !starting.contains(side));
-                    for side in starting {
-                        if self.limit_to_win(side, best) > 0 {
-                            running.push(launch(side, &mut lanes));
-                        }
-                    }
-                    for (side, lane) in &lanes {
-                        let limit = self.limit_to_win(*side, best);
-                        lane.set_limit(limit);
-                        if lane.spent() > limit {
-                            // Past what can win: stop even a running solver query.
-                            stops[side.place()].store(true, Ordering::Relaxed);
-                        }
-                    }
-                    if whole_done && running.is_empty() {
-                        return outcomes;
-                    }
-                    std::thread::sleep(Duration::from_millis(2));
-                }
-            });
-            let (whole, cost) = self.run_whole(&whole_options, &whole_lane, progress);
-            // A coordinator that panicked leaves the whole search's result.
-            let others = coordinator.join().unwrap_or_default();
-            self.decide(whole, cost, others)
-        })
-    }
-
-    /// Every side on this thread, in turns, under doubling levels: the whole searches
-    /// resumed where they stopped, the splits restarted.
-    fn in_turns(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        let stop = self
-            .options
-            .interrupt
-            .clone()
-            .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
-        let user_stopped = || stop.load(Ordering::Relaxed);
-        let whole_lane = Arc::new(Lane::new(0));
-        let plain_lane = Arc::new(Lane::new(0));
-        let whole_options = self.options_for(Side::Whole, &whole_lane, &stop);
-        let plain_options = self.options_for(Side::Plain, &plain_lane, &stop);
-        let mut whole = Parallel::new(self.lib, &whole_options.0, whole_options.1);
-        let mut whole_end = None;
-        let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
-            .into_iter()
-            .filter(|&side| self.runs(side))
-            .map(|side| {
-                let turns = if side == Side::Split {
-                    Turns::restarted()
-                } else {
-                    Turns::Due
-                };
-                (side, turns)
-            })
-            .collect();
-        let mut level = self.handicaps.split.max(lane::PACE_SLACK);
-        loop {
-            let completed = |whole_end: Option<Advance>, others: &[(Side, Turns)]| {
-                let mut completed: Vec<(Side, u64)> = others
-                    .iter()
-                    .filter_map(|(side, turns)| {
-                        let cost = match turns {
-                            Turns::Resumed(_, Some(Advance::Done)) => Some(plain_lane.spent()),
-                            turns => turns.settled_at(),
-                        };
-                        Some((*side, cost?))
-                    })
-                    .collect();
-                if whole_end == Some(Advance::Done) {
-                    completed.push((Side::Whole, whole_lane.spent()));
-                }
-                self.best(&completed)
-            };
-            let limit = level.min(self.limit_to_win(Side::Whole, completed(whole_end, &others)));
-            if whole_end.is_none() && whole_lane.spent() < limit {
-                whole_lane.set_limit(limit);
-                whole_end = Some(whole.advance(progress)).filter(|end| *end != Advance::Capped);
-            }
-            for i in 0..others.len() {
-                let side = others[i].0;
-                if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
-                    others[i].1 = if side == Side::Plain {
-                        let explorer = Parallel::new(self.lib, &plain_options.0, plain_options.1);
-                        Turns::Resumed(Box::new(explorer), None)
-                    } else {
-                        Turns::restarted()
-                    };
-                }
-                let best = completed(whole_end, &others);
-                let limit = self
-                    .handicap(side)
-                    .cost_at(level)
-                    .min(self.limit_to_win(side, best));
-                if user_stopped() || whole_end == Some(Advance::Stopped) {
-                    break;
-                }
-                match &mut others[i].1 {
-                    Turns::Due => {}
-                    Turns::Resumed(explorer, end) => {
-                        if end.is_none() && plain_lane.spent() < limit {
-                            plain_lane.set_limit(limit);
-                            *end = Some(explorer.advance(&mut |_| {}))
-                                .filter(|end| *end != Advance::Capped);
-                        }
-                    }
-                    Turns::Restarted {
-                        may_settle,
-                        ran,
-                        ops,
-                        outcome,
-                    } => {
-                        if *may_settle && *ran < limit {
-                            let lane = Arc::new(Lane::new(limit));
-                            let (ended, settles) =
-                                self.run_split(&self.options_for(side, &lane, &stop), &lane);
-                            *ran = limit;
-                            *ops = lane.ops();
-                            *may_settle = settles && complete_at(&ended).is_none();
-                            *outcome = Some(Box::new(ended));
-                        }
-                    }
-                }
-            }
-            // Over once no side can still beat the best so far, or by a user's limit.
-            let best = completed(whole_end, &others);
-            let whole_open =
-                whole_end.is_none() && whole_lane.spent() < self.limit_to_win(Side::Whole, best);
-            let open = others.iter().any(|(side, turns)| {
-                let to_win = self.limit_to_win(*side, best);
-                match turns {
-                    // Started at the next turn if its twin has made an operation.
-                    Turns::Due => twin_ops(*side, &whole_lane, &others) > 0,
-                    Turns::Resumed(_, end) => end.is_none() && plain_lane.spent() < to_win,
-                    Turns::Restarted {
-                        may_settle, ran, ..
-                    } => *may_settle && *ran < to_win,
-                }
-            });
-            let stopped = user_stopped()
-                || whole_end == Some(Advance::Stopped)
-                || others
-                    .iter()
-                    .any(|(_, t)| matches!(t, Turns::Resumed(_, Some(Advance::Stopped))));
-            if stopped || !(whole_open || open) {
-                break;
-            }
-            level = level.saturating_mul(2);
-        }
-        let whole_cost = (whole_end == Some(Advance::Done)).then(|| whole_lane.spent());
-        let others = others
-            .into_iter()
-            .filter_map(|(side, turns)| {
-                let ended = match turns {
-                    Turns::Due => None,
-                    Turns::Resumed(explorer, end) => {
-                        let end = end.unwrap_or(Advance::Capped);
-                        let (result, cost) = whole_result(*explorer, end, plain_lane.spent());
-                        Some(outcome(result, cost))
-                    }
-                    Turns::Restarted { outcome, .. } => outcome.map(|ended| *ended),
-                };
-                Some((side, ended?))
-            })
-            .collect();
-        self.decide(whole.finish(), whole_cost, others)
-    }
-}
-
-/// The operations of semantic subsumption made by the twin of `side` (a side without
-/// it), taking turns beside the whole search on `whole_lane`.
-fn twin_ops(side: Side, whole_lane: &Lane, others: &[(Side, Turns)]) -> u64 {
-    if side == Side::Plain {
-        return whole_lane.ops();
-    }
-    others
-        .iter()
-        .find(|(twin, _)| twin.plain() == Some(side))
-        .map_or(0, |(_, turns)| turns.ops())
-}
-
-/// A side other than the whole search, taking turns.
-enum Turns<'p, 'o> {
-    /// Not started: it waits for its twin with semantic subsumption to make an
-    /// operation of it, before which the two are one search.
-    Due,
-    /// The whole search without semantic subsumption, resumed at each turn, and how it
-    /// ended once it has (not at its lane's limit).
-    Resumed(Box<Parallel<'p, 'o>>, Option<Advance>),
-    /// A split, restarted at each turn: whether it may still settle, the most it was
-    /// run with, the operations of semantic subsumption it made then, and how it ended.
-    Restarted {
-        may_settle: bool,
-        ran: u64,
-        ops: u64,
-        outcome: Option<Box<Outcome>>,
-    },
-}
-
-impl Turns<'_, '_> {
-    fn restarted() -> Self {
-        Turns::Restarted {
-            may_settle: true,
-            ran: 0,
-            ops: 0,
-            outcome: None,
-        }
-    }
-
-    fn ops(&self) -> u64 {
-        match self {
-            Turns::Restarted { ops, .. } => *ops,
-            Turns::Due | Turns::Resumed(..) => 0,
-        }
-    }
-
-    /// The cost at which a split settled, if it has.
-    fn settled_at(&self) -> Option<u64> {
-        match self {
-            Turns::Restarted { outcome, .. } => complete_at(outcome.as_ref()?),
-            Turns::Due | Turns::Resumed(..) => None,
-        }
     }
 }
 

@@ -1,0 +1,348 @@
+//! The components of a library, as the split ([`super::split`]) sees them: methods
+//! and references joined by what they mention, the failure sites and the most
+//! callbacks per frame of each, and the library restricted to some of them, with or
+//! without the stand-in that plays the others.
+
+use super::havoc::Site;
+use super::ir::{CodeId, Expr, ExprKind, MethodId};
+use crate::build::{GlobalName, Initial, Library};
+use crate::syntax::ast::{Program, Visibility};
+use crate::trace::FailureKind;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+/// The most callbacks per frame the stand-in is made for; a library whose frames can
+/// make more is searched whole.
+const MAX_CALLBACKS: u32 = 16;
+
+/// The stand-in's method and the client function it calls back.
+pub const TRAMPOLINE: &str = "holi_split_trampoline";
+pub const CALLBACK: &str = "holi_split_callback";
+
+/// A failure site as an ordered key: what fails, where.
+pub type SiteKey = (FailureKind, usize, usize);
+
+pub fn key_of(site: &Site) -> SiteKey {
+    (site.0, site.1.start, site.1.end)
+}
+
+pub fn site_of(key: &SiteKey) -> Site {
+    (key.0, key.1..key.2)
+}
+
+/// The components of a library: a number for every method and reference.
+pub struct Components {
+    pub method: Vec<usize>,
+    pub reference: Vec<usize>,
+    pub count: usize,
+}
+
+impl Components {
+    pub fn of(lib: &Library) -> Components {
+        let methods = lib.methods.len();
+        let mut parent: Vec<usize> = (0..methods + lib.refs.len()).collect();
+        fn find(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        let union = |parent: &mut Vec<usize>, a: usize, b: usize| {
+            let (ra, rb) = (find(parent, a), find(parent, b));
+            parent[ra] = rb;
+        };
+        for (m, method) in lib.methods.iter().enumerate() {
+            let mut mentions = Mentions::default();
+            mentions.code(lib, method.code);
+            for r in mentions.refs {
+                union(&mut parent, m, methods + r as usize);
+            }
+            for other in mentions.methods {
+                union(&mut parent, m, other as usize);
+            }
+        }
+        for (r, initial) in lib.store.iter().enumerate() {
+            if let Initial::Name(GlobalName::Method(m)) = initial {
+                union(&mut parent, methods + r, *m as usize);
+            }
+        }
+        let mut number = BTreeMap::new();
+        let mut component = |parent: &mut Vec<usize>, x: usize| {
+            let root = find(parent, x);
+            let next = number.len();
+            *number.entry(root).or_insert(next)
+        };
+        let method = (0..methods).map(|m| component(&mut parent, m)).collect();
+        let reference = (0..lib.refs.len())
+            .map(|r| component(&mut parent, methods + r))
+            .collect();
+        Components {
+            method,
+            reference,
+            count: number.len(),
+        }
+    }
+}
+
+/// The references and methods a piece of code mentions, with the codes nested in it.
+#[derive(Default)]
+struct Mentions {
+    refs: HashSet<u32>,
+    methods: HashSet<MethodId>,
+    codes: HashSet<CodeId>,
+}
+
+impl Mentions {
+    fn code(&mut self, lib: &Library, id: CodeId) {
+        if self.codes.insert(id) {
+            self.expr(lib, &lib.code(id).body);
+        }
+    }
+
+    fn expr(&mut self, lib: &Library, e: &Expr) {
+        match &e.kind {
+            ExprKind::Deref(r) | ExprKind::Assign(r, _) => {
+                self.refs.insert(*r);
+            }
+            ExprKind::Global(GlobalName::Method(m)) => {
+                self.methods.insert(*m);
+            }
+            ExprKind::Lambda(code) | ExprKind::LetRec(code, _) => self.code(lib, *code),
+            _ => {}
+        }
+        for child in e.children() {
+            self.expr(lib, child);
+        }
+    }
+}
+
+/// The failure sites in each component's code ([`Expr::failure_sites`]).
+pub fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<SiteKey>> {
+    let mut out = vec![BTreeSet::new(); parts.count];
+    for (m, method) in lib.methods.iter().enumerate() {
+        let mut mentions = Mentions::default();
+        mentions.code(lib, method.code);
+        let mut sites = Vec::new();
+        for code in mentions.codes {
+            lib.code(code).body.failure_sites(&mut sites);
+        }
+        out[parts.method[m]].extend(
+            sites
+                .into_iter()
+                .map(|(kind, span)| (kind, span.start, span.end)),
+        );
+    }
+    out
+}
+
+/// For each component, the most calls to the client one frame of it can make within
+/// `k` open frames (counting the library functions it calls on the way, whose frames
+/// end inside it); `None` if some frame can make more than [`MAX_CALLBACKS`].
+pub fn callbacks_per_component(lib: &Library, parts: &Components, k: u32) -> Option<Vec<u32>> {
+    let mut bound = Bound {
+        lib,
+        values: lib.value_codes(),
+        done: std::collections::HashMap::new(),
+    };
+    // The client's call takes one frame; the library functions it calls, the rest.
+    let depth = k.saturating_sub(1);
+    let mut out = vec![0; parts.count];
+    for (m, method) in lib.methods.iter().enumerate() {
+        let mut mentions = Mentions::default();
+        mentions.code(lib, method.code);
+        for code in mentions.codes {
+            let entry = code == method.code && method.visibility == Visibility::Public;
+            if entry || bound.values.contains(&code) {
+                let part = &mut out[parts.method[m]];
+                *part = (*part).max(bound.code(code, depth)?);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The most callbacks of one frame of a code with `depth` more frames to open. Each
+/// library function called opens one, so the measure is finite even for recursion and
+/// chains of closures.
+struct Bound<'a> {
+    lib: &'a Library,
+    /// Codes that can be function values ([`Library::value_codes`]).
+    values: HashSet<CodeId>,
+    done: std::collections::HashMap<(CodeId, u32), Option<u32>>,
+}
+
+impl Bound<'_> {
+    fn code(&mut self, id: CodeId, depth: u32) -> Option<u32> {
+        if let Some(&n) = self.done.get(&(id, depth)) {
+            return n;
+        }
+        let n = self.expr(&self.lib.code(id).body, depth);
+        self.done.insert((id, depth), n);
+        n
+    }
+
+    /// A call of a function value: a client function (one callback) or any library
+    /// function that can be a value.
+    fn unknown(&mut self, depth: u32) -> Option<u32> {
+        let mut most = 1;
+        if depth > 0 {
+            let values: Vec<CodeId> = self.values.iter().copied().collect();
+            for code in values {
+                most = most.max(self.code(code, depth - 1)?);
+            }
+        }
+        Some(most)
+    }
+
+    fn expr(&mut self, e: &Expr, depth: u32) -> Option<u32> {
+        let n = match &e.kind {
+            ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Deref(_)
+            | ExprKind::Lambda(_) => 0,
+            ExprKind::Assign(_, a)
+            | ExprKind::Not(a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Assert(a)
+            | ExprKind::Alloc(a, _)
+            | ExprKind::Load(a)
+            | ExprKind::LetRec(_, a) => self.expr(a, depth)?,
+            ExprKind::Pair(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Store(a, b)
+            | ExprKind::Let(a, b) => self.expr(a, depth)? + self.expr(b, depth)?,
+            ExprKind::If(c, t, f) => {
+                self.expr(c, depth)? + self.expr(t, depth)?.max(self.expr(f, depth)?)
+            }
+            ExprKind::App(f, a) => {
+                let callee = match &f.kind {
+                    ExprKind::Global(GlobalName::Import(_)) => 1,
+                    ExprKind::Global(GlobalName::Undeclared(_)) => 0,
+                    // Without a frame left the path ends there.
+                    ExprKind::Global(GlobalName::Method(_)) if depth == 0 => 0,
+                    ExprKind::Global(GlobalName::Method(m)) => {
+                        self.code(self.lib.methods[*m as usize].code, depth - 1)?
+                    }
+                    _ => self.unknown(depth)?,
+                };
+                self.expr(f, depth)? + self.expr(a, depth)? + callee
+            }
+        };
+        (n <= MAX_CALLBACKS).then_some(n)
+    }
+}
+
+/// The library restricted to the components `members`, plus the stand-in's
+/// declarations when `stand_in`.
+pub fn sub_program(
+    program: &Program,
+    lib: &Library,
+    parts: &Components,
+    members: &[usize],
+    stand_in: bool,
+) -> Option<Program> {
+    let mut names: HashSet<&str> = HashSet::new();
+    for (m, method) in lib.methods.iter().enumerate() {
+        if members.contains(&parts.method[m]) {
+            names.insert(&method.name);
+        }
+    }
+    for (r, name) in lib.refs.iter().enumerate() {
+        if members.contains(&parts.reference[r]) {
+            names.insert(name);
+        }
+    }
+    let mut sub = Program {
+        bounds: program.bounds.clone(),
+        imports: program.imports.clone(),
+        decls: program
+            .decls
+            .iter()
+            .filter(|d| names.contains(d.name().name.as_str()))
+            .cloned()
+            .collect(),
+        main: None,
+    };
+    if stand_in {
+        let stand_in = crate::frontend::load_str("split", &stand_in_source(), false)
+            .ok()?
+            .program;
+        sub.imports.extend(stand_in.imports);
+        sub.decls.extend(stand_in.decls);
+    }
+    Some(sub)
+}
+
+/// The declarations of the stand-in: its body is never run, since the search plays
+/// it ([`super::moves::StandIn`]).
+fn stand_in_source() -> String {
+    format!("import {CALLBACK} :(unit -> unit)\npublic {TRAMPOLINE} (u:unit) :(unit) = {{ () }};\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn library(src: &str) -> (Program, Library) {
+        let loaded = crate::frontend::load_str("t.holi", src, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        let lib = crate::build::build(&loaded.program);
+        (loaded.program, lib)
+    }
+
+    const TWO_PARTS: &str = "
+        import syscall :(int -> unit)
+        int a := 0; int b := 0; int c := 0;
+        public setA (u:unit) :(unit) = { a := 1 };
+        public check (u:unit) :(unit) = { helper(); assert(not(!a)) };
+        private helper (u:unit) :(unit) = { b := !b + 1 };
+        public run (f:unit -> unit) :(unit) = { c := 0; f(); f(); syscall(!c) };
+    ";
+
+    #[test]
+    fn methods_sharing_references_or_calls_form_one_component() {
+        let (_, lib) = library(TWO_PARTS);
+        let parts = Components::of(&lib);
+        let part = |name: &str| {
+            let m = lib.methods.iter().position(|m| m.name == name).unwrap();
+            parts.method[m]
+        };
+        assert_eq!(parts.count, 2);
+        assert_eq!(part("setA"), part("check"));
+        assert_eq!(part("check"), part("helper"));
+        assert_ne!(part("check"), part("run"));
+    }
+
+    #[test]
+    fn callbacks_per_frame_are_counted_within_the_frame_bound() {
+        let (_, lib) = library(TWO_PARTS);
+        let parts = Components::of(&lib);
+        let run = lib.methods.iter().position(|m| m.name == "run").unwrap();
+        let counts = callbacks_per_component(&lib, &parts, 3).unwrap();
+        assert_eq!(counts[parts.method[run]], 3);
+        assert_eq!(counts[parts.method[0]], 0);
+        let (_, looping) = library(
+            "public spin (f:unit -> unit) :(unit) = {
+               letrec go (n:int) :(unit) = if 0 < n then (f(); go(n - 1)) else () in go(3)
+             };",
+        );
+        let parts = Components::of(&looping);
+        // At k 2 a frame of `go` (were it revealed, the client could call it) has one
+        // more frame to open. Each of its two calls of function values may be a client
+        // function or `go` with no frame left, which calls two client functions at most.
+        assert_eq!(callbacks_per_component(&looping, &parts, 2), Some(vec![4]));
+        assert!(callbacks_per_component(&looping, &parts, 40).is_none());
+    }
+
+    #[test]
+    fn the_stand_in_is_valid_holi() {
+        let src = stand_in_source();
+        let loaded = crate::frontend::load_str("split", &src, true)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        assert_eq!(loaded.program.decls.len(), 1);
+    }
+}

@@ -1,0 +1,358 @@
+//! The searches of a library's parts for the split ([`super::split`]): for each
+//! component with a failure site, the upper bounds (the component alone, then with one
+//! helper), the lower bounds (with the stand-in) and their refinement, within the
+//! limits of the whole check.
+
+use super::components::{
+    callbacks_per_component, key_of, site_of, sites_per_component, sub_program, Components,
+    SiteKey, CALLBACK, TRAMPOLINE,
+};
+use super::explore::Explorer;
+use super::havoc::Site;
+use super::ir::{ImportId, MethodId};
+use super::moves::StandIn;
+use super::{add_stuck, CheckOptions, CheckResult, Progress, SearchPlan, Stats, StuckSite};
+use crate::build::Library;
+use crate::syntax::ast::Program;
+use crate::trace::Counterexample;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+/// What a part-by-part check settled, and what it leaves open.
+pub struct Partial {
+    /// The shortest trace of every site whose bounds met.
+    pub settled: Vec<Counterexample>,
+    /// For every other site the lower bounds reach, the shortest real trace found: an
+    /// upper bound on its minimal length.
+    pub open: Vec<Counterexample>,
+}
+
+/// The split's bounds, if they settle what they can; the shortest real trace per site
+/// its searches found; and where they got stuck.
+pub fn check_parts(
+    program: &Program,
+    lib: &Library,
+    options: &CheckOptions,
+    plan: SearchPlan,
+    progress: &mut dyn FnMut(&Progress),
+    total: &mut Stats,
+) -> (Option<Partial>, Vec<Counterexample>, Vec<StuckSite>) {
+    let parts = Components::of(lib);
+    if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
+        return (None, Vec::new(), Vec::new());
+    }
+    let Some(callbacks) = callbacks_per_component(lib, &parts, options.k) else {
+        return (None, Vec::new(), Vec::new());
+    };
+    let mut search = PartSearch {
+        program,
+        lib,
+        parts: &parts,
+        options,
+        plan,
+        start: Instant::now(),
+        total,
+        progress,
+        real: BTreeMap::new(),
+        stuck: Vec::new(),
+    };
+    let partial = settle(&mut search, &callbacks);
+    (partial, search.real.into_values().collect(), search.stuck)
+}
+
+/// [`check_parts`] with its searches set up.
+fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
+    let (lib, parts) = (search.lib, search.parts);
+    let sites = sites_per_component(lib, parts);
+    let mut settled: Vec<Counterexample> = Vec::new();
+    let mut open: Vec<Counterexample> = Vec::new();
+    for (c, own) in sites.iter().enumerate() {
+        // Sites the over-approximation does not reach need no search at all.
+        let mut own: Vec<Site> = own.iter().map(site_of).collect();
+        if let Some(reached) = search.reachable(c, &own) {
+            own.retain(|site| reached.contains(site));
+        }
+        if own.is_empty() {
+            continue;
+        }
+        let others = (0..parts.count)
+            .filter(|&j| j != c)
+            .map(|j| callbacks[j])
+            .max()
+            .unwrap_or(0);
+        // The component alone first: its traces are real, and it is cheap.
+        let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+        improve(
+            &mut best,
+            search.run(&[c], 0, None, &own)?.counterexamples,
+            |_| true,
+        );
+        let alone: BTreeMap<SiteKey, usize> = best
+            .iter()
+            .map(|(key, cex)| (*key, cex.trace.0.len()))
+            .collect();
+        let mut lower = if others == 0 {
+            // No other part calls back: the rest of the library cannot help.
+            alone.clone()
+        } else if own.iter().all(|site| alone.contains_key(&key_of(site))) {
+            // Every site is reached alone: the lower bound only has to rule out
+            // shorter traces, so its search stops below the longest of them.
+            let longest = alone.values().copied().max().unwrap_or(0);
+            let limit = Some(longest.saturating_sub(1) as u32);
+            let shorter = search.run(&[c], others, limit, &own)?;
+            let beaten = shortest_per_site(&shorter)
+                .iter()
+                .any(|(key, &len)| alone.get(key).is_none_or(|&a| len < a));
+            if beaten {
+                full_lower(search, &mut best, c, others, &own)?
+            } else {
+                alone.clone()
+            }
+        } else {
+            full_lower(search, &mut best, c, others, &own)?
+        };
+        let helpers = (0..parts.count).filter(|&j| j != c && callbacks[j] > 0);
+        for j in helpers {
+            if unmet(&best, &lower).is_empty() {
+                break;
+            }
+            let with = search.run(&[c, j], 0, None, &own)?;
+            improve(&mut best, with.counterexamples, |key| {
+                lower.contains_key(key)
+            });
+        }
+        refine(search, &mut best, &mut lower, c, callbacks)?;
+        for (key, &len) in &lower {
+            match best.remove(key) {
+                Some(cex) if cex.trace.0.len() == len => settled.push(cex),
+                Some(cex) => open.push(cex),
+                // Reached only with the stand-in: no real trace to start from.
+                None => return None,
+            }
+        }
+    }
+    Some(Partial { settled, open })
+}
+
+/// The sites of `lower` whose best trace so far is longer than their lower bound (or
+/// that have none).
+fn unmet(best: &BTreeMap<SiteKey, Counterexample>, lower: &BTreeMap<SiteKey, usize>) -> Vec<Site> {
+    lower
+        .iter()
+        .filter(|(key, &len)| best.get(key).is_none_or(|b| b.trace.0.len() != len))
+        .map(|(key, _)| site_of(key))
+        .collect()
+}
+
+/// Raises the lower bounds of component `c`'s sites that its best traces do not meet,
+/// by searches in which some other parts are real.
+///
+/// The stand-in makes as many callbacks as the most willing other part, and often a
+/// single part (a recursive one, say) is that willing while the rest make one or two.
+/// So at a level `t`, the parts whose frames can make more than `t` callbacks are kept
+/// as they are, beside `c`, and the stand-in makes up to `t` (none when `t` is 0). The
+/// map of [`super::split`]'s docs still holds: each frame of a part left out is one call of the
+/// stand-in with as many moves and no more frames (a part that cannot call back at
+/// all is simply dropped at level 0: its frames give the client nothing, and a trace
+/// without them is shorter and valid), while the kept parts' frames are their own and
+/// their state is touched by nothing else. So a site's shortest trace here is a lower
+/// bound in the whole library, and one that never calls the stand-in is real.
+///
+/// Only the traces shorter than the best real ones matter, so each search stops below
+/// the longest of them. Levels go down through the other parts' callback counts while
+/// the parts kept hold at most half the library's methods: beyond that the search is
+/// nearly the whole library's, which [`super::split::finish`] makes anyway.
+fn refine(
+    search: &mut PartSearch,
+    best: &mut BTreeMap<SiteKey, Counterexample>,
+    lower: &mut BTreeMap<SiteKey, usize>,
+    c: usize,
+    callbacks: &[u32],
+) -> Option<()> {
+    let (lib, parts) = (search.lib, search.parts);
+    let others = || (0..parts.count).filter(move |&j| j != c);
+    let mut levels: Vec<u32> = others().map(|j| callbacks[j]).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels.pop();
+    for t in levels.into_iter().rev() {
+        let open = unmet(best, lower);
+        if open.is_empty() {
+            break;
+        }
+        let kept: Vec<usize> = std::iter::once(c)
+            .chain(others().filter(|&j| callbacks[j] > t))
+            .collect();
+        let methods = parts.method.iter().filter(|p| kept.contains(p)).count();
+        if 2 * methods > lib.methods.len() {
+            break;
+        }
+        let upper = |site: &Site| best.get(&key_of(site)).map(|b| b.trace.0.len());
+        let uppers: Option<Vec<usize>> = open.iter().map(upper).collect();
+        // Without a real trace for every open site, nothing bounds the search's length.
+        let limit = uppers
+            .and_then(|u| u.into_iter().max())
+            .map(|longest| longest.saturating_sub(1) as u32);
+        let result = search.run(&kept, t, limit, &open)?;
+        let found = shortest_per_site(&result);
+        for site in &open {
+            let key = key_of(site);
+            match (found.get(&key).copied(), upper(site)) {
+                (Some(len), Some(u)) if u <= len => lower.insert(key, u),
+                (None, Some(u)) => lower.insert(key, u),
+                (Some(len), _) => lower.insert(key, len),
+                // Searched to the end without a trace: no client reaches it.
+                (None, None) => lower.remove(&key),
+            };
+        }
+        let real = result.counterexamples.into_iter().filter(is_real);
+        improve(best, real, |key| {
+            lower.contains_key(key) && open.contains(&site_of(key))
+        });
+    }
+    Some(())
+}
+
+/// The searches of parts of a library, within the limits of the whole check.
+struct PartSearch<'a> {
+    program: &'a Program,
+    lib: &'a Library,
+    parts: &'a Components,
+    options: &'a CheckOptions,
+    plan: SearchPlan,
+    start: Instant,
+    total: &'a mut Stats,
+    progress: &'a mut dyn FnMut(&Progress),
+    /// The shortest real failing trace per site found so far.
+    real: BTreeMap<SiteKey, Counterexample>,
+    /// Where the searches got stuck (those with the stand-in record nothing).
+    stuck: Vec<StuckSite>,
+}
+
+impl PartSearch<'_> {
+    /// The options of the whole check, with what is left of its limits.
+    fn options(&self) -> CheckOptions {
+        let mut sub = self.options.clone();
+        if let Some(limit) = self.options.timeout {
+            sub.timeout = Some(limit.saturating_sub(self.start.elapsed()));
+        }
+        if let Some(most) = self.options.max_configurations {
+            sub.max_configurations = Some(most.saturating_sub(self.total.configurations));
+        }
+        sub
+    }
+
+    /// The components `members` with a stand-in making up to `trampoline` callbacks
+    /// (none if 0), searched within `max_moves` if given, with branch and bound on the
+    /// sites `targets`; `None` if the search is incomplete.
+    fn run(
+        &mut self,
+        members: &[usize],
+        trampoline: u32,
+        max_moves: Option<u32>,
+        targets: &[Site],
+    ) -> Option<CheckResult> {
+        let sub = sub_program(self.program, self.lib, self.parts, members, trampoline > 0)?;
+        let sub_lib = crate::build::build(&sub);
+        let options = self.options();
+        let mut explorer = Explorer::new(&sub_lib, &options, self.plan).with_targets(targets);
+        if let Some(most) = max_moves {
+            explorer = explorer.with_depth_limit(most);
+        }
+        if trampoline > 0 {
+            explorer = explorer.with_stand_in(StandIn {
+                method: sub_lib.methods.iter().position(|m| m.name == TRAMPOLINE)? as MethodId,
+                callback: sub_lib.imports.iter().position(|i| i.name == CALLBACK)? as ImportId,
+                callbacks: trampoline,
+                lzero: options.l,
+            });
+        }
+        let result = explorer.run(self.progress);
+        self.total.add(&result.stats);
+        add_stuck(&mut self.stuck, result.stuck.clone());
+        let real = result
+            .counterexamples
+            .iter()
+            .filter(|cex| is_real(cex))
+            .cloned();
+        improve(&mut self.real, real, |_| true);
+        result.inconclusive.is_empty().then_some(result)
+    }
+
+    /// The sites of `own` that component `c` may reach in the whole library, by the
+    /// over-approximation of [`super::havoc`]; `None` if it proves nothing.
+    fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
+        let sub = sub_program(self.program, self.lib, self.parts, &[c], false)?;
+        let sub_lib = crate::build::build(&sub);
+        let options = self.options();
+        let (reached, stats) =
+            super::houdini::reachable(&sub_lib, &options, self.plan, own, self.progress);
+        self.total.add(&stats);
+        if let Some(reached) = &reached {
+            self.total.unreachable_sites +=
+                own.iter().filter(|s| !reached.contains(s)).count() as u64;
+        }
+        reached
+    }
+}
+
+/// The lower bound of component `c` (with the stand-in calling back up to `others`
+/// times) on the sites `own`: the shortest length per site. Its shortest traces that
+/// never call the stand-in are traces of the component alone, so they improve `best`.
+fn full_lower(
+    search: &mut PartSearch,
+    best: &mut BTreeMap<SiteKey, Counterexample>,
+    c: usize,
+    others: u32,
+    own: &[Site],
+) -> Option<BTreeMap<SiteKey, usize>> {
+    let result = search.run(&[c], others, None, own)?;
+    let lower = shortest_per_site(&result);
+    let real = result.counterexamples.into_iter().filter(is_real);
+    improve(best, real, |_| true);
+    Some(lower)
+}
+
+/// Whether `cex` never calls the stand-in: a trace of the library's own parts.
+fn is_real(cex: &Counterexample) -> bool {
+    !cex.trace.0.iter().any(|m| m.method == TRAMPOLINE)
+}
+
+/// Keeps in `best` the first of each site's traces in the engine's order, among those
+/// at sites `wanted`.
+pub fn improve(
+    best: &mut BTreeMap<SiteKey, Counterexample>,
+    traces: impl IntoIterator<Item = Counterexample>,
+    wanted: impl Fn(&SiteKey) -> bool,
+) {
+    for cex in traces {
+        let key = site_key(&cex);
+        if !wanted(&key) {
+            continue;
+        }
+        if best
+            .get(&key)
+            .is_none_or(|b| order_key(&cex) < order_key(b))
+        {
+            best.insert(key, cex);
+        }
+    }
+}
+
+pub fn site_key(cex: &Counterexample) -> SiteKey {
+    (cex.kind, cex.span.start, cex.span.end)
+}
+
+/// The engine's order of counterexamples: by length, then text.
+pub fn order_key(cex: &Counterexample) -> (usize, String) {
+    (cex.trace.0.len(), cex.trace.to_string())
+}
+
+fn shortest_per_site(result: &CheckResult) -> BTreeMap<SiteKey, usize> {
+    let mut out = BTreeMap::new();
+    for cex in &result.counterexamples {
+        let len = out.entry(site_key(cex)).or_insert(cex.trace.0.len());
+        *len = (*len).min(cex.trace.0.len());
+    }
+    out
+}

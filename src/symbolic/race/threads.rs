@@ -1,0 +1,114 @@
+//! The race with two or more threads: every side at once, paced on a [`Field`].
+
+use super::{complete_at, outcome, Outcome, Race, Side};
+use crate::symbolic::lane::{Field, Lane};
+use crate::symbolic::{CheckResult, Progress};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+impl Race<'_> {
+    /// Every side at once: the whole search on this thread, the others each on one of
+    /// their own, started, limited and stopped by a coordinator, all paced on a
+    /// [`Field`]; the user's interrupt is passed on to every side.
+    pub(super) fn side_by_side(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
+        let field = Field::new(&Side::ALL.map(|side| self.handicap(side)));
+        let stops = Side::ALL.map(|_| Arc::new(AtomicBool::new(false)));
+        let whole_stop = &stops[Side::Whole.place()];
+        let whole_lane = Lane::paced(&field, Side::Whole.place(), whole_stop);
+        let whole_options = self.options_for(Side::Whole, &whole_lane, whole_stop);
+        let user = self.options.interrupt.as_deref();
+        std::thread::scope(|scope| {
+            let coordinator = scope.spawn(|| {
+                let mut lanes = vec![(Side::Whole, Arc::clone(&whole_lane))];
+                let launch = |side: Side, lanes: &mut Vec<(Side, Arc<Lane>)>| {
+                    let stop = &stops[side.place()];
+                    let lane = Lane::paced(&field, side.place(), stop);
+                    let options = self.options_for(side, &lane, stop);
+                    lanes.push((side, Arc::clone(&lane)));
+                    let thread = scope.spawn(move || {
+                        if side.by_parts() {
+                            self.run_split(&options, &lane).0
+                        } else {
+                            let (result, cost) = self.run_whole(&options, &lane, &mut |_| {});
+                            outcome(result, cost)
+                        }
+                    });
+                    (side, thread)
+                };
+                let mut running = Vec::new();
+                if self.runs(Side::Split) {
+                    running.push(launch(Side::Split, &mut lanes));
+                }
+                // Started once their twin with semantic subsumption makes an operation
+                // of it: until then, they are the same search.
+                let mut due: Vec<Side> = [Side::Plain, Side::SplitPlain]
+                    .into_iter()
+                    .filter(|&side| self.runs(side))
+                    .collect();
+                let mut outcomes: Vec<(Side, Outcome)> = Vec::new();
+                loop {
+                    let user_stopped = user.is_some_and(|flag| flag.load(Ordering::Relaxed));
+                    if user_stopped {
+                        stops
+                            .iter()
+                            .for_each(|stop| stop.store(true, Ordering::Relaxed));
+                    }
+                    let mut i = 0;
+                    while i < running.len() {
+                        if running[i].1.is_finished() {
+                            let (side, thread) = running.swap_remove(i);
+                            // A side that panicked found nothing; the whole search stands.
+                            let ended = thread.join();
+                            let nothing = || Outcome::Found(Vec::new(), Vec::new());
+                            outcomes.push((side, ended.unwrap_or_else(|_| nothing())));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    let whole_done = whole_lane.is_done();
+                    let mut completed: Vec<(Side, u64)> = outcomes
+                        .iter()
+                        .filter_map(|(side, outcome)| Some((*side, complete_at(outcome)?)))
+                        .collect();
+                    if whole_done && whole_lane.is_complete() {
+                        completed.push((Side::Whole, whole_lane.spent()));
+                    }
+                    let best = self.best(&completed);
+                    let twin_operated = |side: Side, lanes: &[(Side, Arc<Lane>)]| {
+                        lanes
+                            .iter()
+                            .any(|(twin, lane)| twin.plain() == Some(side) && lane.ops() > 0)
+                    };
+                    let starting: Vec<Side> = due
+                        .iter()
+                        .copied()
+                        .filter(|&side| !user_stopped && twin_operated(side, &lanes))
+                        .collect();
+                    due.retain(|side| !starting.contains(side));
+                    for side in starting {
+                        if self.limit_to_win(side, best) > 0 {
+                            running.push(launch(side, &mut lanes));
+                        }
+                    }
+                    for (side, lane) in &lanes {
+                        let limit = self.limit_to_win(*side, best);
+                        lane.set_limit(limit);
+                        if lane.spent() > limit {
+                            // Past what can win: stop even a running solver query.
+                            stops[side.place()].store(true, Ordering::Relaxed);
+                        }
+                    }
+                    if whole_done && running.is_empty() {
+                        return outcomes;
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            });
+            let (whole, cost) = self.run_whole(&whole_options, &whole_lane, progress);
+            // A coordinator that panicked leaves the whole search's result.
+            let others = coordinator.join().unwrap_or_default();
+            self.decide(whole, cost, others)
+        })
+    }
+}
