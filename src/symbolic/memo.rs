@@ -105,14 +105,20 @@ impl Key {
 }
 
 /// The values a shape's terms can take in an explored configuration: a formula over
-/// the slots (see [`super::solver::Solver::project`]), made when first needed since
-/// most shapes never recur; `None` if it could not be made.
-enum Region {
-    Pending {
-        pc: Option<Arc<PcNode>>,
-        terms: Vec<Term>,
-    },
-    Known(Option<z3::ast::Bool>),
+/// the slots (see [`super::solver::Solver::project`]) of its terms under its path
+/// condition, made when first needed since most shapes never recur. The terms are
+/// holi terms, so a region can be handed to other tasks ([`Shared`]), which project it
+/// in their own contexts.
+struct Region {
+    pending: Arc<Pending>,
+    /// The formula, once asked for; `None` inside if it could not be made.
+    known: Option<Option<z3::ast::Bool>>,
+}
+
+/// What a region is made from.
+struct Pending {
+    pc: Option<Arc<PcNode>>,
+    terms: Vec<Term>,
 }
 
 /// An opponent configuration up to the values of its symbolic integers: what
@@ -201,7 +207,7 @@ pub struct Visit<'a> {
 pub type Projector<'a> = dyn FnMut(&Option<Arc<PcNode>>, &[Term]) -> Option<z3::ast::Bool> + 'a;
 
 /// Keys kept at most, about 150 bytes each: a few hundred MB. A region counts as
-/// [`REGION_WEIGHT`] keys: it keeps its path condition and terms alive until projected.
+/// [`REGION_WEIGHT`] keys: it keeps its path condition and terms alive.
 const MAX_KEYS: usize = 1 << 22;
 const REGION_WEIGHT: usize = 4;
 
@@ -223,27 +229,41 @@ pub struct Memo {
     stuck_nodes: bool,
     /// What earlier tasks of a parallel search committed ([`Shared`]).
     shared: Shared,
+    /// The formulas of the shared regions asked for, by the address of what they are
+    /// made from (held here, so the address stays theirs).
+    shared_known: HashMap<usize, (Arc<Pending>, Option<z3::ast::Bool>)>,
 }
 
-/// The entries earlier tasks of a parallel search ([`super::tasks`]) committed, by key.
-/// Keys only: a region is a formula of one thread's solver context. Any subset of the
-/// entries is sound, so a task that sees only some of them is still exact.
+/// The entries earlier tasks of a parallel search ([`super::tasks`]) committed, by
+/// key, and their regions by shape: as what they are made from, since a formula
+/// belongs to one thread's solver context. Any subset of the entries and regions is
+/// sound, so a task that sees only some of them is still exact.
 #[derive(Clone, Default)]
 pub struct Shared {
     table: imbl::OrdMap<u128, Arc<Vec<Entry>>>,
+    regions: imbl::OrdMap<u128, Arc<ShapeRegions>>,
+    region_count: usize,
 }
 
-/// The entries one task made, in the order of their keys, to be committed.
-pub struct Entries(Vec<(u128, Entry)>);
+/// The regions committed for one shape, oldest first, with their entries.
+type ShapeRegions = Vec<(Entry, Arc<Pending>)>;
+
+/// The entries one task made, in the order of their keys, and its regions, in the
+/// order of their shapes and, per shape, as made: to be committed.
+pub struct Entries {
+    keys: Vec<(u128, Entry)>,
+    regions: Vec<(u128, Entry, Arc<Pending>)>,
+}
 
 impl Shared {
     /// Adds a task's `entries`, keeping per key only those no other covers, as
-    /// [`Memo::insert`] does.
+    /// [`Memo::insert`] does, and per shape the last [`MAX_REGIONS`] regions.
     pub fn commit(&mut self, entries: Entries) {
-        if self.table.len() + entries.0.len() >= MAX_KEYS {
-            self.table.clear();
+        let weight = REGION_WEIGHT * (self.region_count + entries.regions.len());
+        if self.table.len() + entries.keys.len() + weight >= MAX_KEYS {
+            *self = Shared::default();
         }
-        for (hash, new) in entries.0 {
+        for (hash, new) in entries.keys {
             let mut kept = self.table.get(&hash).map_or_else(Vec::new, |e| e.to_vec());
             if kept.iter().any(|e| e.covers(&new)) {
                 continue;
@@ -251,6 +271,19 @@ impl Shared {
             kept.retain(|e| !new.covers(e));
             kept.push(new);
             self.table.insert(hash, Arc::new(kept));
+        }
+        for (hash, entry, pending) in entries.regions {
+            let mut kept = self
+                .regions
+                .get(&hash)
+                .map_or_else(Vec::new, |e| e.to_vec());
+            if kept.len() >= MAX_REGIONS {
+                kept.remove(0);
+                self.region_count -= 1;
+            }
+            kept.push((entry, pending));
+            self.region_count += 1;
+            self.regions.insert(hash, Arc::new(kept));
         }
     }
 }
@@ -302,22 +335,37 @@ impl Memo {
     /// Subsumes with what earlier tasks committed, too.
     pub fn share(&mut self, shared: Shared) {
         self.shared = shared;
+        self.shared_known.clear();
     }
 
-    /// The entries made here (not those shared), in the order of their keys.
+    /// The entries and regions made here (not those shared), in the order of their
+    /// keys and shapes.
     pub fn take_entries(&mut self) -> Entries {
-        let mut entries: Vec<(u128, Entry)> = self
+        let mut keys: Vec<(u128, Entry)> = self
             .table
             .drain()
             .flat_map(|(hash, entries)| entries.into_iter().map(move |e| (hash, e)))
             .collect();
-        entries.sort_by_key(|(hash, _)| *hash);
-        Entries(entries)
+        keys.sort_by_key(|(hash, _)| *hash);
+        let mut regions: Vec<(u128, Entry, Arc<Pending>)> = self
+            .regions
+            .drain()
+            .flat_map(|(hash, regions)| {
+                regions
+                    .into_iter()
+                    .map(move |(e, region)| (hash, e, region.pending))
+            })
+            .collect();
+        // Stable: a shape's regions stay in the order they were made.
+        regions.sort_by_key(|(hash, ..)| *hash);
+        self.region_count = 0;
+        Entries { keys, regions }
     }
 
-    /// The regions of fully explored configurations with `shape` that would subsume
-    /// one with `budgets` met at `visit` if it had their key (as [`Memo::subsumes`]),
-    /// with their summaries; `project` makes a region the first time it is needed.
+    /// The regions of fully explored configurations with `shape` — those shared
+    /// first, then those made here — that would subsume one with `budgets` met at
+    /// `visit` if it had their key (as [`Memo::subsumes`]), with their summaries;
+    /// `project` makes a region the first time it is needed.
     pub fn regions(
         &mut self,
         shape: &Shape,
@@ -325,18 +373,35 @@ impl Memo {
         visit: &Visit,
         project: &mut Projector,
     ) -> Vec<(z3::ast::Bool, Summary)> {
-        let Some(entries) = self.regions.get_mut(&shape.hash) else {
-            return Vec::new();
-        };
         let mut out = Vec::new();
-        for (e, region) in entries {
+        for (e, pending) in self
+            .shared
+            .regions
+            .get(&shape.hash)
+            .into_iter()
+            .flat_map(|r| r.iter())
+        {
             if !e.subsumes(budgets, visit) {
                 continue;
             }
-            if let Region::Pending { pc, terms } = region {
-                *region = Region::Known(project(pc, terms));
+            let at = Arc::as_ptr(pending) as usize;
+            let (_, known) = self
+                .shared_known
+                .entry(at)
+                .or_insert_with(|| (Arc::clone(pending), project(&pending.pc, &pending.terms)));
+            if let Some(formula) = known {
+                out.push((formula.clone(), e.summary.clone()));
             }
-            if let Region::Known(Some(formula)) = region {
+        }
+        for (e, region) in self.regions.get_mut(&shape.hash).into_iter().flatten() {
+            if !e.subsumes(budgets, visit) {
+                continue;
+            }
+            let pending = &region.pending;
+            let known = region
+                .known
+                .get_or_insert_with(|| project(&pending.pc, &pending.terms));
+            if let Some(formula) = known {
                 out.push((formula.clone(), e.summary.clone()));
             }
         }
@@ -373,9 +438,12 @@ impl Memo {
                 summary: new.summary.clone(),
                 ..new
             };
-            let region = Region::Pending {
-                pc: shape.pc,
-                terms: shape.terms,
+            let region = Region {
+                pending: Arc::new(Pending {
+                    pc: shape.pc,
+                    terms: shape.terms,
+                }),
+                known: None,
             };
             regions.push((entry, region));
         }
@@ -908,6 +976,46 @@ mod tests {
         v.relative = -1;
         v.pass = 5;
         assert!(!cut.subsumes(&[2, 1], &v));
+    }
+
+    /// A region a task makes is handed on with its entry, and a later task's memo
+    /// offers it (before its own), made once in that task whenever it is asked for.
+    #[test]
+    fn committed_regions_are_offered_to_later_tasks_and_projected_once_there() {
+        let shape = |hash| Shape {
+            hash,
+            terms: vec![Term::sym(0)],
+            pc: None,
+        };
+        let key = |shape| Key {
+            hash: 1,
+            budgets: vec![2, 1],
+            shape: Some(shape),
+        };
+        let mut first = Memo::new(Vec::new(), false);
+        first.insert(key(shape(7)), 10, false, 0, vec![(0, 3)]);
+        first.insert(key(shape(8)), 10, false, 0, vec![(0, 3)]);
+        let mut shared = Shared::default();
+        shared.commit(first.take_entries());
+        assert_eq!(shared.region_count, 2);
+        let mut later = Memo::new(Vec::new(), false);
+        later.share(shared);
+        later.insert(key(shape(7)), 12, false, 0, vec![(0, 1)]);
+        let made = std::cell::Cell::new(0);
+        let mut project = |_: &Option<Arc<PcNode>>, _: &[Term]| {
+            made.set(made.get() + 1);
+            Some(z3::ast::Bool::from_bool(true))
+        };
+        let best = [13];
+        let offered = later.regions(&shape(7), &[2, 1], &visit(12, &best), &mut project);
+        let summaries: Vec<&Summary> = offered.iter().map(|(_, s)| s).collect();
+        assert_eq!(summaries, [&vec![(0, 3)], &vec![(0, 1)]], "shared first");
+        // Asked again: neither is projected again.
+        later.regions(&shape(7), &[2, 1], &visit(12, &best), &mut project);
+        assert_eq!(made.get(), 2);
+        // Larger budgets than the shared entry's are not subsumed by it.
+        let none = later.regions(&shape(8), &[3, 1], &visit(12, &best), &mut project);
+        assert!(none.is_empty());
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! independent parts apart (the [`components`] of a library, searched by
 //! [`part_search`]), [`race`] runs it beside the whole search, and [`tasks`]
 //! cuts the whole search into tasks on several threads with the same report for any
-//! number of them (memo entries shared through [`memo::Shared`]). Bounds follow
+//! number of them (memo entries and regions shared through [`memo::Shared`]). Bounds follow
 //! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
 //! calls per context.
 

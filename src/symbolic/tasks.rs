@@ -7,20 +7,22 @@
 //! of consecutive entries (next first), each of up to [`Sizes::task`] configurations,
 //! appended to the queue when the task is committed. Tasks are committed in queue
 //! order, and task `i` sees what tasks `0 ..= i − WINDOW` committed — the memo's
-//! entries by key ([`memo::Shared`]) and the shortest length found per failure site —
-//! and nothing else. So each task is a function of its configurations and that view,
+//! entries by key and regions by shape ([`memo::Shared`]) and the shortest length
+//! found per failure site — and nothing else. So each task is a function of its configurations and that view,
 //! whichever thread runs it and whenever: the queue, every task's findings and the
 //! report are the same for every number of threads. Up to [`WINDOW`] tasks run at once;
 //! a task runs in a Z3 context of its own, since a model (the concrete values of a
 //! trace) may depend on what a context was asked before.
 //!
 //! Why every failure site keeps its minimal length. Each task is an exact search of its
-//! configurations given its view ([`memo`]: any subset of the entries prunes soundly;
-//! an entry comes with its task's failures, which the view holds whenever it holds the
-//! entry; branch and bound cuts at lengths found, which only fall as tasks commit, as
-//! within one search). The tasks together explore everything the worklist of a stopped
-//! task held; the markers of the opponent configurations still open there are dropped,
-//! which leaves their entries out of the memo (fewer entries prune less, never wrongly).
+//! configurations given its view ([`memo`]: any subset of the entries and regions
+//! prunes soundly; an entry or region comes with its task's failures, which the view
+//! holds whenever it holds the entry; a shared region is projected afresh in the
+//! task's own context; branch and bound cuts at lengths found, which only fall as
+//! tasks commit, as within one search). The tasks together explore everything the
+//! worklist of a stopped task held; the markers of the opponent configurations still
+//! open there are dropped, which leaves their entries out of the memo (fewer entries
+//! prune less, never wrongly).
 //! The findings are merged per site, shortest first and ties by text
 //! ([`Findings::merge`]), which does not depend on the order of merging.
 //!
@@ -60,8 +62,12 @@ pub struct Sizes {
 
 impl Default for Sizes {
     fn default() -> Self {
+        // A first task of 100,000 cut searches of a few hundred thousand configurations
+        // whose pruning lives on semantic subsumption, and the borders cost them up to
+        // 4× (dos_safe-mo k6 l4: 24 s as one task, over 90 s by tasks): such searches
+        // stay whole, and only the millions are cut.
         Sizes {
-            first: 100_000,
+            first: 1_000_000,
             task: 40_000,
         }
     }
