@@ -284,10 +284,11 @@ fn stand_in_source() -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn library(src: &str) -> (Program, Library) {
+    /// `src` loaded, and built.
+    pub(in crate::symbolic) fn library(src: &str) -> (Program, Library) {
         let loaded = crate::frontend::load_str("t.holi", src, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         let lib = crate::build::build(&loaded.program);

@@ -191,14 +191,8 @@ pub fn finish(
 
 #[cfg(test)]
 mod tests {
+    use super::super::components::tests::library;
     use super::*;
-
-    fn library(src: &str) -> (Program, Library) {
-        let loaded = crate::frontend::load_str("t.holi", src, false)
-            .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        let lib = crate::build::build(&loaded.program);
-        (loaded.program, lib)
-    }
 
     /// A split whose searches run out of budget still hands on the real traces its
     /// parts found, for the search that follows to report.
