@@ -149,9 +149,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     /// A task of a parallel search ([`super::tasks`]): explores `work` (next first)
-    /// instead of the start, with the memo entries `shared` and the shortest lengths
-    /// `best` (numbered as [`Library::failure_sites`]) that earlier tasks committed, up
-    /// to `cap` configurations, on the clock of the whole search started at `start`.
+    /// instead of the start, with the memo entries and regions `shared` and the
+    /// shortest lengths `best` (numbered as [`Library::failure_sites`]) that earlier
+    /// tasks committed, up to `cap` configurations, on the clock of the whole search
+    /// started at `start`.
     pub fn task(
         mut self,
         work: Vec<Config<'p>>,
@@ -174,8 +175,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// made (none if it numbered a site of its own), its cost as its lane counts it,
     /// and the configurations left on its worklist, next first.
     pub fn into_task(mut self) -> TaskEnd<'p> {
-        self.stats.solver_queries += self.decider.solver.queries;
-        self.stats.cached_answers += self.decider.cached;
+        self.count_solver();
         let mut entries = self.memo.as_mut().map(memo::Memo::take_entries);
         if self.found.unlisted() {
             entries = None;
@@ -261,6 +261,12 @@ impl<'p, 'o> Explorer<'p, 'o> {
         } else {
             Advance::Stopped
         }
+    }
+
+    /// Adds the solver's counts to the statistics, once the search is over.
+    fn count_solver(&mut self) {
+        self.stats.solver_queries += self.decider.solver.queries;
+        self.stats.cached_answers += self.decider.cached;
     }
 
     /// The configurations explored so far.
@@ -416,8 +422,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             // Never taken for a complete search, whoever reads it.
             self.note("the search stopped at its share of configurations".to_string());
         }
-        self.stats.solver_queries += self.decider.solver.queries;
-        self.stats.cached_answers += self.decider.cached;
+        self.count_solver();
         self.stats.seconds = self.budget.elapsed().as_secs_f64();
         self.found
             .into_result(self.stats, self.inconclusive, self.options, self.plan)
