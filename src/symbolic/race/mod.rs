@@ -44,6 +44,10 @@
 //! ([`threads`]), paced on a [`Field`](super::lane::Field) so that none runs ahead of
 //! what the race can need (which bounds the memory and the processor time of the
 //! losers): the wall time is about that of the slowest side up to the winner's level.
+//! A side starts only once it can win, when the whole search's level reaches the
+//! side's level at no cost (or the whole search stopped short): most searches
+//! complete within [`SPLIT_AFTER`], and the split's set-up alone (sub-libraries, a Z3
+//! context, its first solvers) took about 20 ms, as long as the whole of such a check.
 //! The whole searches cut themselves into tasks ([`super::tasks`]) on the threads the
 //! split does not take. With one thread they take turns ([`turns`]) under doubling
 //! levels, the whole searches resumed where they stopped ([`Parallel::advance`]) and

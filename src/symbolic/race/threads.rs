@@ -36,13 +36,8 @@ impl Race<'_> {
                     });
                     (side, thread)
                 };
-                let mut running = Vec::new();
-                if self.runs(Side::Split) {
-                    running.push(launch(Side::Split, &mut lanes));
-                }
-                // Started once their twin with semantic subsumption makes an operation
-                // of it: until then, they are the same search.
-                let mut due: Vec<Side> = [Side::Plain, Side::SplitPlain]
+                let mut running: Vec<(Side, std::thread::ScopedJoinHandle<Outcome>)> = Vec::new();
+                let mut due: Vec<Side> = [Side::Plain, Side::Split, Side::SplitPlain]
                     .into_iter()
                     .filter(|&side| self.runs(side))
                     .collect();
@@ -80,10 +75,23 @@ impl Race<'_> {
                             .iter()
                             .any(|(twin, lane)| twin.plain() == Some(side) && lane.ops() > 0)
                     };
+                    // A side starts once it can win: once the whole search's level has
+                    // reached the side's at no cost, or the whole search stopped short;
+                    // before, a search that completes cheaply pays nothing for the
+                    // others (the split's set-up alone takes tens of milliseconds).
+                    // And a side without semantic subsumption once its twin makes an
+                    // operation of it: until then, they are the same search.
+                    let whole_level = whole_lane.spent();
+                    let can_win =
+                        |side: Side| whole_done || self.handicap(side).level(0) <= whole_level;
                     let starting: Vec<Side> = due
                         .iter()
                         .copied()
-                        .filter(|&side| !user_stopped && twin_operated(side, &lanes))
+                        .filter(|&side| {
+                            !user_stopped
+                                && can_win(side)
+                                && (side == Side::Split || twin_operated(side, &lanes))
+                        })
                         .collect();
                     due.retain(|side| !starting.contains(side));
                     for side in starting {
