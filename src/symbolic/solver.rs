@@ -38,8 +38,10 @@ pub struct Solver {
     /// First, so that it is dropped (its thread joined) before the Z3 solver.
     watchdog: Watchdog,
     z3: z3::Solver,
-    /// An empty solver of the same context ([`Solver::clear_interrupt`]).
-    blank: z3::Solver,
+    /// An empty solver of the same context ([`Solver::clear_interrupt`]), made when
+    /// first needed: a Z3 solver's first push costs milliseconds (its SMT core is set
+    /// up), as much as a small search, and most searches are never cut short.
+    blank: Option<z3::Solver>,
     asserted: Vec<Arc<PcNode>>,
     ints: HashMap<*const Node, (Arc<Node>, Int)>,
     bools: HashMap<*const Node, (Arc<Node>, Bool)>,
@@ -60,6 +62,14 @@ pub struct Solver {
     user: Option<Arc<AtomicBool>>,
 }
 
+/// By default Z3 takes SIGINT over during every check: a Ctrl-C meant for holi would
+/// only cancel the running query, and the search would go on.
+fn no_ctrl_c() -> z3::Params {
+    let mut params = z3::Params::new();
+    params.set_bool("ctrl_c", false);
+    params
+}
+
 impl Default for Solver {
     fn default() -> Self {
         Solver::new()
@@ -69,19 +79,11 @@ impl Default for Solver {
 impl Solver {
     pub fn new() -> Solver {
         let z3 = z3::Solver::new();
-        // By default Z3 takes SIGINT over during every check: a Ctrl-C meant for holi
-        // would only cancel the running query, and the search would go on.
-        let mut params = z3::Params::new();
-        params.set_bool("ctrl_c", false);
-        z3.set_params(&params);
-        let blank = z3::Solver::new();
-        blank.set_params(&params);
-        // Pushed, so that its checks go to the SMT core, which clears interrupts.
-        blank.push();
+        z3.set_params(&no_ctrl_c());
         let watchdog = Watchdog::start(ContextPtr(z3.get_context().get_z3_context()));
         Solver {
             z3,
-            blank,
+            blank: None,
             watchdog,
             asserted: Vec::new(),
             ints: HashMap::new(),
@@ -404,8 +406,15 @@ impl Solver {
     /// watchdog cuts short) leaves Z3 4.8.12's context marked cancelled until an SMT
     /// check starts, which clears the mark: a quantifier elimination run before then
     /// would be interrupted. An empty check clears it at once.
-    fn clear_interrupt(&self) {
-        self.blank.check();
+    fn clear_interrupt(&mut self) {
+        let blank = self.blank.get_or_insert_with(|| {
+            let blank = z3::Solver::new();
+            blank.set_params(&no_ctrl_c());
+            // Pushed, so that its checks go to the SMT core, which clears interrupts.
+            blank.push();
+            blank
+        });
+        blank.check();
     }
 
     /// Lets Ctrl-C (or any other setter of `flag`) cut a running query short: within
