@@ -568,6 +568,8 @@ impl<'l> Checker<'l> {
         budget: Budget,
         searching: bool,
     ) -> Checker<'l> {
+        // Its solver is made in this thread's default context.
+        crate::symbolic::context::default_in_use();
         Checker {
             lib,
             certificate,

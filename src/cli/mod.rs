@@ -164,7 +164,11 @@ pub fn main() -> ExitCode {
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
         Command::Parse(args) => parse::run(args, &ui),
         Command::Fmt(args) => fmt::run(args, &ui),
-        Command::Check(args) => check::run(args, &ui),
+        Command::Check(args) => {
+            // A new thread: nothing has used Z3 on it yet.
+            crate::symbolic::context::reserve_default();
+            check::run(args, &ui)
+        }
         Command::Run(args) => run::run(args, &ui),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),

@@ -416,7 +416,9 @@ fn check_unwatched(
     if plan.races() {
         race::check(program, &library, options, plan, progress)
     } else if plan.goal() == Goal::First {
-        first::race(&library, options, plan, progress)
+        // In a context of its own, like every other search: its models must not
+        // depend on what this thread asked Z3 before.
+        context::in_own(|| first::race(&library, options, plan, progress))
     } else {
         tasks::Parallel::new(&library, options, plan).run(progress)
     }

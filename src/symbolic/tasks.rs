@@ -214,20 +214,24 @@ impl<'p, 'o> Parallel<'p, 'o> {
         std::thread::scope(|scope| {
             for _ in 0..jobs {
                 let (job_rx, done_tx) = (&job_rx, done_tx.clone());
-                scope.spawn(move || loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(job) = job else { return };
-                    let index = job.index;
-                    // A task that panicked must still be answered, or the search
-                    // would wait for it forever.
-                    let ended = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        run(lib, options, plan, start, job)
-                    }));
-                    if done_tx.send((index, ended.ok())).is_err() {
-                        return;
+                scope.spawn(move || {
+                    // Its first use of Z3 is its first task's context.
+                    context::reserve_default();
+                    loop {
+                        let job = match job_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        let index = job.index;
+                        // A task that panicked must still be answered, or the search
+                        // would wait for it forever.
+                        let ended = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            run(lib, options, plan, start, job)
+                        }));
+                        if done_tx.send((index, ended.ok())).is_err() {
+                            return;
+                        }
                     }
                 });
             }

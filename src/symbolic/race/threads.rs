@@ -27,6 +27,8 @@ impl Race<'_> {
                     let options = self.options_for(side, &lane, stop);
                     lanes.push((side, Arc::clone(&lane)));
                     let thread = scope.spawn(move || {
+                        // Its first use of Z3 is its search's first context.
+                        crate::symbolic::context::reserve_default();
                         if side.by_parts() {
                             self.run_split(&options, &lane).0
                         } else {
