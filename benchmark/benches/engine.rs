@@ -119,7 +119,7 @@ fn bench_branch(c: &mut Criterion) {
     let mut cfg = Config::initial(&lib, 3, 2);
     path_condition(&mut cfg, 30);
     let cond = Term::binary(BinOp::Lt, &Term::sym(2), &Term::sym(1)).expect("no division");
-    let witness = Arc::new(Witness::new());
+    let witness = Arc::new(Witness::default());
     c.bench_function("branch/clone_and_assume", |b| {
         b.iter(|| {
             let mut other = black_box(&cfg).clone();

@@ -9,7 +9,7 @@ use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -162,7 +162,7 @@ const ANSWERS_CAP: usize = 1 << 18;
 /// Solver answers by [`Question::key`]: the model's values of the question's symbols
 /// (in order), or `None` for unsatisfiable.
 #[derive(Default)]
-pub struct Answers(HashMap<String, Option<Vec<BigInt>>>);
+pub struct Answers(FxHashMap<String, Option<Vec<BigInt>>>);
 
 impl Answers {
     pub fn get(&self, key: &str) -> Option<&Option<Vec<BigInt>>> {

@@ -11,7 +11,7 @@ use super::term::{Node, Term, Witness};
 use super::value::{Env, Name, Value};
 use crate::build::{Initial, Library};
 use crate::trace::{Dir, Player};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// A persistent stack.
@@ -180,7 +180,7 @@ pub struct PcNode {
 /// these symbols, so they are independent of anything asked about them.
 pub fn connected_conjuncts<'a>(
     pc: &'a Option<Arc<PcNode>>,
-    symbols: &mut HashSet<u32>,
+    symbols: &mut FxHashSet<u32>,
 ) -> Vec<&'a PcNode> {
     let mut conjuncts: Vec<&PcNode> = Vec::new();
     let mut node = pc.as_deref();
@@ -363,7 +363,7 @@ impl<'p> Config<'p> {
             k,
             l,
             pc: None,
-            witness: Arc::new(Witness::new()),
+            witness: Arc::new(Witness::default()),
             next_sym: 0,
             trace: List::default(),
             moves: 0,

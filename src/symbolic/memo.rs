@@ -82,7 +82,7 @@ use super::config::{connected_conjuncts, Closure, Config, Frame, GameFrame, PcNo
 use super::term::{Node, Term};
 use super::value::{Env, Name, Value};
 use num_traits::ToPrimitive;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -880,7 +880,7 @@ impl Canon<'_, '_> {
     /// which a path learnt them does not matter.
     fn path_condition(&mut self) {
         self.frozen = true;
-        let live: HashSet<u32> = self.b.syms.keys().copied().collect();
+        let live: FxHashSet<u32> = self.b.syms.keys().copied().collect();
         let mut relevant = live.clone();
         let conjuncts = connected_conjuncts(&self.cfg.pc, &mut relevant);
         let mut live_only = Vec::new();

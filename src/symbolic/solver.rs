@@ -12,7 +12,8 @@ use super::term::{Node, Term, Witness};
 use super::worker::{self, NoRegion, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -192,7 +193,7 @@ impl Solver {
     ) -> Answer {
         let mut mentioned = Vec::new();
         term.symbols(&mut mentioned);
-        let mut symbols: HashSet<u32> = mentioned.into_iter().collect();
+        let mut symbols: FxHashSet<u32> = mentioned.into_iter().collect();
         let mut assertions: Vec<Bool> = connected_conjuncts(pc, &mut symbols)
             .into_iter()
             .map(|p| self.condition(&p.term, p.holds))
@@ -266,7 +267,7 @@ impl Solver {
         for t in terms {
             t.symbols(&mut in_terms);
         }
-        let mut symbols: HashSet<u32> = in_terms.into_iter().collect();
+        let mut symbols: FxHashSet<u32> = in_terms.into_iter().collect();
         let projected = connected_conjuncts(pc, &mut symbols);
         let mut symbols: Vec<u32> = symbols.into_iter().collect();
         symbols.sort_unstable();
@@ -354,7 +355,7 @@ impl Solver {
             && (pc.as_ref().is_some_and(|p| p.nonlinear) || !terms.iter().all(Term::is_linear))
         {
             // Conjuncts not connected to the terms do not restrict their values.
-            let mut symbols = HashSet::new();
+            let mut symbols = FxHashSet::default();
             for t in terms {
                 let mut mentioned = Vec::new();
                 t.symbols(&mut mentioned);

@@ -9,7 +9,7 @@ use crate::ops::{self, DivisionByZero};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use num_traits::Zero;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -28,7 +28,7 @@ pub enum Node {
 
 /// A concrete value for symbols: a model of a path condition. Symbols it does not
 /// mention are 0 (they are unconstrained where the model was made).
-pub type Witness = HashMap<u32, BigInt>;
+pub type Witness = FxHashMap<u32, BigInt>;
 
 impl Term {
     pub fn sym(n: u32) -> Term {
@@ -231,9 +231,9 @@ mod tests {
         let t = Term::binary(BinOp::Sub, &c(100), &x).unwrap();
         let w: Witness = [(1, BigInt::from(30))].into_iter().collect();
         assert_eq!(t.eval(&w), Some(BigInt::from(70)));
-        assert_eq!(t.eval(&Witness::new()), Some(BigInt::from(100)));
+        assert_eq!(t.eval(&Witness::default()), Some(BigInt::from(100)));
         let d = Term::binary(BinOp::Div, &c(1), &x).unwrap();
-        assert_eq!(d.eval(&Witness::new()), None);
+        assert_eq!(d.eval(&Witness::default()), None);
     }
 
     #[test]
