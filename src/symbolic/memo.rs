@@ -83,7 +83,7 @@ use super::term::{Node, Term};
 use super::value::{Env, Name, Value};
 use num_traits::ToPrimitive;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
@@ -901,7 +901,7 @@ impl Canon<'_, '_> {
             self.b.out.push_str(&text);
             self.b.out.push(';');
         }
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         for p in mixed {
             let start = self.b.out.len();
             self.b.out.push(if p.holds { '+' } else { '-' });
