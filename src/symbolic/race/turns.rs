@@ -119,11 +119,10 @@ impl Race<'_> {
                     } => *may_settle && *ran < to_win,
                 }
             });
-            let stopped = user_stopped()
-                || whole_end == Some(Advance::Stopped)
-                || others
-                    .iter()
-                    .any(|(_, t)| matches!(t, Turns::Resumed(_, Some(Advance::Stopped))));
+            // A side without semantic subsumption stopped by a limit of its own (the
+            // configurations it may explore) ends alone, as it does beside the others
+            // on threads: the whole search may still complete within it.
+            let stopped = user_stopped() || whole_end == Some(Advance::Stopped);
             if stopped || !(whole_open || open) {
                 break;
             }
