@@ -74,8 +74,9 @@
 //!   independent parts may be checked part by part ([`symbolic::split`]) only where a
 //!   lower and an upper bound per site meet; otherwise it is searched whole. The whole
 //!   search and the split, each with and without semantic subsumption, race
-//!   ([`symbolic::race`]), decided by counts of configurations and solver work only
-//!   ([`symbolic::lane`]), so the report is the same for every `--jobs` and any timing
+//!   ([`symbolic::race`]), decided by counted work only (configurations by the size
+//!   of their path conditions, solver operations by kind, [`symbolic::lane`]), so
+//!   the report is the same for every `--jobs` and any timing
 //!   (`tests/race.rs`); the whole search runs as tasks on several threads, each a
 //!   function of its configurations and of what the tasks a fixed window before it
 //!   committed ([`symbolic::tasks`], `tests/tasks.rs`). A site is

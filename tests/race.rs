@@ -51,11 +51,7 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
                 jobs,
                 ..options.clone()
             };
-            let handicaps = race::Handicaps {
-                split,
-                plain,
-                plain_factor: 1 + plain % 3,
-            };
+            let handicaps = race::Handicaps { split, plain };
             let plan = SearchPlan::new(&options, &lib);
             race::check_with(
                 &loaded.program,

@@ -78,10 +78,10 @@ impl Budget {
             || self.cap.is_some_and(|cap| configurations >= cap)
     }
 
-    /// Counts one configuration to the lane.
-    pub fn count(&self) {
+    /// Charges the lane with one configuration's `work` ([`super::solver::work::configuration`]).
+    pub fn count(&self, work: u64) {
         if let Some(lane) = &self.lane {
-            lane.count();
+            lane.charge(work);
         }
     }
 

@@ -31,7 +31,7 @@ use super::havoc::Havoc;
 use super::havoc_turn::{self, Sides, Turn};
 use super::memo;
 use super::moves::{self, StandIn};
-use super::solver::Solver;
+use super::solver::{work, Solver};
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
@@ -343,7 +343,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 });
             }
             self.stats.configurations += 1;
-            self.budget.count();
+            self.budget.count(work::configuration(&cfg.pc));
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             let rules = step::Rules {
                 lib: self.lib,

@@ -2,8 +2,9 @@
 //! does not depend on timing, so that the race's decision (and so the report) is the
 //! same for any number of threads.
 //!
-//! The unit is the configuration; the solver's work is charged in configurations too,
-//! as [`super::solver::work`] estimates it from counts and sizes.
+//! The unit is about a microsecond of work, as [`super::solver::work`] estimates it
+//! from counts and sizes: a configuration's by its path condition, a solver
+//! operation's by its kind and size.
 //!
 //! Lanes that race may be *paced* together on a [`Field`]: a lane waits while its
 //! level (its cost under its [`Handicap`] in the race) is too far ahead of the lowest level
@@ -15,7 +16,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 /// How far a lane may run ahead of the lowest of the others before it waits.
-pub const PACE_SLACK: u64 = 4096;
+pub const PACE_SLACK: u64 = 16384;
 
 /// One side's share: every search given it counts its cost here and stops (to be
 /// resumed or dropped) once the cost reaches the limit, which the race may lower or
@@ -43,31 +44,30 @@ struct Pace {
     stop: Arc<AtomicBool>,
 }
 
-/// How a side's cost counts in a race: its level is `factor` × cost + `add`.
+/// How a side's cost counts in a race: its level is its cost plus `add`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Handicap {
-    pub factor: u64,
     pub add: u64,
 }
 
 impl Handicap {
-    pub const NONE: Handicap = Handicap { factor: 1, add: 0 };
+    pub const NONE: Handicap = Handicap { add: 0 };
 
     pub fn level(self, cost: u64) -> u64 {
-        cost.saturating_mul(self.factor).saturating_add(self.add)
+        cost.saturating_add(self.add)
     }
 
     /// The most a side may spend for its level to be at most `level`.
     pub fn cost_at(self, level: u64) -> u64 {
-        level.saturating_sub(self.add) / self.factor.max(1)
+        level.saturating_sub(self.add)
     }
 
     /// The most a side may spend for its level to stay below `level` (0 if it cannot).
     pub fn cost_below(self, level: u64) -> u64 {
-        match level.checked_sub(self.add).and_then(|l| l.checked_sub(1)) {
-            Some(l) => l / self.factor.max(1),
-            None => 0,
-        }
+        level
+            .checked_sub(self.add)
+            .and_then(|l| l.checked_sub(1))
+            .unwrap_or(0)
     }
 }
 
@@ -129,7 +129,7 @@ impl Lane {
         lane
     }
 
-    /// The cost spent on this lane so far, in configurations.
+    /// The cost spent on this lane so far.
     pub fn spent(&self) -> u64 {
         self.spent.load(Ordering::SeqCst)
     }
@@ -199,12 +199,7 @@ impl Lane {
         }
     }
 
-    /// Counts one configuration.
-    pub fn count(&self) {
-        self.spent.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// Charges `work`, in configurations.
+    /// Charges `work`.
     pub fn charge(&self, work: u64) {
         self.spent.fetch_add(work, Ordering::SeqCst);
     }
@@ -239,20 +234,19 @@ mod tests {
         lane.count_op();
         lane.charge(98);
         assert!(lane.admits());
-        lane.count();
-        lane.count();
+        lane.charge(2);
         assert!(!lane.admits());
         assert!(lane.capped());
         assert_eq!((lane.spent(), lane.ops()), (100, 1));
     }
 
     #[test]
-    fn a_handicap_scales_and_shifts_the_cost() {
-        let h = Handicap { factor: 4, add: 10 };
-        assert_eq!(h.level(5), 30);
-        assert_eq!((h.cost_at(30), h.cost_at(33), h.cost_at(9)), (5, 5, 0));
+    fn a_handicap_shifts_the_cost() {
+        let h = Handicap { add: 10 };
+        assert_eq!(h.level(5), 15);
+        assert_eq!((h.cost_at(15), h.cost_at(9)), (5, 0));
         assert_eq!(
-            (h.cost_below(30), h.cost_below(31), h.cost_below(10)),
+            (h.cost_below(15), h.cost_below(16), h.cost_below(10)),
             (4, 5, 0)
         );
     }
@@ -260,7 +254,6 @@ mod tests {
     #[test]
     fn a_paced_lane_waits_for_the_lowest_running_other_by_level() {
         let far = Handicap {
-            factor: 1,
             add: 10 * PACE_SLACK,
         };
         let field = Field::new(&[Handicap::NONE, Handicap::NONE, far]);
@@ -268,9 +261,7 @@ mod tests {
         let a = Lane::paced(&field, 0, &stop);
         let b = Lane::paced(&field, 1, &stop);
         let c = Lane::paced(&field, 2, &stop);
-        for _ in 0..PACE_SLACK {
-            a.count();
-        }
+        a.charge(PACE_SLACK);
         // `a` is PACE_SLACK above `b`: it would wait; `b` and `c` (handicapped) would not.
         assert_eq!(field.lowest_other(0), Some(0));
         assert!(b.admits());

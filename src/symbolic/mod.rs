@@ -63,15 +63,13 @@ use std::time::Duration;
 /// HOLiK's bounds when neither the file nor the command line gives any.
 pub const DEFAULT_K: u32 = 4;
 pub const DEFAULT_L: u32 = 4;
-/// Configurations within which the whole search's result is always taken over the
-/// split's, for a library of independent parts ([`race`]).
-pub const SPLIT_AFTER: u64 = 100_000;
-/// Configurations (the solver's work counted in them, [`lane`]) within which the
-/// result of a search with semantic subsumption is always taken over one without it
-/// ([`race`]): about 40 ms.
+/// Work ([`solver::work`], about a microsecond a unit) within which the whole
+/// search's result is always taken over the split's, for a library of independent
+/// parts ([`race`]): about 0.2 s.
+pub const SPLIT_AFTER: u64 = 200_000;
+/// Work within which the result of a search with semantic subsumption is always
+/// taken over one without it ([`race`]): about 20 ms.
 pub const PLAIN_AFTER: u64 = 20_000;
-/// What multiplies the cost of a search without semantic subsumption in the [`race`].
-pub const PLAIN_FACTOR: u64 = 4;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 

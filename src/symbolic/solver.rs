@@ -350,10 +350,15 @@ impl Solver {
         if regions.iter().any(|r| r.as_bool() == Some(true)) {
             return true;
         }
-        self.work += work::COVERAGE;
-        if self.worker.is_some()
-            && (pc.as_ref().is_some_and(|p| p.nonlinear) || !terms.iter().all(Term::is_linear))
-        {
+        let nonlinear =
+            pc.as_ref().is_some_and(|p| p.nonlinear) || !terms.iter().all(Term::is_linear);
+        // Charged like a query: the nonlinear ones are the dear ones.
+        self.work += if nonlinear {
+            work::NONLINEAR
+        } else {
+            work::COVERAGE
+        };
+        if self.worker.is_some() && nonlinear {
             // Conjuncts not connected to the terms do not restrict their values.
             let mut symbols = FxHashSet::default();
             for t in terms {
@@ -727,27 +732,47 @@ fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
     }
 }
 
-/// What the solver's operations cost, in configurations (about 2 µs each), as
-/// measured on HOLiK's grid: a linear query about 0.5 ms, a nonlinear one (answered
-/// in the child process under `holi check`) 2–10 ms, a coverage check 0.1–0.2 ms, and a projection
-/// 3–6 ms plus about 0.25 ms per node of the region it gives (up to a second for
-/// regions of thousands of nodes). Only the region's size tells a cheap projection
-/// from a dear one before it is made again, and it is a count: the same search
-/// charges the same work on any machine.
+/// What a search's work costs, in units of about a microsecond, as measured on HOLiK's
+/// 70 libraries at k 4, l 2 and k 5, l 3 ([calibration]): a configuration 1–10 µs,
+/// about 1.6 µs plus 0.13 µs per conjunct of its path condition, and up to about a
+/// microsecond more in the whole search, which gives each client turn a shape for
+/// semantic subsumption and keeps it in the memo; a linear query
+/// 0.1 ms on average; a nonlinear one (answered in the child process under
+/// `holi check`) 5–20 ms, and a coverage check as dear when its terms or path
+/// condition are nonlinear; a linear coverage check 0.05–0.35 ms, 0.12 ms on average;
+/// a projection 1–2 ms whatever the size of the regions met (up to a few hundred
+/// nodes), a node more counted as a guard against the regions of thousands of nodes
+/// that took up to a second. No kind of work may be much dearer per unit than
+/// another: the race ([`super::race`]) waits until every side reaches the winner's
+/// count. They are counts and sizes, not times: the same search charges the same
+/// work on any machine.
+///
+/// [calibration]: ../../../benchmark/results/2026-11-27-race-calibration/README.md
 pub mod work {
     use z3::ast::Ast;
 
-    pub const QUERY: u64 = 256;
-    pub const NONLINEAR: u64 = 2048;
+    pub const CONFIGURATION: u64 = 2;
+    pub const CONJUNCTS_PER_UNIT: u64 = 8;
+    /// An opponent configuration's shape for semantic subsumption, and its region
+    /// entered in the memo.
+    pub const SHAPE: u64 = 1;
+    pub const QUERY: u64 = 128;
+    pub const NONLINEAR: u64 = 8192;
     pub const COVERAGE: u64 = 128;
     pub const KNOWN_PROJECTION: u64 = 16;
     /// A projection of difference constraints ([`super::difference`]): a closure of a
     /// few dozen variables, cheaper than a solver query.
     pub const DIFFERENCE_PROJECTION: u64 = 64;
-    pub const PROJECTION: u64 = 2048;
-    pub const PER_REGION_NODE: u64 = 128;
+    pub const PROJECTION: u64 = 1536;
+    pub const PER_REGION_NODE: u64 = 8;
     /// Sizes are counted no further: a region that large is dear enough.
     pub const MAX_SIZE: u64 = 1 << 16;
+
+    /// A configuration's own work (stepping it, its memo key, its moves): it grows
+    /// with its path condition, whose conjuncts are rendered, evaluated and compared.
+    pub fn configuration(pc: &Option<std::sync::Arc<super::PcNode>>) -> u64 {
+        CONFIGURATION + u64::from(pc.as_ref().map_or(0, |p| p.depth)) / CONJUNCTS_PER_UNIT
+    }
 
     /// The nodes of `formula` as a tree, counted up to `cap`.
     pub fn size(formula: &impl Ast, cap: u64) -> u64 {

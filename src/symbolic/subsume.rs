@@ -6,7 +6,7 @@
 use super::config::Config;
 use super::lane::Lane;
 use super::memo::{self, Key, Memo, Visit};
-use super::solver::Solver;
+use super::solver::{work, Solver};
 use super::Stats;
 use std::time::Duration;
 
@@ -56,6 +56,8 @@ pub fn look_up(
     }
     if ask.semantic {
         key.shape = memo::shape(memo, cfg);
+        // The shape, and the region entered with it, are the whole search's own work.
+        ask.solver.work += work::SHAPE;
     }
     let Some(shape) = &key.shape else {
         return Seen::New(key);

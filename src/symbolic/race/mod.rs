@@ -7,25 +7,28 @@
 //! configurations or exponentially many; the split checks independent parts in a
 //! fraction of the whole search's work when their states multiply, and explodes when
 //! its stand-in (up to 16 callbacks per frame) is far more willing than the real parts.
-//! So each side runs on a [`Lane`] that counts its cost (configurations, and the
-//! solver's work in configurations as [`super::solver::work`] estimates it from counts
-//! and sizes), and the result is decided by the counts alone:
+//! So each side runs on a [`Lane`] that counts its cost (its configurations, each by
+//! the size of its path condition, and the solver's operations, as
+//! [`super::solver::work`] estimates them from counts and sizes in units of about a
+//! microsecond), and the result is decided by the counts alone:
 //!
 //! > of the sides that complete, the one with the least level is taken, ties going to
 //! > the earlier of: the whole search, the one without semantic subsumption, the
-//! > split, the split without it. The whole search's level is its cost; a split's
-//! > is its cost plus [`SPLIT_AFTER`]; a search without semantic subsumption's is
-//! > [`PLAIN_FACTOR`] × its cost plus [`PLAIN_AFTER`] (plus [`SPLIT_AFTER`] for the
-//! > split without it).
+//! > split, the split without it. A side's level is its cost plus its handicap: none
+//! > for the whole search, [`PLAIN_AFTER`] for the one without semantic subsumption,
+//! > [`SPLIT_AFTER`] for the split, both for the split without it.
 //!
 //! The handicaps keep the report of the whole search with every pruning (the one
 //! before the race, and the one most tests and documents show) wherever another side
-//! would save less than a fraction of a second. The factor is there because the
-//! counted cost of a search without semantic subsumption underestimates its time the
-//! most: its configurations are larger and its queries many, and on HOLiK's
-//! reentrancy_safe and dos_safe at k 5, l 3 it takes up to ten times the time per
-//! unit of the whole search, which has to wait for it to reach the whole search's
-//! level before its report can be taken.
+//! would save less than a few tens of milliseconds. No side's unit may be much dearer
+//! than another's: the winner's report is taken only once every other side has
+//! reached its level, so the race lasts as long as the slowest side takes to get
+//! there. (Counting a configuration as one unit whatever its size, with queries and
+//! projections several times dearer than they are, made the search without semantic
+//! subsumption up to ten times slower per unit than the whole search on HOLiK's
+//! reentrancy libraries; multiplying its cost by four to make up for it made the race
+//! wait up to four times too long wherever semantic subsumption does not pay:
+//! [calibration](../../../benchmark/results/2026-11-27-race-calibration/README.md).)
 //!
 //! Every side's result is exact (same verdict, same failure sites with the same
 //! minimal lengths: [`split`], [`memo`](super::memo)), so any may be taken; deciding by
@@ -44,10 +47,13 @@
 //! ([`threads`]), paced on a [`Field`](super::lane::Field) so that none runs ahead of
 //! what the race can need (which bounds the memory and the processor time of the
 //! losers): the wall time is about that of the slowest side up to the winner's level.
-//! A side starts only once it can win, when the whole search's level reaches the
-//! side's level at no cost (or the whole search stopped short): most searches
-//! complete within [`SPLIT_AFTER`], and the split's set-up alone (sub-libraries, a Z3
-//! context, its first solvers) took about 20 ms, as long as the whole of such a check.
+//! The split starts only once it can win, when the whole search's level reaches its
+//! level at no cost (or the whole search stopped short): most searches complete
+//! within [`SPLIT_AFTER`], and the split's set-up alone (sub-libraries, a Z3 context,
+//! its first solvers) took about 20 ms, as long as the whole of such a check. The
+//! search without semantic subsumption has no such set-up and starts at its twin's
+//! first operation, before it can win: waiting for the whole search to reach
+//! [`PLAIN_AFTER`] would add that time to every check it wins.
 //! The whole searches cut themselves into tasks ([`super::tasks`]) on the threads the
 //! split does not take. With one thread they take turns ([`turns`]) under doubling
 //! levels, the whole searches resumed where they stopped ([`Parallel::advance`]) and
@@ -67,7 +73,7 @@ use super::split::{self, Unsettled};
 use super::tasks::Parallel;
 use super::{
     add_stuck, CheckOptions, CheckResult, Progress, SearchPlan, Searched, StuckSite, PLAIN_AFTER,
-    PLAIN_FACTOR, SPLIT_AFTER,
+    SPLIT_AFTER,
 };
 use crate::build::Library;
 use crate::syntax::ast::Program;
@@ -149,9 +155,6 @@ pub struct Handicaps {
     pub split: u64,
     /// Added to the cost of a side without semantic subsumption ([`PLAIN_AFTER`]).
     pub plain: u64,
-    /// What multiplies the cost of a side without semantic subsumption
-    /// ([`PLAIN_FACTOR`]).
-    pub plain_factor: u64,
 }
 
 impl Default for Handicaps {
@@ -159,7 +162,6 @@ impl Default for Handicaps {
         Handicaps {
             split: SPLIT_AFTER,
             plain: PLAIN_AFTER,
-            plain_factor: PLAIN_FACTOR,
         }
     }
 }
@@ -214,18 +216,14 @@ impl Race<'_> {
     }
 
     fn handicap(&self, side: Side) -> Handicap {
-        let Handicaps {
-            split,
-            plain,
-            plain_factor,
-        } = self.handicaps;
-        let (factor, add) = match side {
-            Side::Whole => (1, 0),
-            Side::Plain => (plain_factor, plain),
-            Side::Split => (1, split),
-            Side::SplitPlain => (plain_factor, split.saturating_add(plain)),
+        let Handicaps { split, plain } = self.handicaps;
+        let add = match side {
+            Side::Whole => 0,
+            Side::Plain => plain,
+            Side::Split => split,
+            Side::SplitPlain => split.saturating_add(plain),
         };
-        Handicap { factor, add }
+        Handicap { add }
     }
 
     /// Of the sides `completed` (at their costs), the one with the least level (ties

@@ -77,21 +77,25 @@ impl Race<'_> {
                             .iter()
                             .any(|(twin, lane)| twin.plain() == Some(side) && lane.ops() > 0)
                     };
-                    // A side starts once it can win: once the whole search's level has
-                    // reached the side's at no cost, or the whole search stopped short;
-                    // before, a search that completes cheaply pays nothing for the
-                    // others (the split's set-up alone takes tens of milliseconds).
-                    // And a side without semantic subsumption once its twin makes an
+                    // A split starts once it can win: once the whole search's level
+                    // has reached the split's at no cost, or the whole search stopped
+                    // short; before, a search that completes cheaply pays nothing for
+                    // its set-up (tens of milliseconds). The whole search without
+                    // semantic subsumption has none and starts at once. And a side
+                    // without semantic subsumption waits for its twin's first
                     // operation of it: until then, they are the same search.
                     let whole_level = whole_lane.spent();
-                    let can_win =
-                        |side: Side| whole_done || self.handicap(side).level(0) <= whole_level;
+                    let may_start = |side: Side| {
+                        whole_done
+                            || side == Side::Plain
+                            || self.handicap(side).level(0) <= whole_level
+                    };
                     let starting: Vec<Side> = due
                         .iter()
                         .copied()
                         .filter(|&side| {
                             !user_stopped
-                                && can_win(side)
+                                && may_start(side)
                                 && (side == Side::Split || twin_operated(side, &lanes))
                         })
                         .collect();
