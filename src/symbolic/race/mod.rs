@@ -24,12 +24,12 @@
 //! 0.2 s (the split, whose set-up alone takes tens of milliseconds). No side's unit
 //! may be much dearer than another's: the winner's report is taken only once every
 //! other side has reached its level, so the race lasts as long as the slowest side
-//! takes to get there. (Counting a configuration as one unit whatever its size, with queries and
-//! projections several times dearer than they are, made the search without semantic
-//! subsumption up to ten times slower per unit than the whole search on HOLiK's
-//! reentrancy libraries; multiplying its cost by four to make up for it made the race
-//! wait up to four times too long wherever semantic subsumption does not pay:
-//! [calibration](../../../benchmark/results/2026-11-27-race-calibration/README.md).)
+//! takes to get there. (Counting a configuration as one unit whatever its size, with
+//! queries and projections several times dearer than they are, made the search
+//! without semantic subsumption up to ten times slower per unit than the whole search
+//! on HOLiK's reentrancy libraries; multiplying its cost by four to make up for it
+//! made the race wait up to four times too long wherever semantic subsumption does
+//! not pay: [calibration](../../../benchmark/results/2026-11-27-race-calibration/README.md).)
 //!
 //! Every side's result is exact (same verdict, same failure sites with the same
 //! minimal lengths: [`split`], [`memo`](super::memo)), so any may be taken; deciding by

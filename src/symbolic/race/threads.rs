@@ -81,13 +81,13 @@ impl Race<'_> {
                     // has reached the split's at no cost, or the whole search stopped
                     // short; before, a search that completes cheaply pays nothing for
                     // its set-up (tens of milliseconds). The whole search without
-                    // semantic subsumption has none and starts at once. And a side
-                    // without semantic subsumption waits for its twin's first
-                    // operation of it: until then, they are the same search.
+                    // semantic subsumption has none to pay for and need not wait.
+                    // And a side without semantic subsumption waits for its twin's
+                    // first operation of it: until then, they are the same search.
                     let whole_level = whole_lane.spent();
                     let may_start = |side: Side| {
                         whole_done
-                            || side == Side::Plain
+                            || !side.by_parts()
                             || self.handicap(side).level(0) <= whole_level
                     };
                     let starting: Vec<Side> = due
