@@ -4,12 +4,17 @@
 //! is the same on 1, 2 and 4 threads; and every failure site keeps its minimal length
 //! against the search as one task.
 //!
+//! In a race, the cost at which the search completes on its lane is the same on every
+//! number of threads, however often the lane pauses it.
+//!
 //! The task sizes are lowered (from 100,000 and 40,000 configurations) so that every
 //! library that is not tiny is cut into many tasks.
 
-use holi::symbolic::tasks::Sizes;
-use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::explore::Advance;
+use holi::symbolic::tasks::{Parallel, Sizes};
+use holi::symbolic::{check, CheckOptions, CheckResult, Lane, SearchPlan, Verdict};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 mod corpus;
 mod sites;
@@ -125,4 +130,64 @@ fn the_benchmark_reports_the_same_on_one_two_and_four_threads() {
         .filter(|path| same_on_every_thread_count(path, 2, 2) > SMALL.first)
         .count();
     assert!(cut >= 30, "only {cut} libraries were cut into tasks");
+}
+
+/// The cost at which the search of `path` at `k`, `l` by tasks on `jobs`
+/// threads completes on a lane whose limit is raised by `step`, doubled each time
+/// (a task paused on many threads runs again from its start), whenever it pauses the
+/// search (never paused without a step).
+fn cost_on_a_lane(path: &Path, k: u32, l: u32, jobs: usize, step: Option<u64>) -> u64 {
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    let name = path.display().to_string();
+    let loaded = holi::frontend::load_str(&name, &source, false)
+        .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let lib = holi::build::build(&loaded.program);
+    let lane = Arc::new(Lane::new(step.unwrap_or(u64::MAX)));
+    let options = CheckOptions {
+        k,
+        l,
+        jobs,
+        task_sizes: Sizes {
+            first: 1_000,
+            task: 400,
+        },
+        lane: Some(Arc::clone(&lane)),
+        ..CheckOptions::default()
+    };
+    let mut search = Parallel::new(&lib, &options, SearchPlan::new(&options, &lib));
+    let mut pauses = 0;
+    let mut step = step;
+    loop {
+        match search.advance(&mut |_| {}) {
+            Advance::Done => break,
+            Advance::Capped => {
+                pauses += 1;
+                let Some(by) = &mut step else {
+                    panic!("{name}: paused with no limit");
+                };
+                lane.set_limit(lane.spent() + *by);
+                *by *= 2;
+            }
+            end => panic!("{name}: {end:?}"),
+        }
+    }
+    assert!(
+        step.is_none() || pauses >= 3,
+        "{name}: paused only {pauses} times"
+    );
+    lane.spent()
+}
+
+#[test]
+fn a_search_completes_at_one_cost_on_any_thread_count_however_often_paused() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/lend_fixed.holi");
+    let (k, l) = (4, 2);
+    let cost = cost_on_a_lane(&path, k, l, 1, None);
+    for jobs in [1, 2, 4] {
+        assert_eq!(
+            cost_on_a_lane(&path, k, l, jobs, Some(cost / 20 + 1)),
+            cost,
+            "{jobs} threads"
+        );
+    }
 }

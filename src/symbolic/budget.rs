@@ -17,6 +17,8 @@ pub struct Budget {
     /// This attempt's cap on configurations, counted from the start of the check.
     cap: Option<u64>,
     lane: Option<Arc<Lane>>,
+    /// The configurations' work counted so far.
+    counted: u64,
     /// The solver's work charged to the lane so far.
     charged: u64,
 }
@@ -32,6 +34,7 @@ impl Budget {
             interrupt: options.interrupt.clone(),
             cap: None,
             lane: options.lane.clone(),
+            counted: 0,
             charged: 0,
         }
     }
@@ -79,10 +82,16 @@ impl Budget {
     }
 
     /// Charges the lane with one configuration's `work` ([`super::solver::work::configuration`]).
-    pub fn count(&self, work: u64) {
+    pub fn count(&mut self, work: u64) {
+        self.counted += work;
         if let Some(lane) = &self.lane {
             lane.charge(work);
         }
+    }
+
+    /// The configurations' work counted so far.
+    pub fn counted(&self) -> u64 {
+        self.counted
     }
 
     /// Charges the lane with the solver's work since the last charge; `work` is the

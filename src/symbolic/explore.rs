@@ -189,7 +189,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 Work::Explored(..) => None,
             });
         TaskEnd {
-            cost: self.stats.configurations + self.decider.solver.work,
+            // What the lane was charged: the configurations by their path conditions.
+            cost: self.budget.counted() + self.decider.solver.work,
             found: self.found,
             stats: self.stats,
             inconclusive: self.inconclusive,
