@@ -2,7 +2,7 @@
 //! end it; its share (a cap on configurations, or the [`Lane`] it runs on in a race)
 //! only pauses it, where it can resume.
 
-use super::lane::Lane;
+use super::lane::{Lane, Working};
 use super::CheckOptions;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,6 +17,8 @@ pub struct Budget {
     /// This attempt's cap on configurations, counted from the start of the check.
     cap: Option<u64>,
     lane: Option<Arc<Lane>>,
+    /// Counts the search as running on its lane's field while it lives.
+    _working: Option<Working>,
     /// The configurations' work counted so far.
     counted: u64,
     /// The solver's work charged to the lane so far.
@@ -34,6 +36,7 @@ impl Budget {
             interrupt: options.interrupt.clone(),
             cap: None,
             lane: options.lane.clone(),
+            _working: options.lane.as_ref().map(|lane| lane.working()),
             counted: 0,
             charged: 0,
         }

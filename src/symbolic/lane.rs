@@ -9,14 +9,31 @@
 //! Lanes that race may be *paced* together on a [`Field`]: a lane waits while its
 //! level (its cost under its [`Handicap`] in the race) is too far ahead of the lowest level
 //! of the others still running, so that no side runs further than the race can need.
-//! That bounds the memory and the processor time of the sides that lose.
+//! That bounds the memory and the processor time of the sides that lose. Waiting only
+//! pays when the searches outnumber the cores: then the core a leader leaves goes to a
+//! side behind. Otherwise it would stand idle, so a leader runs on, up to twice the
+//! lowest level (which still bounds a loser's memory by the race's).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
-/// How far a lane may run ahead of the lowest of the others before it waits.
+/// How far a lane may run ahead of the lowest of the others before it waits, while the
+/// searches outnumber the cores.
 pub const PACE_SLACK: u64 = 16384;
+
+/// A search running on a paced lane, counted on its field while it lives (a
+/// [`super::budget::Budget`] holds one).
+#[derive(Debug)]
+pub struct Working(Option<Arc<Field>>);
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        if let Some(field) = &self.0 {
+            field.busy.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
 
 /// One side's share: every search given it counts its cost here and stops (to be
 /// resumed or dropped) once the cost reaches the limit, which the race may lower or
@@ -75,14 +92,26 @@ impl Handicap {
 #[derive(Debug)]
 pub struct Field {
     places: Vec<(Handicap, OnceLock<Weak<Lane>>)>,
+    /// The cores the searches share.
+    cores: usize,
+    /// The searches on the field's lanes that are running, not waiting ([`Working`]);
+    /// signed, so that a caller of [`Lane::admits`] not counted cannot wrap it.
+    busy: AtomicIsize,
 }
 
 impl Field {
-    /// A field with one place per handicap.
-    pub fn new(handicaps: &[Handicap]) -> Arc<Field> {
+    /// A field with one place per handicap, for searches sharing `cores` cores.
+    pub fn new(handicaps: &[Handicap], cores: usize) -> Arc<Field> {
         Arc::new(Field {
             places: handicaps.iter().map(|&h| (h, OnceLock::new())).collect(),
+            cores: cores.max(1),
+            busy: AtomicIsize::new(0),
         })
+    }
+
+    /// Whether the searches running (the asking one included) outnumber the cores.
+    fn crowded(&self) -> bool {
+        self.busy.load(Ordering::SeqCst) > isize::try_from(self.cores).unwrap_or(isize::MAX)
     }
 
     /// The lowest level among the lanes other than `me` that have started and are
@@ -114,7 +143,8 @@ impl Lane {
     }
 
     /// A lane at place `me` of `field`, waiting while its level is [`PACE_SLACK`]
-    /// or more above the lowest of the others, until they are done or `stop` is set.
+    /// or more above the lowest of the others (when the field's searches outnumber its
+    /// cores; else twice the lowest), until they are done or `stop` is set.
     pub fn paced(field: &Arc<Field>, me: usize, stop: &Arc<AtomicBool>) -> Arc<Lane> {
         let lane = Arc::new(Lane::new(u64::MAX));
         if let Some((_, place)) = field.places.get(me) {
@@ -127,6 +157,15 @@ impl Lane {
             let _ = lane.pace.set(pace);
         }
         lane
+    }
+
+    /// Counts a search as running on this lane's field until the result is dropped.
+    pub fn working(&self) -> Working {
+        let field = self.pace.get().map(|pace| Arc::clone(&pace.field));
+        if let Some(field) = &field {
+            field.busy.fetch_add(1, Ordering::SeqCst);
+        }
+        Working(field)
     }
 
     /// The cost spent on this lane so far.
@@ -171,7 +210,8 @@ impl Lane {
     }
 
     /// Whether one more configuration may be explored (after waiting for the lanes
-    /// this one is paced with, if need be); if not, the lane is capped.
+    /// this one is paced with, if need be); if not, the lane is capped. The search
+    /// asking holds a [`Lane::working`].
     pub fn admits(&self) -> bool {
         loop {
             let spent = self.spent();
@@ -182,21 +222,34 @@ impl Lane {
             let Some(pace) = self.pace.get() else {
                 return true;
             };
-            let handicap = pace
-                .field
-                .places
-                .get(pace.me)
-                .map_or(Handicap::NONE, |(h, _)| *h);
-            let level = handicap.level(spent);
-            let waits = pace
-                .field
-                .lowest_other(pace.me)
-                .is_some_and(|lowest| level >= lowest.saturating_add(PACE_SLACK));
-            if !waits || pace.stop.load(Ordering::Relaxed) {
+            if !self.ahead(pace, spent) || pace.stop.load(Ordering::Relaxed) {
                 return true;
             }
+            let field = &pace.field;
+            // Not counted while waiting: its core is free for another search.
+            field.busy.fetch_sub(1, Ordering::SeqCst);
             std::thread::sleep(Duration::from_micros(500));
+            field.busy.fetch_add(1, Ordering::SeqCst);
         }
+    }
+
+    /// Whether, having spent `spent`, the lane is far enough ahead of the lowest of
+    /// the others on its field to wait.
+    fn ahead(&self, pace: &Pace, spent: u64) -> bool {
+        let field = &pace.field;
+        let handicap = field
+            .places
+            .get(pace.me)
+            .map_or(Handicap::NONE, |(h, _)| *h);
+        let level = handicap.level(spent);
+        field.lowest_other(pace.me).is_some_and(|lowest| {
+            let lead = if field.crowded() {
+                PACE_SLACK
+            } else {
+                PACE_SLACK.max(lowest)
+            };
+            level >= lowest.saturating_add(lead)
+        })
     }
 
     /// Charges `work`.
@@ -256,7 +309,7 @@ mod tests {
         let far = Handicap {
             add: 10 * PACE_SLACK,
         };
-        let field = Field::new(&[Handicap::NONE, Handicap::NONE, far]);
+        let field = Field::new(&[Handicap::NONE, Handicap::NONE, far], 1);
         let stop = Arc::new(AtomicBool::new(false));
         let a = Lane::paced(&field, 0, &stop);
         let b = Lane::paced(&field, 1, &stop);
@@ -273,5 +326,30 @@ mod tests {
         assert_eq!(field.lowest_other(2), Some(PACE_SLACK));
         stop.store(true, Ordering::Relaxed);
         assert!(c.admits());
+    }
+
+    #[test]
+    fn a_lane_leads_up_to_twice_the_lowest_while_the_cores_suffice() {
+        let field = Field::new(&[Handicap::NONE; 3], 2);
+        let stop = Arc::new(AtomicBool::new(false));
+        let lanes = [0, 1, 2].map(|me| Lane::paced(&field, me, &stop));
+        let [a, b, c] = &lanes;
+        let ahead = |lane: &Lane| lane.ahead(lane.pace.get().unwrap(), lane.spent());
+        let (_a, _b) = (a.working(), b.working());
+        b.charge(4 * PACE_SLACK);
+        c.charge(4 * PACE_SLACK);
+        a.charge(8 * PACE_SLACK - 1);
+        // Two searches on two cores: waiting would leave a core idle.
+        assert!(!ahead(a));
+        a.charge(1);
+        assert!(ahead(a));
+        a.refund(3 * PACE_SLACK);
+        assert!(!ahead(a));
+        // A third search running: the core `a` leaves goes to another, so it waits
+        // PACE_SLACK ahead.
+        let third = c.working();
+        assert!(ahead(a));
+        drop(third);
+        assert!(!ahead(a));
     }
 }

@@ -12,7 +12,10 @@ impl Race<'_> {
     /// their own, started, limited and stopped by a coordinator, all paced on a
     /// [`Field`]; the user's interrupt is passed on to every side.
     pub(super) fn side_by_side(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
-        let field = Field::new(&Side::ALL.map(|side| self.handicap(side)));
+        let field = Field::new(
+            &Side::ALL.map(|side| self.handicap(side)),
+            self.options.jobs,
+        );
         let stops = Side::ALL.map(|_| Arc::new(AtomicBool::new(false)));
         let whole_stop = &stops[Side::Whole.place()];
         let whole_lane = Lane::paced(&field, Side::Whole.place(), whole_stop);
