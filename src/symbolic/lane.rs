@@ -10,9 +10,10 @@
 //! level (its cost under its [`Handicap`] in the race) is too far ahead of the lowest level
 //! of the others still running, so that no side runs further than the race can need.
 //! That bounds the memory and the processor time of the sides that lose. Waiting only
-//! pays when the searches outnumber the cores: then the core a leader leaves goes to a
-//! side behind. Otherwise it would stand idle, so a leader runs on, up to twice the
-//! lowest level (which still bounds a loser's memory by the race's).
+//! pays when the searches outnumber the threads the check may use: then the core a
+//! leader leaves goes to a side behind. Otherwise it would stand idle, so a leader runs
+//! on, up to twice the lowest level or [`PACE_SLACK`] above it, whichever is further
+//! (which still bounds a loser's memory by the race's).
 
 use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
@@ -92,7 +93,7 @@ impl Handicap {
 #[derive(Debug)]
 pub struct Field {
     places: Vec<(Handicap, OnceLock<Weak<Lane>>)>,
-    /// The cores the searches share.
+    /// The threads the check may use ([`super::CheckOptions::jobs`]).
     cores: usize,
     /// The searches on the field's lanes that are running, not waiting ([`Working`]);
     /// signed, so that a caller of [`Lane::admits`] not counted cannot wrap it.
@@ -100,7 +101,7 @@ pub struct Field {
 }
 
 impl Field {
-    /// A field with one place per handicap, for searches sharing `cores` cores.
+    /// A field with one place per handicap, for searches sharing `cores` threads.
     pub fn new(handicaps: &[Handicap], cores: usize) -> Arc<Field> {
         Arc::new(Field {
             places: handicaps.iter().map(|&h| (h, OnceLock::new())).collect(),
@@ -109,7 +110,7 @@ impl Field {
         })
     }
 
-    /// Whether the searches running (the asking one included) outnumber the cores.
+    /// Whether the searches running (the asking one included) outnumber the threads.
     fn crowded(&self) -> bool {
         self.busy.load(Ordering::SeqCst) > isize::try_from(self.cores).unwrap_or(isize::MAX)
     }
@@ -144,7 +145,8 @@ impl Lane {
 
     /// A lane at place `me` of `field`, waiting while its level is [`PACE_SLACK`]
     /// or more above the lowest of the others (when the field's searches outnumber its
-    /// cores; else twice the lowest), until they are done or `stop` is set.
+    /// threads; else up to twice the lowest, or [`PACE_SLACK`] above it if that is
+    /// further), until they are done or `stop` is set.
     pub fn paced(field: &Arc<Field>, me: usize, stop: &Arc<AtomicBool>) -> Arc<Lane> {
         let lane = Arc::new(Lane::new(u64::MAX));
         if let Some((_, place)) = field.places.get(me) {

@@ -47,9 +47,10 @@
 //! With two or more threads ([`CheckOptions::jobs`]) the sides run at once
 //! ([`threads`]), paced on a [`Field`](super::lane::Field) so that none runs ahead of
 //! what the race can need (which bounds the memory and the processor time of the
-//! losers) while the searches outnumber the cores, and none runs past twice the
-//! lowest level while they do not (waiting would leave a core idle): the wall time is
-//! about that of the slowest side up to the winner's level.
+//! losers) while the searches outnumber the threads, and none runs past twice the
+//! lowest level (or [`PACE_SLACK`](super::lane::PACE_SLACK) above it, if further)
+//! while they do not (waiting would leave a core idle): the wall time is about that of
+//! the slowest side up to the winner's level.
 //! The split starts only once it can win, when the whole search's level reaches its
 //! level at no cost (or the whole search stopped short): most searches complete
 //! within [`SPLIT_AFTER`], and the split's set-up alone (sub-libraries, a Z3 context,
