@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 /// How far a lane may run ahead of the lowest of the others before it waits, while the
-/// searches outnumber the cores.
+/// searches outnumber the threads.
 pub const PACE_SLACK: u64 = 16384;
 
 /// A search running on a paced lane, counted on its field while it lives (a
