@@ -162,15 +162,15 @@ const ANSWERS_CAP: usize = 1 << 18;
 /// Solver answers by [`Question::key`]: the model's values of the question's symbols
 /// (in order), or `None` for unsatisfiable.
 #[derive(Default)]
-pub struct Answers(FxHashMap<String, Option<Vec<BigInt>>>);
+pub struct Answers(FxHashMap<Vec<u32>, Option<Vec<BigInt>>>);
 
 impl Answers {
-    pub fn get(&self, key: &str) -> Option<&Option<Vec<BigInt>>> {
+    pub fn get(&self, key: &[u32]) -> Option<&Option<Vec<BigInt>>> {
         self.0.get(key)
     }
 
     /// Keeps the answer to a question, within [`ANSWERS_CAP`].
-    pub fn remember(&mut self, key: String, answer: Option<Vec<BigInt>>) {
+    pub fn remember(&mut self, key: Vec<u32>, answer: Option<Vec<BigInt>>) {
         if self.0.len() >= ANSWERS_CAP {
             self.0.clear();
         }
@@ -278,11 +278,11 @@ fn collect_comparisons(term: &Term, out: &mut Vec<Term>) {
 }
 
 /// A satisfiability question in canonical form: the conjuncts of the path condition
-/// that (transitively) share symbols with the condition, then the condition, printed
-/// with symbols renamed in order of appearance. Equal keys are the same question up to
-/// renaming, so they have the same answer.
+/// that (transitively) share symbols with the condition, then the condition, encoded
+/// ([`Term::encode_into`]) with symbols renamed in order of appearance. Equal keys are
+/// the same question up to renaming, so they have the same answer.
 pub struct Question {
-    pub key: String,
+    pub key: Vec<u32>,
     /// The symbols of the question, in the order the key names them.
     pub symbols: Vec<u32>,
     /// Conjuncts left out of the question, in the order they were left out, each with
@@ -358,14 +358,15 @@ impl Question {
             t.symbols(&mut symbols);
         }
         let name = |n: u32| {
-            let i = symbols.iter().position(|&s| s == n).unwrap_or(usize::MAX);
-            format!("s{i}")
+            symbols
+                .iter()
+                .position(|&s| s == n)
+                .map_or(u32::MAX, |i| i as u32)
         };
-        let mut key = String::new();
+        let mut key = Vec::new();
         for (t, h) in &parts {
-            key.push(if *h { '+' } else { '-' });
-            key.push_str(&t.render(&name));
-            key.push(';');
+            key.push(u32::from(*h));
+            t.encode_into(&name, &mut key);
         }
         Question {
             key,

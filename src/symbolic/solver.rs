@@ -12,7 +12,7 @@ use super::term::{Node, Term, Witness};
 use super::worker::{self, NoRegion, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -44,8 +44,8 @@ pub struct Solver {
     /// up), as much as a small search, and most searches are never cut short.
     blank: Option<z3::Solver>,
     asserted: Vec<Arc<PcNode>>,
-    ints: HashMap<*const Node, (Arc<Node>, Int)>,
-    bools: HashMap<*const Node, (Arc<Node>, Bool)>,
+    ints: FxHashMap<*const Node, (Arc<Node>, Int)>,
+    bools: FxHashMap<*const Node, (Arc<Node>, Bool)>,
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
     pub queries: u64,
@@ -54,7 +54,7 @@ pub struct Solver {
     pub work: u64,
     /// The results of [`Solver::project`] by the text of the question up to renaming
     /// of symbols.
-    projections: HashMap<String, Option<Bool>>,
+    projections: FxHashMap<Vec<u32>, Option<Bool>>,
     /// The nodes of each region [`Solver::project`] gave, counted up to
     /// [`work::MAX_SIZE`]: a coverage check is charged by them.
     region_nodes: HashMap<Bool, u64>,
@@ -90,12 +90,12 @@ impl Solver {
             blank: None,
             watchdog,
             asserted: Vec::new(),
-            ints: HashMap::new(),
-            bools: HashMap::new(),
+            ints: FxHashMap::default(),
+            bools: FxHashMap::default(),
             symbols: Vec::new(),
             queries: 0,
             work: 0,
-            projections: HashMap::new(),
+            projections: FxHashMap::default(),
             region_nodes: HashMap::new(),
             worker: None,
             qe_thread: QeThread::default(),
@@ -279,7 +279,7 @@ impl Solver {
             return None;
         }
         // Distinct unconstrained symbols take every tuple of values.
-        let question = projection_text(terms, &projected);
+        let question = projection_key(terms, &projected);
         if let Some(known) = self.projections.get(&question) {
             self.work += work::KNOWN_PROJECTION;
             return known.clone();
@@ -561,23 +561,22 @@ fn symbol(n: u32) -> Int {
     Int::new_const(format!("s{n}"))
 }
 
-/// The question of a projection as text, symbols numbered in order of appearance.
-fn projection_text(terms: &[Term], projected: &[&PcNode]) -> String {
-    let names = std::cell::RefCell::new(HashMap::new());
+/// The question of a projection, encoded ([`Term::encode_into`]) with symbols numbered
+/// in order of appearance.
+fn projection_key(terms: &[Term], projected: &[&PcNode]) -> Vec<u32> {
+    let names = std::cell::RefCell::new(FxHashMap::default());
     let name = |n: u32| {
         let mut names = names.borrow_mut();
-        let next = names.len();
-        format!("s{}", names.entry(n).or_insert(next))
+        let next = names.len() as u32;
+        *names.entry(n).or_insert(next)
     };
-    let mut out = String::new();
+    let mut out = vec![terms.len() as u32];
     for t in terms {
-        out.push_str(&t.render(&name));
-        out.push(',');
+        t.encode_into(&name, &mut out);
     }
     for p in projected {
-        out.push(if p.holds { '+' } else { '-' });
-        out.push_str(&p.term.render(&name));
-        out.push(';');
+        out.push(u32::from(p.holds));
+        p.term.encode_into(&name, &mut out);
     }
     out
 }

@@ -127,6 +127,43 @@ impl Term {
         out
     }
 
+    /// Appends the term's structure to `out`, in prefix order, with each symbol written
+    /// as `name` of it: equal encodings are equal terms up to that renaming. A key for
+    /// maps that is cheaper to build and hash than [`Term::render`]'s text.
+    pub fn encode_into(&self, name: &dyn Fn(u32) -> u32, out: &mut Vec<u32>) {
+        // Tags first, then fixed arities, so that no encoding is a prefix of another.
+        const SMALL: u32 = 0;
+        const BIG: u32 = 1;
+        const SYM: u32 = 2;
+        const NOT: u32 = 3;
+        const BIN: u32 = 4;
+        match self {
+            Term::Const(i) => match i64::try_from(i) {
+                Ok(small) => {
+                    let bits = small as u64;
+                    out.extend([SMALL, bits as u32, (bits >> 32) as u32]);
+                }
+                Err(_) => {
+                    let (sign, digits) = i.to_u32_digits();
+                    out.extend([BIG, sign as u32, digits.len() as u32]);
+                    out.extend(digits);
+                }
+            },
+            Term::Node(node) => match &**node {
+                Node::Sym(n) => out.extend([SYM, name(*n)]),
+                Node::Not(a) => {
+                    out.push(NOT);
+                    a.encode_into(name, out);
+                }
+                Node::Bin(op, a, b) => {
+                    out.extend([BIN, *op as u32]);
+                    a.encode_into(name, out);
+                    b.encode_into(name, out);
+                }
+            },
+        }
+    }
+
     fn render_into(&self, name: &dyn Fn(u32) -> String, min: u8, out: &mut String) {
         let level = self.level();
         let paren = level < min;
@@ -223,6 +260,34 @@ mod tests {
         assert_eq!(show(&Term::not(&lt)), "not (100 - (x1 + x2) < 0)");
         let neg = Term::binary(BinOp::Sub, &x, &c(-1)).unwrap();
         assert_eq!(show(&neg), "x1 - (-1)");
+    }
+
+    #[test]
+    fn encodings_are_equal_exactly_for_terms_equal_up_to_renaming() {
+        let code = |t: &Term, first: u32| {
+            let mut out = Vec::new();
+            t.encode_into(&|n| n - first, &mut out);
+            out
+        };
+        let bin = |op, a: &Term, b: &Term| Term::binary(op, a, b).unwrap();
+        let [x, y, z] = [1, 2, 3].map(Term::sym);
+        let left = bin(BinOp::Add, &bin(BinOp::Add, &x, &y), &z);
+        let right = bin(BinOp::Add, &x, &bin(BinOp::Add, &y, &z));
+        assert_ne!(code(&left, 1), code(&right, 1));
+        let [u, v, w] = [11, 12, 13].map(Term::sym);
+        let renamed = bin(BinOp::Add, &bin(BinOp::Add, &u, &v), &w);
+        assert_eq!(code(&left, 1), code(&renamed, 11));
+        assert_ne!(
+            code(&left, 1),
+            code(&bin(BinOp::Sub, &bin(BinOp::Add, &x, &y), &z), 1)
+        );
+        assert_ne!(code(&Term::not(&x), 1), code(&x, 1));
+        // -1 and 2⁶⁴ - 1 share their low 64 bits.
+        let max = Term::Const(BigInt::from(u64::MAX));
+        assert_ne!(
+            code(&bin(BinOp::Lt, &x, &c(-1)), 1),
+            code(&bin(BinOp::Lt, &x, &max), 1)
+        );
     }
 
     #[test]
