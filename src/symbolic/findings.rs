@@ -10,6 +10,7 @@ use super::memo;
 use super::{verdict, CheckOptions, CheckResult, Goal, SearchPlan, Stats, StuckReason, StuckSite};
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
+use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The places where paths got stuck, with how many paths got stuck there.
@@ -39,7 +40,7 @@ pub struct Findings {
     /// Every distinct failing trace, as a 64-bit fingerprint of its text (two of
     /// a million traces share one with odds below 10⁻⁷), up to `failing_cap` of them
     /// without `all`; `failing_capped` once a trace went uncounted for that.
-    failing: HashSet<u64>,
+    failing: FxHashSet<u64>,
     failing_cap: usize,
     failing_capped: bool,
     /// Every distinct pair of failing trace and failure site, by fingerprint, and the
@@ -48,8 +49,9 @@ pub struct Findings {
     all_seen: HashSet<u128>,
     /// With their texts, rendered when found, to sort them by.
     every: Vec<(String, Counterexample)>,
-    /// The shortest failing trace per failure site.
-    shortest: HashMap<Site, Counterexample>,
+    /// The shortest failing trace per failure site, with its text (ties go to the
+    /// smaller text, and a search meets many ties).
+    shortest: HashMap<Site, (Counterexample, String)>,
     /// Paths stuck per place (span start, end) and reason.
     stuck: StuckPaths,
     /// The sites numbered beforehand ([`Findings::numbered`]).
@@ -76,7 +78,7 @@ impl Findings {
             unreached: targets.iter().cloned().collect(),
             targets,
             bound: None,
-            failing: HashSet::new(),
+            failing: FxHashSet::default(),
             failing_cap: FAILING_CAP,
             failing_capped: false,
             all_seen: HashSet::new(),
@@ -175,8 +177,8 @@ impl Findings {
                 self.every.push((text, cx));
             }
         }
-        for (site, cx) in other.shortest {
-            self.keep_shorter(site, cx, None);
+        for (site, (cx, text)) in other.shortest {
+            self.keep_shorter(site, cx, &text);
         }
         for (place, paths) in other.stuck {
             *self.stuck.entry(place).or_insert(0) += paths;
@@ -192,22 +194,15 @@ impl Findings {
         }
     }
 
-    /// Keeps `cx` as the shortest trace at `site` if it is shorter than the one kept,
-    /// or as long with a smaller text (`text`, when rendered already).
-    fn keep_shorter(&mut self, site: Site, cx: Counterexample, text: Option<&str>) {
+    /// Keeps `cx` (whose text is `text`) as the shortest trace at `site` if it is
+    /// shorter than the one kept, or as long with a smaller text.
+    fn keep_shorter(&mut self, site: Site, cx: Counterexample, text: &str) {
         let better = match self.shortest.get(&site) {
             None => true,
-            Some(old) => match cx.trace.0.len().cmp(&old.trace.0.len()) {
-                std::cmp::Ordering::Less => true,
-                std::cmp::Ordering::Greater => false,
-                std::cmp::Ordering::Equal => match text {
-                    Some(text) => text < old.trace.to_string().as_str(),
-                    None => cx.trace.to_string() < old.trace.to_string(),
-                },
-            },
+            Some((old, old_text)) => (cx.trace.0.len(), text) < (old.trace.0.len(), old_text),
         };
         if better {
-            self.shortest.insert(site, cx);
+            self.shortest.insert(site, (cx, text.to_string()));
         }
     }
 
@@ -264,7 +259,7 @@ impl Findings {
     /// number, for the search to credit the configurations above it.
     pub fn failure(&mut self, cx: Counterexample, text: String, moves: u32) -> u32 {
         let (kind, span) = (cx.kind, cx.span.clone());
-        self.count_failing(memo::hash128(&text) as u64);
+        self.count_failing(memo::salted_hash(&text, 1));
         let new = self.all && self.all_seen.insert(pair_fingerprint(&text, &kind, &span));
         let key = (kind, span);
         let next_site = self.sites.len() as u32;
@@ -280,11 +275,13 @@ impl Findings {
         if (self.unreached.remove(&key) || self.bound.is_some()) && self.unreached.is_empty() {
             self.rebound();
         }
-        // Shortest first, ties by text: the old trace is rendered only on a tie.
+        // Shortest first, ties by text.
         if new {
-            self.every.push((text.clone(), cx.clone()));
+            self.keep_shorter(key, cx.clone(), &text);
+            self.every.push((text, cx));
+        } else {
+            self.keep_shorter(key, cx, &text);
         }
-        self.keep_shorter(key, cx, Some(&text));
         site
     }
 
@@ -321,7 +318,7 @@ impl Findings {
         } else {
             self.shortest
                 .into_values()
-                .map(|c| (c.trace.0.len(), c.trace.to_string(), c))
+                .map(|(c, text)| (c.trace.0.len(), text, c))
                 .collect()
         };
         keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
@@ -353,17 +350,39 @@ mod tests {
     use super::*;
     use crate::trace::Trace;
 
-    /// A failing trace whose text is `text`, at one site.
+    /// A failing trace whose text is `text`, at one site; its model names the text,
+    /// so that a report shows which was kept.
     fn fail(findings: &mut Findings, text: &str) {
         let cx = Counterexample {
             kind: FailureKind::Assert,
             span: 0..1,
             trace: Trace(Vec::new()),
             concrete: Trace(Vec::new()),
-            model: BTreeMap::new(),
+            model: BTreeMap::from([(text.to_string(), 0.into())]),
             locations: Vec::new(),
         };
         findings.failure(cx, text.to_string(), 0);
+    }
+
+    fn shown(found: Findings) -> Vec<String> {
+        let report = found.report();
+        let names = report.counterexamples.iter().flat_map(|c| c.model.keys());
+        names.cloned().collect()
+    }
+
+    #[test]
+    fn of_equally_short_traces_at_a_site_the_smallest_text_is_kept() {
+        let mut found = Findings::new(false, Vec::new());
+        ["b", "c", "a", "d"]
+            .iter()
+            .for_each(|t| fail(&mut found, t));
+        assert_eq!(shown(found), ["a"]);
+        let mut one = Findings::new(false, Vec::new());
+        fail(&mut one, "c");
+        let mut other = Findings::new(false, Vec::new());
+        fail(&mut other, "b");
+        one.merge(other);
+        assert_eq!(shown(one), ["b"]);
     }
 
     #[test]

@@ -577,13 +577,15 @@ fn number(out: &mut String, tag: &str, mut n: u64) {
 
 /// A 128-bit hash of `text` (two SipHash runs with different salts).
 pub fn hash128(text: &str) -> u128 {
-    let half = |salt: u8| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        salt.hash(&mut h);
-        text.hash(&mut h);
-        h.finish()
-    };
-    (u128::from(half(0)) << 64) | u128::from(half(1))
+    (u128::from(salted_hash(text, 0)) << 64) | u128::from(salted_hash(text, 1))
+}
+
+/// A SipHash of `text` salted with `salt`: the low half of [`hash128`] for salt 1.
+pub fn salted_hash(text: &str, salt: u8) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    salt.hash(&mut h);
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// The canonical text being written and the renamings so far; kept between keys so
