@@ -52,8 +52,8 @@ pub struct Solver {
     /// The work done so far, estimated in configurations ([`work`]): a count, not a
     /// time, so that searches can be compared whatever the machine's load.
     pub work: u64,
-    /// The results of [`Solver::project`] by the text of the question up to renaming
-    /// of symbols.
+    /// The results of [`Solver::project`] by the question's encoding up to renaming of
+    /// symbols ([`projection_key`]).
     projections: FxHashMap<Vec<u32>, Option<Bool>>,
     /// The nodes of each region [`Solver::project`] gave, counted up to
     /// [`work::MAX_SIZE`]: a coverage check is charged by them.
@@ -366,8 +366,8 @@ impl Solver {
         }
         let nonlinear =
             pc.as_ref().is_some_and(|p| p.nonlinear) || !terms.iter().all(Term::is_linear);
-        // Charged like a query: the nonlinear ones are the dear ones; a linear one
-        // takes longer the larger the regions it compares with.
+        // Charged by kind: a nonlinear one at twice a nonlinear query; a linear one
+        // by the size of the regions it compares with.
         self.work += if nonlinear {
             work::NONLINEAR_COVERAGE
         } else {
@@ -756,8 +756,8 @@ fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
 /// microsecond more in the whole search, which gives each client turn a shape for
 /// semantic subsumption and keeps it in the memo; a linear query
 /// 0.1 ms on average; a nonlinear one (answered in the child process under
-/// `holi check`) 5–20 ms, and a coverage check as dear when its terms or path
-/// condition are nonlinear; a linear coverage check 0.05–0.35 ms, 0.12 ms on average,
+/// `holi check`) 5–20 ms, and a coverage check whose terms or path condition are
+/// nonlinear 11–20 ms (random libraries s1, s19); a linear coverage check 0.05–0.35 ms, 0.12 ms on average,
 /// about 0.5 µs more per node of the regions it compares with;
 /// a projection 1–2 ms whatever the size of the regions met (up to a few hundred
 /// nodes), a node more counted as a guard against the regions of thousands of nodes
@@ -779,7 +779,7 @@ pub mod work {
     pub const NONLINEAR: u64 = 8192;
     pub const COVERAGE: u64 = 128;
     /// A nonlinear coverage check asserts the regions beside the path condition in the
-    /// solver process: 11–22 ms each on the random libraries s1 and s19, against a
+    /// solver process: 11–20 ms each on the random libraries s1 and s19, against a
     /// nonlinear query's 10–13 ms.
     pub const NONLINEAR_COVERAGE: u64 = 16384;
     /// A linear coverage check's time grows by about 0.5 µs per node of the regions
@@ -889,6 +889,26 @@ mod tests {
 
     fn int(n: i64) -> Term {
         Term::Const(BigInt::from(n))
+    }
+
+    #[test]
+    fn a_projection_key_tells_its_terms_from_its_conjuncts() {
+        // Without the count of terms, the constant 2 (tag 0, then 2 and 0) would read
+        // as a conjunct `x0 = 0` (flag 0, then the symbol's tag 2 and index 0).
+        let x1 = Term::sym(1);
+        let false_x1 = PcNode {
+            term: x1.clone(),
+            holds: false,
+            depth: 1,
+            symbols: Default::default(),
+            own_symbols: vec![1],
+            nonlinear: false,
+            parent: None,
+        };
+        let terms_only = projection_key(&[x1.clone(), int(2)], &[]);
+        let with_conjunct = projection_key(&[x1], &[&false_x1]);
+        assert_eq!(terms_only[1..], with_conjunct[1..]);
+        assert_ne!(terms_only, with_conjunct);
     }
 
     #[test]
