@@ -754,14 +754,13 @@ fn watch(ctx: &ContextPtr, shared: &(Mutex<Watch>, Condvar)) {
 /// 70 libraries at k 4, l 2 and k 5, l 3 ([calibration]): a configuration 1–10 µs,
 /// about 1.6 µs plus 0.13 µs per conjunct of its path condition, and up to about a
 /// microsecond more in the whole search, which gives each client turn a shape for
-/// semantic subsumption and keeps it in the memo; a linear query
-/// 0.1 ms on average; a nonlinear one (answered in the child process under
-/// `holi check`) 5–20 ms, and a coverage check whose terms or path condition are
-/// nonlinear 11–20 ms (random libraries s1, s19); a linear coverage check 0.05–0.35 ms, 0.12 ms on average,
-/// about 0.5 µs more per node of the regions it compares with;
-/// a projection 1–2 ms whatever the size of the regions met (up to a few hundred
-/// nodes), a node more counted as a guard against the regions of thousands of nodes
-/// that took up to a second. No kind of work may be much dearer per unit than
+/// semantic subsumption and keeps it in the memo; a linear query 0.1 ms on average; a
+/// nonlinear one (answered in the child process under `holi check`) 5–20 ms, and a
+/// coverage check whose terms or path condition are nonlinear 11–20 ms (random
+/// libraries s1, s19); a linear coverage check 0.05–0.35 ms, 0.12 ms on average, about
+/// 0.5 µs more per node of the regions it compares with; a projection 1–2 ms whatever
+/// the size of the regions met (up to a few hundred nodes), a node more counted as a
+/// guard against the regions of thousands of nodes that took up to a second. No kind of work may be much dearer per unit than
 /// another: the race ([`super::race`]) waits until every side reaches the winner's
 /// count. They are counts and sizes, not times: the same search charges the same
 /// work on any machine.
