@@ -7,7 +7,7 @@
 //! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
-//! with [`subsume`] (over [`memo`]; regions of values by [`difference`] or Z3), and
+//! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or Z3), and
 //! keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
 //! and bound) within its [`budget`]. Strategies sit on top of that search, never
 //! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
@@ -35,6 +35,7 @@ pub mod houdini;
 pub mod inert;
 pub mod ir;
 pub mod lane;
+pub mod linear;
 pub mod machine;
 pub mod memo;
 pub mod memory;

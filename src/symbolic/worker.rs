@@ -244,7 +244,7 @@ impl Drop for Worker {
 /// in parallel never did. A search runs beside others (the race, the split's parts),
 /// so no `qe` is ever interrupted.
 ///
-/// An abandoned `qe` may run for minutes (8 conjuncts over 6 symbols in
+/// An abandoned `qe` may run for minutes (10 conjuncts over 6 symbols in
 /// `tests/projections.rs`) and hold a context that grows: while [`MAX_ABANDONED`] of
 /// this `QeThread`'s own, or [`MAX_ABANDONED_IN_ALL`] of the process's, still run, no
 /// helper is started, and a question that needs one is not asked ([`NoRegion::Busy`]).
