@@ -1092,18 +1092,7 @@ mod tests {
                 }
             }
             let terms: Vec<Term> = terms.iter().map(|&(n, c)| offset_term(n, c)).collect();
-            let mut projected = Vec::new();
-            let mut at = pc.as_deref();
-            while let Some(node) = at {
-                projected.push(node);
-                at = node.parent.as_deref();
-            }
-            let mut symbols = Vec::new();
-            for t in projected.iter().map(|p| &p.term).chain(&terms) {
-                t.symbols(&mut symbols);
-            }
-            symbols.sort_unstable();
-            symbols.dedup();
+            let projected = conjuncts_of(&pc);
             let closed = difference::project(&terms, &projected);
             prop_assert!(closed.is_some(), "not taken for difference constraints");
             let closed = difference_region(&closed.unwrap());
@@ -1148,12 +1137,7 @@ mod tests {
                 }
             }
             let terms: Vec<Term> = terms.iter().map(|parts| linear_term(parts, 0)).collect();
-            let mut projected = Vec::new();
-            let mut at = pc.as_deref();
-            while let Some(node) = at {
-                projected.push(node);
-                at = node.parent.as_deref();
-            }
+            let projected = conjuncts_of(&pc);
             let mut solver = Solver::new();
             let simplified = match linear::project(&terms, &projected) {
                 Some(linear::Projection::Empty) => Bool::from_bool(false),
@@ -1237,6 +1221,17 @@ mod tests {
         let z = z3::Solver::new();
         z.assert(Solver::new().constraint(&c).iff(slot(0).ge(bound)).not());
         assert_eq!(z.check(), SatResult::Unsat);
+    }
+
+    /// The conjuncts of a path condition, newest first.
+    fn conjuncts_of(pc: &Option<Arc<PcNode>>) -> Vec<&PcNode> {
+        let mut conjuncts = Vec::new();
+        let mut at = pc.as_deref();
+        while let Some(node) = at {
+            conjuncts.push(node);
+            at = node.parent.as_deref();
+        }
+        conjuncts
     }
 
     /// The region `qe` gives for the whole question, without simplification.
