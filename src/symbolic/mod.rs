@@ -7,8 +7,8 @@
 //! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
-//! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or Z3), and
-//! keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
+//! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or
+//! Z3), and keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
 //! and bound) within its [`budget`]. Strategies sit on top of that search, never
 //! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
 //! the over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes,

@@ -253,8 +253,8 @@ impl Solver {
     /// to the slots. Any other elimination runs in a thread with a Z3 context of its
     /// own ([`QeThread`]), never in the search's context, and is never interrupted: Z3
     /// 4.8.12's `qe` tactic can run for minutes on a few linear conjuncts (10 over 6
-    /// symbols, `tests/projections.rs`), can answer later queries of the same context wrongly
-    /// after it is interrupted (a model missing a constrained symbol), and can crash
+    /// symbols, `tests/projections.rs`), can answer later queries of the same context
+    /// wrongly after it is interrupted (a model missing a constrained symbol), and can crash
     /// the process when interrupted beside other threads' Z3 work. So the search's
     /// context is interrupted only in solver checks (the watchdog is armed only around
     /// them, and clears its interrupts after them, [`Solver::run`]), and a cut `qe` is
@@ -306,13 +306,7 @@ impl Solver {
                 self.eliminate(body, &symbols, limit)
             }
             None => {
-                let mut body: Vec<Bool> = projected
-                    .iter()
-                    .map(|p| self.condition(&p.term, p.holds))
-                    .collect();
-                for (i, t) in terms.iter().enumerate() {
-                    body.push(slot(i).eq(self.int_of(t)));
-                }
+                let body = self.question(terms, &projected);
                 self.eliminate(body, &symbols, limit)
             }
         };
@@ -332,6 +326,19 @@ impl Solver {
             .region_nodes
             .entry(region.clone())
             .or_insert_with(|| work::size(region, work::MAX_SIZE))
+    }
+
+    /// The conjuncts `projected` and the slot equations `y_i = terms[i]`: a projection's
+    /// question before any symbol is eliminated.
+    fn question(&mut self, terms: &[Term], projected: &[&PcNode]) -> Vec<Bool> {
+        let mut body: Vec<Bool> = projected
+            .iter()
+            .map(|p| self.condition(&p.term, p.holds))
+            .collect();
+        for (i, t) in terms.iter().enumerate() {
+            body.push(slot(i).eq(self.int_of(t)));
+        }
+        body
     }
 
     /// The region of a projection that [`linear`] simplified down to the slots,
@@ -1110,15 +1117,21 @@ mod tests {
         /// for `qe`) holds exactly at the tuples the whole question has a model for, on
         /// random linear systems with equalities, coefficients other than ±1 and
         /// contradictions. Checked tuple by tuple (a box, and models of either side)
-        /// with quantifier-free queries: Z3 4.8.12's `qe` itself is wrong on some of these systems (it
-        /// projects `s3 = 3·s1, y0 = s3 - s2, y1 = s3 + 2·s2` to `9 | y1 - y0 ∧ 3 | y1`,
-        /// which leaves out `(1, 7)`).
+        /// with quantifier-free queries: Z3 4.8.12's `qe` itself is wrong on some of
+        /// these systems (it projects `s3 = 3·s1, y0 = s3 - s2, y1 = s3 + 2·s2` to
+        /// `9 | y1 - y0 ∧ 3 | y1`, which leaves out `(1, 7)`).
         #[test]
         fn linear_projections_are_exact(
             conjuncts in proptest::collection::vec(
-                (proptest::collection::vec((1u32..6, -3i64..4), 1..4), -6i64..7, 0usize..5, any::<bool>()),
+                (
+                    proptest::collection::vec((1u32..6, -3i64..4), 1..4),
+                    -6i64..7,
+                    0usize..5,
+                    any::<bool>(),
+                ),
                 0..7),
-            terms in proptest::collection::vec(proptest::collection::vec((1u32..6, -2i64..3), 0..3), 1..4),
+            terms in proptest::collection::vec(
+                proptest::collection::vec((1u32..6, -2i64..3), 0..3), 1..4),
         ) {
             let linear_term = |parts: &[(u32, i64)], c: i64| {
                 parts.iter().fold(int(c), |acc, &(n, k)| {
@@ -1142,19 +1155,13 @@ mod tests {
             let simplified = match linear::project(&terms, &projected) {
                 Some(linear::Projection::Empty) => Bool::from_bool(false),
                 Some(linear::Projection::Exists { constraints, .. }) => {
-                    let body: Vec<Bool> = constraints.iter().map(|c| solver.constraint(c)).collect();
+                    let body: Vec<Bool> =
+                        constraints.iter().map(|c| solver.constraint(c)).collect();
                     conjunction(&body)
                 }
                 None => return Err(TestCaseError::fail("not taken for a linear system")),
             };
-            let mut whole: Vec<Bool> = projected
-                .iter()
-                .map(|p| solver.condition(&p.term, p.holds))
-                .collect();
-            for (i, t) in terms.iter().enumerate() {
-                whole.push(slot(i).eq(solver.int_of(t)));
-            }
-            let whole = conjunction(&whole);
+            let whole = conjunction(&solver.question(&terms, &projected));
             let z = z3::Solver::new();
             let sat = |formula: &Bool, tuple: &[i64]| {
                 z.push();
@@ -1202,7 +1209,9 @@ mod tests {
             for tuple in &tuples {
                 let expected = sat(&whole, tuple);
                 prop_assert_ne!(expected, SatResult::Unknown);
-                prop_assert_eq!(sat(&simplified, tuple), expected, "at {:?}: {}", tuple, simplified);
+                prop_assert_eq!(
+                    sat(&simplified, tuple), expected, "at {:?}: {}", tuple, simplified
+                );
             }
         }
     }
@@ -1241,13 +1250,7 @@ mod tests {
             t.symbols(&mut symbols);
         }
         symbols.sort_unstable();
-        let mut body: Vec<Bool> = projected
-            .iter()
-            .map(|p| solver.condition(&p.term, p.holds))
-            .collect();
-        for (i, t) in terms.iter().enumerate() {
-            body.push(slot(i).eq(solver.int_of(t)));
-        }
+        let body = solver.question(terms, projected);
         let (region, stopped) = solver.eliminate(body, &symbols, None);
         assert!(!stopped);
         region.expect("qe eliminates a linear question")
