@@ -251,7 +251,8 @@ impl Solver {
     /// Difference constraints are projected by their closure ([`difference`]), at
     /// once; other linear systems are first simplified exactly ([`linear`]), often down
     /// to the slots. Any other elimination runs in a thread with a Z3 context of its
-    /// own ([`QeThread`]), never in the search's context, and is never interrupted: Z3
+    /// own ([`QeThread`]), its region kept only when a second procedure confirms it
+    /// (`qe` can be wrong), never in the search's context, and is never interrupted: Z3
     /// 4.8.12's `qe` tactic can run for minutes on a few linear conjuncts (10 over 6
     /// symbols, `tests/projections.rs`), can answer later queries of the same context
     /// wrongly after it is interrupted (a model missing a constrained symbol), and can crash
