@@ -5,6 +5,7 @@
 //! ([`Question`], [`Answers`]); only then is Z3 asked.
 
 use super::config::Config;
+use super::memo;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
 use crate::syntax::ast::BinOp;
@@ -117,7 +118,8 @@ impl Decider {
         limit: Option<Duration>,
     ) -> Result<Option<Arc<Witness>>, Undecided> {
         let question = Question::new(cfg, cond, holds);
-        match self.answers.get(&question.key) {
+        let key = memo::hash128(&question.key[..]);
+        match self.answers.0.get(&key) {
             Some(None) => {
                 self.cached += 1;
                 return Ok(None);
@@ -137,7 +139,7 @@ impl Decider {
                     .iter()
                     .map(|n| w.get(n).cloned().unwrap_or_default())
                     .collect();
-                self.answers.remember(question.key, Some(values));
+                self.answers.remember(key, Some(values));
                 // Z3's model covers the whole path condition; symbols it does not
                 // mention keep their values (they are unconstrained there).
                 let mut merged = (*cfg.witness).clone();
@@ -145,7 +147,7 @@ impl Decider {
                 Ok(Some(Arc::new(merged)))
             }
             Answer::Unsat => {
-                self.answers.remember(question.key, None);
+                self.answers.remember(key, None);
                 Ok(None)
             }
             Answer::Unknown(reason) => Err(Undecided::Unknown(reason)),
@@ -159,18 +161,18 @@ impl Decider {
 /// queries asked again.
 const ANSWERS_CAP: usize = 1 << 18;
 
-/// Solver answers by [`Question::key`]: the model's values of the question's symbols
-/// (in order), or `None` for unsatisfiable.
+/// Solver answers by a 128-bit hash of [`Question::key`] ([`memo::hash128`], as memo
+/// keys are kept, with the same odds against two questions sharing one): the model's
+/// values of the question's symbols (in order), or `None` for unsatisfiable. Not the
+/// keys themselves: on a deep path every conjunct repeats the chain of updates before
+/// it, so a key runs to thousands of numbers, and [`ANSWERS_CAP`] of them took
+/// gigabytes (reentrancy_param-mo at k 7, l 4).
 #[derive(Default)]
-pub struct Answers(FxHashMap<Vec<u32>, Option<Vec<BigInt>>>);
+struct Answers(FxHashMap<u128, Option<Vec<BigInt>>>);
 
 impl Answers {
-    pub fn get(&self, key: &[u32]) -> Option<&Option<Vec<BigInt>>> {
-        self.0.get(key)
-    }
-
     /// Keeps the answer to a question, within [`ANSWERS_CAP`].
-    pub fn remember(&mut self, key: Vec<u32>, answer: Option<Vec<BigInt>>) {
+    fn remember(&mut self, key: u128, answer: Option<Vec<BigInt>>) {
         if self.0.len() >= ANSWERS_CAP {
             self.0.clear();
         }

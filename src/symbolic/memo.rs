@@ -575,16 +575,16 @@ fn number(out: &mut String, tag: &str, mut n: u64) {
     }
 }
 
-/// A 128-bit hash of `text` (two SipHash runs with different salts).
-pub fn hash128(text: &str) -> u128 {
-    (u128::from(salted_hash(text, 0)) << 64) | u128::from(salted_hash(text, 1))
+/// A 128-bit hash of `value` (two SipHash runs with different salts).
+pub fn hash128<T: Hash + ?Sized>(value: &T) -> u128 {
+    (u128::from(salted_hash(value, 0)) << 64) | u128::from(salted_hash(value, 1))
 }
 
-/// A SipHash of `text` salted with `salt`: the low half of [`hash128`] for salt 1.
-pub fn salted_hash(text: &str, salt: u8) -> u64 {
+/// A SipHash of `value` salted with `salt`: the low half of [`hash128`] for salt 1.
+pub fn salted_hash<T: Hash + ?Sized>(value: &T, salt: u8) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     salt.hash(&mut h);
-    text.hash(&mut h);
+    value.hash(&mut h);
     h.finish()
 }
 
