@@ -259,14 +259,18 @@ impl Drop for Worker {
 #[derive(Default)]
 pub struct QeThread {
     running: Option<Helper>,
+    /// Z3's count of resources its helpers spent on the answers received, not yet
+    /// taken ([`QeThread::take_spent`]).
+    spent: u64,
     /// A token of each of its abandoned helpers, which holds a clone until it ends.
     left: Vec<Arc<()>>,
 }
 
 struct Helper {
     questions: Sender<RawAst>,
-    /// The helper's answers: the region, in its context, or `None`.
-    replies: Receiver<Option<RawAst>>,
+    /// The helper's answers: the region, in its context, or `None`; and Z3's count
+    /// of resources spent on it.
+    replies: Receiver<(Option<RawAst>, u64)>,
     context: RawContext,
     /// Kept when the helper is abandoned, to tell when it has ended.
     thread: JoinHandle<()>,
@@ -375,7 +379,12 @@ impl QeThread {
                 "the projection thread stopped".to_string(),
             ));
         };
-        match wait_for(&helper.replies, deadline, user) {
+        let reply = wait_for(&helper.replies, deadline, user);
+        let reply = reply.map(|(region, spent)| {
+            self.spent += spent;
+            region
+        });
+        match reply {
             Ok(Some(RawAst(region))) => {
                 // SAFETY: the helper has answered and waits for the next question;
                 // `region` is referenced in its context until released here.
@@ -431,6 +440,9 @@ impl QeThread {
                     if context_of.send(RawContext(c)).is_err() {
                         return;
                     }
+                    // Z3 counts resources per context; the answers are charged by
+                    // what the count grew since the last one read.
+                    let mut counted = 0;
                     for RawAst(question) in asked {
                         // Every term of this context is released before the answer is
                         // sent: after that, the asker may use the context.
@@ -445,14 +457,19 @@ impl QeThread {
                             // A panic must not end this thread: its context would go
                             // with it while the asker may still translate into it. No
                             // region is the safe answer.
-                            let region = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                eliminate_quantifiers(&formula)
-                            }));
-                            region.ok().flatten().map(|r| {
+                            let (region, count) =
+                                std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                    eliminate_quantifiers(&formula)
+                                }))
+                                .unwrap_or((None, None));
+                            let spent = count.map_or(0, |n| n.saturating_sub(counted));
+                            counted = count.unwrap_or(counted);
+                            let region = region.map(|r| {
                                 // SAFETY: a reference for the asker, who releases it.
                                 unsafe { z3_sys::Z3_inc_ref(c, r.get_z3_ast()) };
                                 RawAst(r.get_z3_ast())
-                            })
+                            });
+                            (region, spent)
                         };
                         if answer.send(region).is_err() {
                             return;
@@ -474,6 +491,12 @@ impl QeThread {
         self.running
             .as_ref()
             .ok_or_else(|| NoRegion::Unknown("no projection thread".to_string()))
+    }
+
+    /// Z3's count of resources spent on the answers received since the last call: a
+    /// measure of their work that does not depend on timing.
+    pub fn take_spent(&mut self) -> u64 {
+        std::mem::take(&mut self.spent)
     }
 
     /// Lets the helper go without interrupting it (see [`QeThread`]): it ends when its
@@ -681,16 +704,18 @@ pub fn witness(numbers: &[u32], values: Vec<Option<BigInt>>) -> Witness {
 
 /// The quantifier-free equivalent of `formula` by Z3's `qe` tactic, then `simplify`,
 /// if an independent check confirms it ([`within`]); `None` when a quantifier remains,
-/// the tactic fails or the region is not confirmed.
-fn eliminate_quantifiers(formula: &Bool) -> Option<Bool> {
+/// the tactic fails or the region is not confirmed. With Z3's count of resources in
+/// this context after the check, if it was made.
+fn eliminate_quantifiers(formula: &Bool) -> (Option<Bool>, Option<u64>) {
     let goal = z3::Goal::new(false, false, false);
     goal.assert(formula);
     let tactic = z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify"));
     // Spelled out where a case or the whole has no formula: Z3 prints an empty `and`
     // as `and`, which it cannot read back (the solver process sends regions as text).
-    let cases: Vec<Bool> = tactic
-        .apply(&goal, None)
-        .ok()?
+    let Ok(applied) = tactic.apply(&goal, None) else {
+        return (None, None);
+    };
+    let cases: Vec<Bool> = applied
         .list_subgoals()
         .map(|g| match &g.get_formulas()[..] {
             [] => Bool::from_bool(true),
@@ -703,7 +728,11 @@ fn eliminate_quantifiers(formula: &Bool) -> Option<Bool> {
         [one] => one.clone(),
         all => Bool::or(all),
     };
-    (!has_quantifier(&region) && within(&region, formula)).then_some(region)
+    if has_quantifier(&region) {
+        return (None, None);
+    }
+    let (confirmed, count) = within(&region, formula);
+    (confirmed.then_some(region), count)
 }
 
 /// Whether every point of `region` satisfies `formula`, proved by Z3's `qsat`, a
@@ -715,15 +744,21 @@ fn eliminate_quantifiers(formula: &Bool) -> Option<Bool> {
 /// subsumption drop a configuration that is not covered, and so hide a failure. So a
 /// region is kept only when `region ∧ ¬formula` is proved unsatisfiable; `sat` (a
 /// wrong region) and `unknown` give no region. It runs in the helper thread, like
-/// `qe`, within the same deadline and within [`CONFIRMATION_RLIMIT`].
-fn within(region: &Bool, formula: &Bool) -> bool {
+/// `qe`, within the same deadline and within [`CONFIRMATION_RLIMIT`]. With Z3's count
+/// of resources spent in this context so far (`qe`'s included).
+fn within(region: &Bool, formula: &Bool) -> (bool, Option<u64>) {
     let solver = z3::Tactic::new("qsat").solver();
     let mut params = z3::Params::new();
     params.set_u32("rlimit", CONFIRMATION_RLIMIT);
     solver.set_params(&params);
     solver.assert(region);
     solver.assert(formula.not());
-    solver.check() == SatResult::Unsat
+    let confirmed = solver.check() == SatResult::Unsat;
+    let count = match solver.get_statistics().value("rlimit count") {
+        Some(z3::StatisticsValue::UInt(n)) => Some(u64::from(n)),
+        _ => None,
+    };
+    (confirmed, count)
 }
 
 /// The resources `qsat` may spend confirming a region, in Z3's own count, which does
@@ -798,6 +833,9 @@ mod tests {
         let formula = z3::ast::exists_const(&[&s1], &[], &body);
         let mut thread = QeThread::default();
         let region = thread.project(&formula, None, None).unwrap();
+        // Z3 counted the work of the projection and its confirmation, taken once.
+        assert!(thread.take_spent() > 0);
+        assert_eq!(thread.take_spent(), 0);
         let z = z3::Solver::new();
         z.assert(region.iff(y0.ge(Int::from_i64(0))).not());
         assert_eq!(z.check(), SatResult::Unsat, "{region}");
@@ -829,13 +867,13 @@ mod tests {
         let formula = multiples_of_three();
         let [y0, y1] = [Int::new_const("y0"), Int::new_const("y1")];
         let exact = projection_of_multiples_of_three(&y0, &y1);
-        assert!(within(&exact, &formula));
-        assert!(within(&(exact.clone() & y0.eq(Int::from_i64(0))), &formula));
-        assert!(within(&Bool::from_bool(false), &formula));
+        assert!(within(&exact, &formula).0);
+        assert!(within(&(exact.clone() & y0.eq(Int::from_i64(0))), &formula).0);
+        assert!(within(&Bool::from_bool(false), &formula).0);
         // (0, 3) is no value of the terms: 9 ∤ 3.
         let beyond = y0.eq(Int::from_i64(0)) & y1.eq(Int::from_i64(3));
-        assert!(!within(&(exact | beyond), &formula));
-        assert!(!within(&Bool::from_bool(true), &formula));
+        assert!(!within(&(exact | beyond), &formula).0);
+        assert!(!within(&Bool::from_bool(true), &formula).0);
     }
 
     /// Z3 4.8.12's `qe` leaves out `(1, 7)` here (`within`'s comment); whatever it
@@ -844,7 +882,7 @@ mod tests {
     fn a_kept_region_never_holds_a_point_outside_the_projection() {
         let formula = multiples_of_three();
         let [y0, y1] = [Int::new_const("y0"), Int::new_const("y1")];
-        if let Some(region) = eliminate_quantifiers(&formula) {
+        if let (Some(region), _) = eliminate_quantifiers(&formula) {
             let z = z3::Solver::new();
             z.assert(&region);
             z.assert(projection_of_multiples_of_three(&y0, &y1).not());
