@@ -312,8 +312,8 @@ impl Solver {
             }
         };
         // Eliminating quantifiers takes longer the more symbols it eliminates and the
-        // larger the region it gives.
-        // Z3's own count of its work, where its confirmation says it cost more.
+        // larger the region it gives; Z3's own count of the work of `qe` and of the
+        // confirmation counts where it is more.
         let nodes = region.as_ref().map_or(0, |r| self.remember_nodes(r));
         let counted = self.qe_thread.take_spent() / work::RESOURCES_PER_UNIT;
         self.work += (work::projection(eliminated) + work::PER_REGION_NODE * nodes).max(counted);
