@@ -2,10 +2,10 @@
 //! the split with and without it ([`holi::symbolic::race`]): whichever wins, the
 //! report is the exact one, and it is the same on one thread and on two.
 //!
-//! The handicaps are lowered here (from 100,000 and 20,000 configurations), so that
-//! small libraries exercise every outcome of the race: a whole search winning
-//! outright, with or without semantic subsumption, a split settling first, and the
-//! split never settling.
+//! The handicaps are lowered here (from 200,000 and 20,000 units, and the split's cost
+//! counted once, not one and a half times over), so that small libraries exercise every
+//! outcome of the race: a whole search winning outright, with or without semantic
+//! subsumption, a split settling first, and the split never settling.
 
 use holi::symbolic::{check, race, CheckOptions, CheckResult, SearchPlan, Searched, Verdict};
 
@@ -51,7 +51,11 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
                 jobs,
                 ..options.clone()
             };
-            let handicaps = race::Handicaps { split, plain };
+            let handicaps = race::Handicaps {
+                split,
+                split_halves: 2,
+                plain,
+            };
             let plan = SearchPlan::new(&options, &lib);
             race::check_with(
                 &loaded.program,

@@ -62,22 +62,33 @@ struct Pace {
     stop: Arc<AtomicBool>,
 }
 
-/// How a side's cost counts in a race: its level is its cost plus `add`.
+/// How a side's cost counts in a race: its level is its cost `halves` / 2 times over
+/// (rounded down), plus `add`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Handicap {
     pub add: u64,
+    /// At least 1.
+    pub halves: u64,
 }
 
 impl Handicap {
-    pub const NONE: Handicap = Handicap { add: 0 };
+    pub const NONE: Handicap = Handicap { add: 0, halves: 2 };
+
+    /// Only its addition: the cost counted once.
+    pub const fn adding(add: u64) -> Handicap {
+        Handicap { add, halves: 2 }
+    }
 
     pub fn level(self, cost: u64) -> u64 {
-        cost.saturating_add(self.add)
+        let scaled = u128::from(cost) * u128::from(self.halves) / 2;
+        u64::try_from(scaled)
+            .unwrap_or(u64::MAX)
+            .saturating_add(self.add)
     }
 
     /// The most a side may spend for its level to be at most `level`.
     pub fn cost_at(self, level: u64) -> u64 {
-        level.saturating_sub(self.add)
+        self.most_within(level.saturating_sub(self.add))
     }
 
     /// The most a side may spend for its level to stay below `level` (0 if it cannot).
@@ -85,7 +96,14 @@ impl Handicap {
         level
             .checked_sub(self.add)
             .and_then(|l| l.checked_sub(1))
-            .unwrap_or(0)
+            .map_or(0, |l| self.most_within(l))
+    }
+
+    /// The most cost whose scaled part is at most `scaled`: ⌊c·h/2⌋ ≤ s exactly
+    /// when c·h ≤ 2s + 1.
+    fn most_within(self, scaled: u64) -> u64 {
+        let most = (2 * u128::from(scaled) + 1) / u128::from(self.halves.max(1));
+        u64::try_from(most).unwrap_or(u64::MAX)
     }
 }
 
@@ -297,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_handicap_shifts_the_cost() {
-        let h = Handicap { add: 10 };
+        let h = Handicap::adding(10);
         assert_eq!(h.level(5), 15);
         assert_eq!((h.cost_at(15), h.cost_at(9)), (5, 0));
         assert_eq!(
@@ -307,10 +325,35 @@ mod tests {
     }
 
     #[test]
+    fn a_handicap_scales_then_shifts_the_cost() {
+        let h = Handicap { add: 10, halves: 3 };
+        assert_eq!(
+            (h.level(0), h.level(1), h.level(2), h.level(5)),
+            (10, 11, 13, 17)
+        );
+        assert_eq!((h.cost_at(13), h.cost_at(14), h.cost_at(9)), (2, 3, 0));
+        assert_eq!(
+            (h.cost_below(13), h.cost_below(14), h.cost_below(10)),
+            (1, 2, 0)
+        );
+        for halves in 1..6 {
+            let h = Handicap { add: 10, halves };
+            for level in 10..60 {
+                let (at, below) = (h.cost_at(level), h.cost_below(level));
+                assert!(
+                    h.level(at) <= level && h.level(at + 1) > level,
+                    "{h:?} {level}"
+                );
+                assert!(level == 10 || h.level(below) < level, "{h:?} {level}");
+                assert!(h.level(below + 1) >= level, "{h:?} {level}");
+            }
+        }
+        assert_eq!(h.level(u64::MAX), u64::MAX);
+    }
+
+    #[test]
     fn a_paced_lane_waits_for_the_lowest_running_other_by_level() {
-        let far = Handicap {
-            add: 10 * PACE_SLACK,
-        };
+        let far = Handicap::adding(10 * PACE_SLACK);
         let field = Field::new(&[Handicap::NONE, Handicap::NONE, far], 1);
         let stop = Arc::new(AtomicBool::new(false));
         let a = Lane::paced(&field, 0, &stop);

@@ -68,6 +68,9 @@ pub const DEFAULT_L: u32 = 4;
 /// search's result is always taken over the split's, for a library of independent
 /// parts ([`race`]): about 0.2 s.
 pub const SPLIT_AFTER: u64 = 200_000;
+/// How many halves a split's work counts against the whole search's ([`race`]): one
+/// and a half times over, so a split must save a third of the work to be taken.
+pub const SPLIT_HALVES: u64 = 3;
 /// Work within which the result of a search with semantic subsumption is always
 /// taken over one without it ([`race`]): about 20 ms.
 pub const PLAIN_AFTER: u64 = 20_000;

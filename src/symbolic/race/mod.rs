@@ -14,14 +14,23 @@
 //!
 //! > of the sides that complete, the one with the least level is taken, ties going to
 //! > the earlier of: the whole search, the one without semantic subsumption, the
-//! > split, the split without it. A side's level is its cost plus its handicap: none
-//! > for the whole search, [`PLAIN_AFTER`] for the one without semantic subsumption,
-//! > [`SPLIT_AFTER`] for the split, both for the split without it.
+//! > split, the split without it. A side's level is its cost (a split's counted one
+//! > and a half times over, [`SPLIT_HALVES`]) plus its handicap: none for the whole
+//! > search, [`PLAIN_AFTER`] for the one without semantic subsumption, [`SPLIT_AFTER`]
+//! > for the split, both for the split without it.
 //!
 //! The handicaps keep the report of the whole search with every pruning (the one
 //! before the race, and the one most tests and documents show) wherever another side
 //! would save less than about 20 ms (the search without semantic subsumption) or
-//! 0.2 s (the split, whose set-up alone takes tens of milliseconds). No side's unit
+//! 0.2 s (the split, whose set-up alone takes tens of milliseconds). The split's
+//! weight is for machines with fewer cores than sides: there the race takes the work
+//! of every side up to the winner's level over the cores, and the split's two sides
+//! double it. Counted once, a whole search that wins at cost W makes the four sides
+//! spend about 4W, twice what the race without the split spends on two cores; counted
+//! one and a half times, the split's sides stop at about two thirds of W. A split that
+//! wins pays the other way (the whole searches run on to one and a half times its
+//! cost), so the weight is no larger: random library s31 went from 2.1 to 1.7 s (1.1 s
+//! without the split), HOLiK's various_mains k5 l3 from 4.5 to 6.0 s. No side's unit
 //! may be much dearer than another's: the winner's report is taken only once every
 //! other side has reached its level, so the race lasts as long as the slowest side
 //! takes to get there. (Counting a configuration as one unit whatever its size, with
@@ -77,7 +86,7 @@ use super::split::{self, Unsettled};
 use super::tasks::Parallel;
 use super::{
     add_stuck, CheckOptions, CheckResult, Progress, SearchPlan, Searched, StuckSite, PLAIN_AFTER,
-    SPLIT_AFTER,
+    SPLIT_AFTER, SPLIT_HALVES,
 };
 use crate::build::Library;
 use crate::syntax::ast::Program;
@@ -157,6 +166,8 @@ pub fn check(
 pub struct Handicaps {
     /// Added to a split's cost ([`SPLIT_AFTER`]).
     pub split: u64,
+    /// A split's cost counted this many halves over ([`SPLIT_HALVES`]).
+    pub split_halves: u64,
     /// Added to the cost of a side without semantic subsumption ([`PLAIN_AFTER`]).
     pub plain: u64,
 }
@@ -165,6 +176,7 @@ impl Default for Handicaps {
     fn default() -> Self {
         Handicaps {
             split: SPLIT_AFTER,
+            split_halves: SPLIT_HALVES,
             plain: PLAIN_AFTER,
         }
     }
@@ -220,14 +232,18 @@ impl Race<'_> {
     }
 
     fn handicap(&self, side: Side) -> Handicap {
-        let Handicaps { split, plain } = self.handicaps;
-        let add = match side {
-            Side::Whole => 0,
-            Side::Plain => plain,
-            Side::Split => split,
-            Side::SplitPlain => split.saturating_add(plain),
+        let Handicaps {
+            split,
+            split_halves,
+            plain,
+        } = self.handicaps;
+        let (add, halves) = match side {
+            Side::Whole => (0, 2),
+            Side::Plain => (plain, 2),
+            Side::Split => (split, split_halves),
+            Side::SplitPlain => (split.saturating_add(plain), split_halves),
         };
-        Handicap { add }
+        Handicap { add, halves }
     }
 
     /// Of the sides `completed` (at their costs), the one with the least level (ties
