@@ -2,9 +2,9 @@
 //! the split with and without it ([`holi::symbolic::race`]): whichever wins, the
 //! report is the exact one, and it is the same on one thread and on two.
 //!
-//! The handicaps are lowered here (from 200,000 and 20,000 units, and the split's cost
-//! counted once, not one and a half times over), so that small libraries exercise every
-//! outcome of the race: a whole search winning outright, with or without semantic
+//! The handicaps are lowered here (from 200,000 and 20,000 units; the split's cost is
+//! mostly counted once, not one and a half times over), so that small libraries exercise
+//! every outcome of the race: a whole search winning outright, with or without semantic
 //! subsumption, a split settling first, and the split never settling.
 
 use holi::symbolic::{check, race, CheckOptions, CheckResult, SearchPlan, Searched, Verdict};
@@ -45,7 +45,15 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
     );
     assert_ne!(whole.verdict, Verdict::Inconclusive, "{name}");
     let mut winners = Vec::new();
-    for (split, plain) in [(0, 0), (50, 5_000), (500, 0), (5_000, 50)] {
+    // The last set weighs the split as the default does (one and a half times over).
+    let sets = [
+        (0, 2, 0),
+        (50, 2, 5_000),
+        (500, 2, 0),
+        (5_000, 2, 50),
+        (500, 3, 0),
+    ];
+    for (split, split_halves, plain) in sets {
         let run = |jobs: usize| {
             let options = CheckOptions {
                 jobs,
@@ -53,7 +61,7 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
             };
             let handicaps = race::Handicaps {
                 split,
-                split_halves: 2,
+                split_halves,
                 plain,
             };
             let plan = SearchPlan::new(&options, &lib);
@@ -67,7 +75,7 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
             )
         };
         let (one, two) = (run(1), run(2));
-        let cell = format!("{name} k{k} l{l} handicaps {split} {plain}");
+        let cell = format!("{name} k{k} l{l} handicaps {split} {split_halves} {plain}");
         assert_eq!(report(&one), report(&two), "{cell}: one thread vs two");
         assert_eq!(one.verdict, whole.verdict, "{cell}");
         assert_eq!(sites(&one), sites(&whole), "{cell}");
