@@ -764,7 +764,7 @@ fn within(region: &Bool, formula: &Bool) -> (bool, Option<u64>) {
 /// The resources `qsat` may spend confirming a region, in Z3's own count, which does
 /// not depend on timing: every region of 774 questions from the HOLiK grid is
 /// confirmed within it (at most 10 ms each); on a random library whose conditions
-/// divide by constants (seed 19's s31) a quarter are not, and those checks stop after
+/// divide by constants (random s31, seed 31) a quarter are not, and those checks stop after
 /// about 100 ms, where unbounded ones ran for seconds.
 const CONFIRMATION_RLIMIT: u32 = 100_000;
 
