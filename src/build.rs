@@ -99,9 +99,22 @@ impl Library {
 
     /// Every place its code can fail ([`crate::symbolic::ir::Expr::failure_sites`]).
     pub fn failure_sites(&self) -> Vec<(FailureKind, Span)> {
+        self.sites_in(|_| true)
+    }
+
+    /// The failure sites in [`Library::live_codes`], in the order of
+    /// [`Library::failure_sites`]; no run of any client reaches the others.
+    pub fn live_failure_sites(&self) -> Vec<(FailureKind, Span)> {
+        let live = self.live_codes();
+        self.sites_in(|code| live.contains(&code))
+    }
+
+    fn sites_in(&self, keep: impl Fn(CodeId) -> bool) -> Vec<(FailureKind, Span)> {
         let mut sites = Vec::new();
-        for code in &self.codes {
-            code.body.failure_sites(&mut sites);
+        for (id, code) in self.codes.iter().enumerate() {
+            if keep(id as CodeId) {
+                code.body.failure_sites(&mut sites);
+            }
         }
         sites
             .into_iter()
@@ -144,6 +157,58 @@ impl Library {
             }
         }
         out
+    }
+
+    /// The codes some run can execute: the public methods', the methods' the initial
+    /// store and cells hold, and every code such code mentions (a method it calls or
+    /// passes on, a lambda or `letrec` function it makes), transitively. Code runs
+    /// only when called, and a call's callee is a public method (the client's call) or
+    /// a function value; every function value is made by code that runs or held by
+    /// the initial store, and the client only gets values the library's runs give it.
+    /// So no client reaches the other codes: a private method named only in its own
+    /// body (HOLiK's flat combiner in `various_mains`), and the lambdas it makes.
+    pub fn live_codes(&self) -> HashSet<CodeId> {
+        fn names(initial: &Initial, out: &mut Vec<MethodId>) {
+            match initial {
+                Initial::Name(GlobalName::Method(m)) => out.push(*m),
+                Initial::Pair(a, b) => {
+                    names(a, out);
+                    names(b, out);
+                }
+                _ => {}
+            }
+        }
+        fn mentions(e: &Expr, lib: &Library, out: &mut Vec<CodeId>) {
+            match &e.kind {
+                ExprKind::Global(GlobalName::Method(m)) => out.push(lib.methods[*m as usize].code),
+                ExprKind::Lambda(code) | ExprKind::LetRec(code, _) => out.push(*code),
+                _ => {}
+            }
+            for child in e.children() {
+                mentions(child, lib, out);
+            }
+        }
+        let mut held = Vec::new();
+        for initial in self
+            .store
+            .iter()
+            .chain(self.cells.iter().map(|c| &c.content))
+        {
+            names(initial, &mut held);
+        }
+        let mut todo: Vec<CodeId> = self
+            .public
+            .iter()
+            .chain(&held)
+            .map(|&m| self.methods[m as usize].code)
+            .collect();
+        let mut live = HashSet::new();
+        while let Some(code) = todo.pop() {
+            if live.insert(code) {
+                mentions(&self.code(code).body, self, &mut todo);
+            }
+        }
+        live
     }
 
     /// Whether `name` is a method, import or undeclared name of this library: the names
@@ -329,6 +394,34 @@ mod tests {
         let loaded = crate::frontend::load_str("t.holi", source, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         build(&loaded.program)
+    }
+
+    #[test]
+    fn only_code_some_run_executes_is_live() {
+        let source = "public a (u:unit) :(unit -> unit) = { b(); assert(1 == 1); held };
+             private b (u:unit) :(unit) = { assert(2 == 2) };
+             private held (u:unit) :(unit) = { assert(3 == 3) };
+             private stored (u:unit) :(unit) = { assert(4 == 4) };
+             private dead (u:unit) :(unit) = { assert(5 == 5); dead(); (fun (x:int) :(unit) -> assert(6 == 6)) 0 };
+             private deader (u:unit) :(unit) = { assert(7 == 7); dead() };
+             fun f := stored;";
+        let lib = library(source);
+        let text = |sites: Vec<(FailureKind, Span)>| -> Vec<&str> {
+            sites
+                .iter()
+                .map(|(_, span)| &source[span.clone()])
+                .collect()
+        };
+        assert_eq!(
+            text(lib.live_failure_sites()),
+            [
+                "assert(1 == 1)",
+                "assert(2 == 2)",
+                "assert(3 == 3)",
+                "assert(4 == 4)"
+            ]
+        );
+        assert_eq!(lib.failure_sites().len(), 7);
     }
 
     #[test]

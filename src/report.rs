@@ -288,7 +288,8 @@ pub struct JsonStats {
     /// regions already explored (semantic subsumption).
     pub covered: u64,
     pub solver_queries: u64,
-    /// Failure sites proved unreachable by the over-approximation (`--no-havoc`).
+    /// Failure sites proved unreachable: outside live code, or by the
+    /// over-approximation (`--no-havoc`).
     pub unreachable_sites: u64,
     pub seconds: f64,
 }

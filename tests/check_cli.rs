@@ -336,7 +336,8 @@ fn first_reports_one_shortest_trace_and_no_memo_the_same_sites() {
 }
 
 /// `various_mains` at k 4, l 2 is split into parts; the over-approximation proves sites
-/// unreachable there, and `--no-havoc` finds the same traces without it.
+/// unreachable there, and `--no-havoc` finds the same traces without it. Sites in code
+/// no run executes (private methods nothing calls) are dropped either way.
 #[test]
 fn no_havoc_gives_the_same_traces_without_proving_sites_unreachable() {
     let Some(files) = corpus::benchmark("the --no-havoc test") else {
@@ -358,8 +359,12 @@ fn no_havoc_gives_the_same_traces_without_proving_sites_unreachable() {
     ];
     let with = json(&holi(&base));
     let without = json(&holi(&[&base[..], &["--no-havoc"]].concat()));
-    assert!(with["stats"]["unreachable_sites"].as_u64().unwrap() > 0);
-    assert_eq!(without["stats"]["unreachable_sites"], 0);
+    let unreachable = |v: &serde_json::Value| v["stats"]["unreachable_sites"].as_u64().unwrap();
+    assert!(
+        unreachable(&without) > 0,
+        "dead code is dropped without the over-approximation"
+    );
+    assert!(unreachable(&with) > unreachable(&without));
     let sites = |v: &serde_json::Value| -> Vec<(u64, String)> {
         v["counterexamples"]
             .as_array()

@@ -125,7 +125,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             open: Vec::new(),
             // Branch and bound aims at every site in the library's code unless told
             // otherwise ([`Explorer::with_targets`]).
-            found: Findings::for_plan(plan, lib.failure_sites()),
+            found: Findings::for_plan(plan, lib),
             budget: Budget::new(options),
             capped: false,
             depth_limit: None,

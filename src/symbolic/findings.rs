@@ -8,6 +8,7 @@
 
 use super::memo;
 use super::{verdict, CheckOptions, CheckResult, Goal, SearchPlan, Stats, StuckReason, StuckSite};
+use crate::build::Library;
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
 use rustc_hash::FxHashSet;
@@ -89,15 +90,18 @@ impl Findings {
         }
     }
 
-    /// Nothing found yet by a search by `plan` of a library whose failure sites are
-    /// `sites`: numbered in that order, and, with branch and bound, all its targets.
-    pub fn for_plan(plan: SearchPlan, sites: Vec<Site>) -> Findings {
+    /// Nothing found yet by a search by `plan` of `lib`: its failure sites numbered in
+    /// their order, and, with branch and bound, the live ones
+    /// ([`Library::live_failure_sites`]) its targets. A site in code no run executes
+    /// never gets a trace, so aiming at it would keep branch and bound from ever
+    /// cutting; leaving it out changes nothing else, since no trace reaches it.
+    pub fn for_plan(plan: SearchPlan, lib: &Library) -> Findings {
         let targets = if plan.bound() {
-            sites.clone()
+            lib.live_failure_sites()
         } else {
             Vec::new()
         };
-        Findings::new(plan.goal() == Goal::Every, targets).numbered(&sites)
+        Findings::new(plan.goal() == Goal::Every, targets).numbered(&lib.failure_sites())
     }
 
     /// Numbers `sites` beforehand, in their order, so that every search given the same

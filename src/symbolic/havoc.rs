@@ -2,7 +2,7 @@
 //! off).
 //!
 //! Branch and bound ([`super::CheckOptions::bound`]) starts only once every failure
-//! site has a trace, and the split's search for a part's lower bound ([`super::split`])
+//! site in live code ([`Library::live_codes`]) has a trace, and the split's search for a part's lower bound ([`super::split`])
 //! is cut short only when the part alone reaches all its sites; a site no trace
 //! reaches keeps both searching to the end. This module proves such sites unreachable,
 //! cheaply, where the library's state is integers in references.

@@ -236,7 +236,8 @@ pub struct Stats {
     /// configuration, and projections of explored configurations onto their shape.
     pub coverage_checks: u64,
     pub projections: u64,
-    /// Failure sites proved unreachable by the over-approximation of [`havoc`].
+    /// Failure sites the split proved unreachable: outside live code
+    /// ([`crate::build::Library::live_codes`]) or by the over-approximation of [`havoc`].
     pub unreachable_sites: u64,
     /// Passes of the search with `first`: one per trace-length limit tried.
     pub deepening_passes: u32,

@@ -66,9 +66,14 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
     let sites = sites_per_component(lib, parts);
     let mut settled: Vec<Counterexample> = Vec::new();
     let mut open: Vec<Counterexample> = Vec::new();
+    let live: HashSet<Site> = lib.live_failure_sites().into_iter().collect();
     for (c, own) in sites.iter().enumerate() {
-        // Sites the over-approximation does not reach need no search at all.
+        // Sites in code no run executes, and those the over-approximation does not
+        // reach, need no search at all.
         let mut own: Vec<Site> = own.iter().map(site_of).collect();
+        let listed = own.len();
+        own.retain(|site| live.contains(site));
+        search.total.unreachable_sites += (listed - own.len()) as u64;
         if let Some(reached) = search.reachable(c, &own) {
             own.retain(|site| reached.contains(site));
         }

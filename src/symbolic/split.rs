@@ -25,7 +25,8 @@
 //!   reaches every site of its code, this search only has to show that no trace is
 //!   shorter, so it is cut below the longest of C's traces; and like every search it
 //!   stops extending traces once each site has one no longer than them (branch and
-//!   bound, [`super::CheckOptions::bound`]). Before any search of C, the sites that
+//!   bound, [`super::CheckOptions::bound`]). Before any search of C, the sites outside
+//!   live code ([`Library::live_codes`]) and those that
 //!   the over-approximation of [`super::havoc`] proves unreachable (in C with any
 //!   trampolines, since it lets the client reset C's references at every turn) are
 //!   dropped; a part left with none is not searched.

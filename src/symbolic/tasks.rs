@@ -127,7 +127,7 @@ pub struct Parallel<'p, 'o> {
 impl<'p, 'o> Parallel<'p, 'o> {
     /// The search by `plan` of `lib` within the bounds, limits and threads of `options`.
     pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Self {
-        let found = Findings::for_plan(plan, lib.failure_sites());
+        let found = Findings::for_plan(plan, lib);
         let view = View {
             shared: memo::Shared::default(),
             best: found.best().to_vec(),
