@@ -402,7 +402,8 @@ mod tests {
              private b (u:unit) :(unit) = { assert(2 == 2) };
              private held (u:unit) :(unit) = { assert(3 == 3) };
              private stored (u:unit) :(unit) = { assert(4 == 4) };
-             private dead (u:unit) :(unit) = { assert(5 == 5); dead(); (fun (x:int) :(unit) -> assert(6 == 6)) 0 };
+             private dead (u:unit) :(unit) = {
+                 assert(5 == 5); dead(); (fun (x:int) :(unit) -> assert(6 == 6)) 0 };
              private deader (u:unit) :(unit) = { assert(7 == 7); dead() };
              fun f := stored;";
         let lib = library(source);

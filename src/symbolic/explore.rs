@@ -123,8 +123,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
             initial,
             memo,
             open: Vec::new(),
-            // Branch and bound aims at every site in the library's code unless told
-            // otherwise ([`Explorer::with_targets`]).
+            // Branch and bound aims at every site in the library's live code unless
+            // told otherwise ([`Explorer::with_targets`]).
             found: Findings::for_plan(plan, lib),
             budget: Budget::new(options),
             capped: false,

@@ -2,10 +2,11 @@
 //! off).
 //!
 //! Branch and bound ([`super::CheckOptions::bound`]) starts only once every failure
-//! site in live code ([`Library::live_codes`]) has a trace, and the split's search for a part's lower bound ([`super::split`])
-//! is cut short only when the part alone reaches all its sites; a site no trace
-//! reaches keeps both searching to the end. This module proves such sites unreachable,
-//! cheaply, where the library's state is integers in references.
+//! site in live code ([`Library::live_codes`]) has a trace, and the split's search for
+//! a part's lower bound ([`super::split`]) is cut short only when the part alone
+//! reaches all its sites; a live site no trace reaches keeps both searching to the end.
+//! This module proves such sites unreachable, cheaply, where the library's state is
+//! integers in references.
 //!
 //! In the *havoc* semantics every reference holding an integer takes a fresh symbolic
 //! value at each client turn. Between two of its moves, the client's other calls
