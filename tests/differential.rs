@@ -83,6 +83,8 @@ struct Tally {
     /// proved unreachable there.
     havoc_compared: usize,
     havoc_unreachable: usize,
+    /// Failure sites outside live code, summed over the cells compared.
+    dead_sites: usize,
     /// Of those, the cells whose parts' bounds did not all meet, finished by the whole
     /// search below the parts' traces.
     split_finished: usize,
@@ -145,6 +147,18 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
         );
     }
     let lib = holi::build::build(&loaded.program);
+    let live: BTreeSet<String> = lib
+        .live_failure_sites()
+        .into_iter()
+        .map(|(kind, span)| format!("{kind:?} {span:?}"))
+        .collect();
+    tally.dead_sites += lib.failure_sites().len() - live.len();
+    for site in sites(&plain).keys() {
+        assert!(
+            live.contains(site),
+            "{cell}: {site} is reached, but lies outside live code"
+        );
+    }
     if let Some(reached) = havoc_reached(&lib, k, l, budget) {
         tally.havoc_compared += 1;
         let unreachable = lib.failure_sites().len() - reached.len();
@@ -289,8 +303,13 @@ fn branch_and_bound_keeps_every_site_and_its_minimal_trace() {
         public check (u:unit) :(unit) = { send(!a); assert(not(!a == 3)); assert(1 < 2) };
         public reset (u:unit) :(unit) = { a := 0; assert(not(!b)) };
     ";
+    // A private method nothing else calls can never run: its site is no target, so
+    // the bound still starts.
+    let with_dead =
+        format!("{REENTRANT}\nprivate never (u:unit) :(unit) = {{ assert(0 == 1); never() }};");
     let cases = [
         (REENTRANT, true, [(2, 1), (2, 2), (3, 1)]),
+        (with_dead.as_str(), true, [(2, 1), (2, 2), (3, 1)]),
         (COUNTED, true, [(2, 2), (3, 2), (2, 3)]),
         (TWO_SITES, false, [(2, 1), (2, 2), (3, 1)]),
     ];
@@ -553,14 +572,15 @@ fn accelerations_agree_with_plain_search_on_small_bounds() {
     }
     eprintln!(
         "differential: {} cells compared ({} with --first, {} split into parts, {} of them \
-         finished whole, {} over-approximated, proving {} sites unreachable), {} not \
-         finished by the plain search, {} only by it",
+         finished whole, {} over-approximated, proving {} sites unreachable; {} sites \
+         outside live code), {} not finished by the plain search, {} only by it",
         tally.compared,
         tally.first_compared,
         tally.split_compared,
         tally.split_finished,
         tally.havoc_compared,
         tally.havoc_unreachable,
+        tally.dead_sites,
         tally.plain_incomplete,
         tally.memo_incomplete
     );
@@ -571,6 +591,8 @@ fn accelerations_agree_with_plain_search_on_small_bounds() {
         tally.havoc_unreachable > 20,
         "too few sites proved unreachable"
     );
+    // various_mains holds private methods nothing calls.
+    assert!(tally.dead_sites > 0, "no site outside live code compared");
 }
 
 #[test]
@@ -599,14 +621,16 @@ fn accelerations_agree_with_plain_search_on_the_grid() {
     }
     eprintln!(
         "differential grid ({seconds} s per run): {} cells compared ({} with --first, {} \
-         split into parts, {} over-approximated, proving {} sites unreachable); \
-         {} not finished by the plain search, {} of them finished with subsumption; \
-         {} finished only by the plain search; plain {:.1} s, subsumption {:.1} s in total",
+         split into parts, {} over-approximated, proving {} sites unreachable; {} sites \
+         outside live code); {} not finished by the plain search, {} of them finished \
+         with subsumption; {} finished only by the plain search; plain {:.1} s, \
+         subsumption {:.1} s in total",
         tally.compared,
         tally.first_compared,
         tally.split_compared,
         tally.havoc_compared,
         tally.havoc_unreachable,
+        tally.dead_sites,
         tally.plain_incomplete,
         tally.memo_only,
         tally.memo_incomplete,
