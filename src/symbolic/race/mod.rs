@@ -30,7 +30,8 @@
 //! one and a half times, the split's sides stop at about two thirds of W. A split that
 //! wins pays the other way (the whole searches run on to one and a half times its
 //! cost), so the weight is no larger: random library s31 went from 2.1 to 1.7 s (1.1 s
-//! without the split), HOLiK's various_mains k5 l3 from 4.5 to 6.0 s. No side's unit
+//! without the split), HOLiK's various_mains k5 l3 from 4.5 to 6.0 s (before its dead
+//! code was left out, [`crate::build::Library::live_codes`]). No side's unit
 //! may be much dearer than another's: the winner's report is taken only once every
 //! other side has reached its level, so the race lasts as long as the slowest side
 //! takes to get there. (Counting a configuration as one unit whatever its size, with
@@ -237,13 +238,16 @@ impl Race<'_> {
             split_halves,
             plain,
         } = self.handicaps;
-        let (add, halves) = match side {
-            Side::Whole => (0, 2),
-            Side::Plain => (plain, 2),
-            Side::Split => (split, split_halves),
-            Side::SplitPlain => (split.saturating_add(plain), split_halves),
+        let by_parts = |add| Handicap {
+            add,
+            halves: split_halves,
         };
-        Handicap { add, halves }
+        match side {
+            Side::Whole => Handicap::NONE,
+            Side::Plain => Handicap::adding(plain),
+            Side::Split => by_parts(split),
+            Side::SplitPlain => by_parts(split.saturating_add(plain)),
+        }
     }
 
     /// Of the sides `completed` (at their costs), the one with the least level (ties
