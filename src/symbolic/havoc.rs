@@ -36,6 +36,21 @@
 //! each segment of the library's run between two of them is one of the
 //! over-approximation, starting from values the invariants allow.
 //!
+//! A bound at every turn can still be too weak. In Pitts and Stark's awkward example
+//! (`x := 0; f(); x := 1; f(); assert(!x == 1)`) `x` is 0 at some turns, yet the
+//! client's calls in the second `f()` leave it at 1. HOLi has no control operators, so
+//! a client turn is a sequence of complete calls, and a reference ends the turn with
+//! the value it had when the turn began, or with the one the last call that changed it
+//! returned with. So candidate invariants *at returns* (bounds at the reference's
+//! starting value and at each constant the code assigns it) are checked wherever a
+//! call of code that may assign the reference ([`may_assign`]) returns to the client,
+//! and a reset value is the old one or one that meets them. A call of other code
+//! changes the reference only in the client's calls nested in it, so by induction on
+//! the nesting it returns with the value it found or one a nested call returned with;
+//! by induction on the library's run, as above, the invariants at returns hold at
+//! each return, and the same Houdini rounds drop those refuted. (`lang/proofs.md` §1
+//! argues the same way for its turn relation.)
+//!
 //! Nor can a client call assign a reference where the library's code guards the
 //! assignment by a condition the store fails, such as a lock held: [`guarded_writes`]
 //! lists each assignment a client call can make with the conditions on the store at
@@ -73,6 +88,8 @@ pub struct Havoc {
     pub depths: Vec<u32>,
     pub writes: Vec<Write>,
     pub invariants: Vec<Invariant>,
+    /// For each code, the references a call of it can assign ([`may_assign`]).
+    pub assigns: Vec<Vec<RefId>>,
 }
 
 /// An integer expression of the library's code whose value a client call fixes before
@@ -154,29 +171,11 @@ pub fn guarded_writes(lib: &Library) -> Vec<Write> {
     let values = lib.value_codes();
     let mut guards = Guards {
         lib,
-        writes_of: vec![Vec::new(); lib.codes.len()],
+        writes_of: may_assign(lib),
         values: &values,
         inlined: Vec::new(),
         out: Vec::new(),
     };
-    // The references each code can assign, through the codes it calls: a least fixed
-    // point, from none.
-    loop {
-        let mut changed = false;
-        for code in 0..lib.codes.len() {
-            let mut writes = Vec::new();
-            guards.assigned(&lib.codes[code].body, &mut writes);
-            writes.sort_unstable();
-            writes.dedup();
-            if writes != guards.writes_of[code] {
-                guards.writes_of[code] = writes;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
     let entries = lib
         .public
         .iter()
@@ -199,6 +198,68 @@ pub fn guarded_writes(lib: &Library) -> Vec<Write> {
     guards.out
 }
 
+/// For each code, the references a call of it can assign, in its own code or the
+/// library code it calls (a call of a function value may be a call of any code that
+/// can be one), but not in the client's calls it makes in turn.
+pub fn may_assign(lib: &Library) -> Vec<Vec<RefId>> {
+    let values = lib.value_codes();
+    let mut writes_of: Vec<Vec<RefId>> = vec![Vec::new(); lib.codes.len()];
+    // A least fixed point, from none.
+    loop {
+        let mut changed = false;
+        for code in 0..lib.codes.len() {
+            let mut writes = Vec::new();
+            assigned(lib, &values, &writes_of, &lib.codes[code].body, &mut writes);
+            writes.sort_unstable();
+            writes.dedup();
+            if writes != writes_of[code] {
+                writes_of[code] = writes;
+                changed = true;
+            }
+        }
+        if !changed {
+            return writes_of;
+        }
+    }
+}
+
+/// The references applying `f` can assign, given `writes_of` for each code.
+fn callee_writes(
+    lib: &Library,
+    values: &HashSet<CodeId>,
+    writes_of: &[Vec<RefId>],
+    f: &Expr,
+) -> Vec<RefId> {
+    match &f.kind {
+        ExprKind::Global(GlobalName::Method(m)) => {
+            writes_of[lib.methods[*m as usize].code as usize].clone()
+        }
+        // A client function: its calls are client calls of their own.
+        ExprKind::Global(_) => Vec::new(),
+        _ => values
+            .iter()
+            .flat_map(|&c| writes_of[c as usize].iter().copied())
+            .collect(),
+    }
+}
+
+fn assigned(
+    lib: &Library,
+    values: &HashSet<CodeId>,
+    writes_of: &[Vec<RefId>],
+    e: &Expr,
+    out: &mut Vec<RefId>,
+) {
+    match &e.kind {
+        ExprKind::Assign(r, _) => out.push(*r),
+        ExprKind::App(f, _) => out.extend(callee_writes(lib, values, writes_of, f)),
+        _ => {}
+    }
+    for child in e.children() {
+        assigned(lib, values, writes_of, child, out);
+    }
+}
+
 struct Guards<'a> {
     lib: &'a Library,
     /// The references each code can assign, so far.
@@ -219,31 +280,8 @@ struct Follow {
 }
 
 impl Guards<'_> {
-    /// The references applying `f` can assign: a client function's calls are client
-    /// calls of their own.
     fn callee(&self, f: &Expr) -> Vec<RefId> {
-        match &f.kind {
-            ExprKind::Global(GlobalName::Method(m)) => {
-                self.writes_of[self.lib.methods[*m as usize].code as usize].clone()
-            }
-            ExprKind::Global(_) => Vec::new(),
-            _ => self
-                .values
-                .iter()
-                .flat_map(|&c| self.writes_of[c as usize].iter().copied())
-                .collect(),
-        }
-    }
-
-    fn assigned(&self, e: &Expr, out: &mut Vec<RefId>) {
-        match &e.kind {
-            ExprKind::Assign(r, _) => out.push(*r),
-            ExprKind::App(f, _) => out.extend(self.callee(f)),
-            _ => {}
-        }
-        for child in e.children() {
-            self.assigned(child, out);
-        }
+        callee_writes(self.lib, self.values, &self.writes_of, f)
     }
 
     /// Records the assignments of evaluating `e` from `at`, with local variables
@@ -331,7 +369,7 @@ impl Guards<'_> {
     }
 }
 
-/// A candidate invariant: a bound on one reference, which its starting value meets.
+/// A candidate invariant: a bound on one reference.
 #[derive(Clone)]
 pub struct Invariant {
     pub reference: RefId,
@@ -340,6 +378,17 @@ pub struct Invariant {
     pub bound: BigInt,
     /// The reference's starting value.
     pub start: BigInt,
+    pub holds: Holds,
+}
+
+/// Where a candidate invariant is claimed to hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holds {
+    /// At every client turn; the reference's starting value meets it.
+    AtTurns,
+    /// Wherever a call of code that may assign the reference ([`may_assign`]) returns
+    /// to the client.
+    AtReturns,
 }
 
 impl Invariant {
@@ -349,8 +398,14 @@ impl Invariant {
     }
 }
 
-/// The candidate invariants of every reference starting out with an integer.
+/// The candidate invariants of every reference starting out with an integer: at
+/// client turns, bounds its starting value meets; at returns, bounds at the starting
+/// value and at each constant the code assigns it.
 pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
+    let mut constants = vec![BTreeSet::new(); lib.store.len()];
+    for code in &lib.codes {
+        assigned_constants(&code.body, &mut constants);
+    }
     let mut out = Vec::new();
     for (r, initial) in lib.store.iter().enumerate() {
         let Initial::Int(v) = initial else {
@@ -363,14 +418,33 @@ pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
         } else if v.is_negative() {
             bounds.push((BinOp::Le, zero));
         }
-        out.extend(bounds.into_iter().map(|(op, bound)| Invariant {
+        let invariant = |(op, bound), holds| Invariant {
             reference: r as RefId,
             op,
             bound,
             start: v.clone(),
-        }));
+            holds,
+        };
+        out.extend(bounds.into_iter().map(|b| invariant(b, Holds::AtTurns)));
+        constants[r].insert(v.clone());
+        let at_returns = constants[r]
+            .iter()
+            .flat_map(|c| [(BinOp::Ge, c.clone()), (BinOp::Le, c.clone())]);
+        out.extend(at_returns.map(|b| invariant(b, Holds::AtReturns)));
     }
     out
+}
+
+/// Adds to `out` each constant `e` assigns to a reference.
+fn assigned_constants(e: &Expr, out: &mut [BTreeSet<BigInt>]) {
+    if let ExprKind::Assign(r, a) = &e.kind {
+        if let (ExprKind::Int(c), Some(set)) = (&a.kind, out.get_mut(*r as usize)) {
+            set.insert(c.clone());
+        }
+    }
+    for child in e.children() {
+        assigned_constants(child, out);
+    }
 }
 
 /// Whether every reference starts out holding an integer, or is never declared and

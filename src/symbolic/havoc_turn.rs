@@ -6,12 +6,13 @@
 //! condition the path allows, each with a model. It works on the configuration alone.
 
 use super::config::Config;
-use super::havoc::{Havoc, Invariant, Pure};
+use super::havoc::{Havoc, Holds, Invariant, Pure};
 use super::ir::RefId;
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
 use crate::syntax::ast::BinOp;
+use crate::trace::{Dir, Player};
 use num_bigint::BigInt;
 use num_traits::Zero;
 use std::sync::Arc;
@@ -44,8 +45,18 @@ pub fn forget_store<'p>(
     cfg: &mut Config<'p>,
     sides: &mut impl Sides<'p>,
 ) -> Turn {
+    let returned = returned_assigns(lib, havoc, cfg);
     let mut violated = Vec::new();
     for (i, invariant) in havoc.invariants.iter().enumerate() {
+        let checked = match invariant.holds {
+            Holds::AtTurns => true,
+            Holds::AtReturns => returned
+                .as_ref()
+                .is_some_and(|assigns| assigns.contains(&invariant.reference)),
+        };
+        if !checked {
+            continue;
+        }
         if let Some(Value::Int(t)) = cfg
             .store
             .get(invariant.reference as usize)
@@ -97,6 +108,24 @@ pub fn forget_store<'p>(
     Turn::Forgotten { covered }
 }
 
+/// Where the library has just returned to the client, the references the call may
+/// have assigned: those of its code, or every one for a function the
+/// over-approximation does not follow.
+fn returned_assigns(lib: &Library, havoc: &Havoc, cfg: &Config) -> Option<Vec<RefId>> {
+    let last = cfg.trace.top()?;
+    if (last.dir, last.by) != (Dir::Ret, Player::Library) {
+        return None;
+    }
+    let code = match last.name {
+        Name::Method(m) => lib.methods.get(m as usize).map(|m| m.code as usize),
+        _ => None,
+    };
+    Some(match code.and_then(|c| havoc.assigns.get(c)) {
+        Some(assigns) => assigns.clone(),
+        None => (0..cfg.store.len() as RefId).collect(),
+    })
+}
+
 /// Which of the assignments of `havoc` the client's calls at this turn may make
 /// (see [`super::havoc`]): within the frames left, under guards some values allow
 /// (those of references others may assign being any).
@@ -141,11 +170,11 @@ fn reset_reference(
         return;
     };
     cfg.store.set(r, Some(Value::Int(fresh.clone())));
-    let on_r: Vec<&Invariant> = havoc
+    let (on_r, at_returns): (Vec<&Invariant>, Vec<&Invariant>) = havoc
         .invariants
         .iter()
         .filter(|i| i.reference as usize == r)
-        .collect();
+        .partition(|i| i.holds == Holds::AtTurns);
     // The witness keeps `old`'s value when it meets the invariants (they were just
     // checked), since `old` is one of the values; otherwise it takes the starting
     // value, which meets them all, and the values are not constrained.
@@ -162,6 +191,17 @@ fn reset_reference(
                 .is_some_and(|c| !c.is_zero())
         });
     let mut conditions = Vec::new();
+    if kept && !at_returns.is_empty() {
+        // The client's calls at this turn have all returned: the value is the one the
+        // last that assigned `r` returned with, or `old` if none did.
+        let returned = at_returns.iter().try_fold(Term::Const(1.into()), |all, i| {
+            Term::binary(BinOp::And, &all, &i.condition(&fresh)?)
+        });
+        let unchanged = Term::binary(BinOp::Eq, &fresh, &old);
+        if let (Ok(returned), Ok(unchanged)) = (returned, unchanged) {
+            conditions.extend(Term::binary(BinOp::Or, &unchanged, &returned).ok());
+        }
+    }
     match values.filter(|_| kept) {
         Some(values) => {
             let mut one_of = Term::binary(BinOp::Eq, &fresh, &old).ok();

@@ -3,7 +3,7 @@
 //! a client turn refutes until none is (the Houdini algorithm).
 
 use super::explore::{Advance, Explorer};
-use super::havoc::{applies, candidates, guarded_writes, write_depths, Havoc, Site};
+use super::havoc::{applies, candidates, guarded_writes, may_assign, write_depths, Havoc, Site};
 use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use std::collections::HashSet;
@@ -32,6 +32,7 @@ pub fn reachable(
     };
     let depths = write_depths(lib, options.k);
     let writes = guarded_writes(lib);
+    let assigns = may_assign(lib);
     let mut invariants = candidates(lib);
     let mut spent = Stats::default();
     loop {
@@ -39,6 +40,7 @@ pub fn reachable(
             depths: depths.clone(),
             writes: writes.clone(),
             invariants: invariants.clone(),
+            assigns: assigns.clone(),
         };
         match havoc_within(lib, &options, plan, BUDGET, targets, havoc, progress) {
             Ok((result, violated)) => {
@@ -150,6 +152,32 @@ mod tests {
         // A method that may leave it negative breaks the invariant: the site is reached.
         let broken = bank.replace("if 0 < m then", "if 1 then");
         assert_eq!(reached(&broken, 3, 2), Some(1));
+    }
+
+    /// Pitts and Stark's awkward example: `x` is 0 at some client turns, yet every call
+    /// of `run` returns with `x` at 1, so a client call in the second `f()` leaves it
+    /// at 1. Only the invariant at returns shows it.
+    #[test]
+    fn what_every_call_returns_with_proves_the_awkward_example() {
+        let awkward = "
+            int x := 0;
+            public run (f:unit->unit) :(unit) = { x := 0; f(); x := 1; f(); assert(!x == 1) };
+        ";
+        for (k, l) in [(2, 1), (4, 3), (7, 4)] {
+            assert_eq!(reached(awkward, k, l), Some(0), "k={k} l={l}");
+        }
+        // A call that returns with `x` at 0 breaks it (HOLiK's awkward_3).
+        let decreased = awkward.replace("assert(!x == 1)", "x := !x - 1; assert(!x == 0)");
+        assert_eq!(reached(&decreased, 3, 1), Some(1));
+        // So does one that leaves it at 2 (awkward_2), its value unknown to the analysis.
+        let increased = awkward.replace("x := 1", "x := !x + 1");
+        assert_eq!(reached(&increased, 3, 1), Some(1));
+        // A method that returns with `x` at 0 without assigning it breaks nothing; one
+        // that assigns it does.
+        let reader = format!("{awkward} public get (u:unit) :(int) = {{ !x }};");
+        assert_eq!(reached(&reader, 3, 2), Some(0));
+        let resetter = format!("{awkward} public reset (u:unit) :(unit) = {{ x := 0 }};");
+        assert_eq!(reached(&resetter, 3, 2), Some(1));
     }
 
     /// A private method revealed to the client can be called only after the call that
