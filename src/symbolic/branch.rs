@@ -62,6 +62,14 @@ impl Decider {
         }
     }
 
+    /// Starts the counts of queries, cached answers and work again from zero, for the
+    /// next search that uses it.
+    pub fn clear_counts(&mut self) {
+        self.solver.queries = 0;
+        self.solver.work = 0;
+        self.cached = 0;
+    }
+
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
     /// `cfg`, each with a model. A side Z3 cannot decide is dropped, and why is pushed
     /// on `undecided`. `limit` gives each query's time limit when it starts.

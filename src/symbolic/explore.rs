@@ -105,8 +105,11 @@ pub struct Explorer<'p, 'o> {
 impl<'p, 'o> Explorer<'p, 'o> {
     /// The search by `plan` of `lib` within the bounds and limits of `options`.
     pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Explorer<'p, 'o> {
-        let initial = Config::initial(lib, options.k, options.l);
-        let memo = plan.memo().then(|| new_memo(lib, plan));
+        Explorer::asking(lib, options, plan, Explorer::decider(options))
+    }
+
+    /// A decider with its own solver, within the limits of `options`.
+    pub fn decider(options: &CheckOptions) -> branch::Decider {
         let mut solver = Solver::new();
         if let Some(flag) = &options.interrupt {
             solver.interrupt_on(Arc::clone(flag));
@@ -114,11 +117,25 @@ impl<'p, 'o> Explorer<'p, 'o> {
         if let Some(program) = &options.solver_process {
             solver.nonlinear_in_child(program.clone());
         }
+        branch::Decider::new(solver)
+    }
+
+    /// [`Explorer::new`], deciding branches with `decider` (from
+    /// [`Explorer::finish_keeping`]): the answers it holds depend on the questions
+    /// alone, and searches of one library ask many of the same.
+    pub fn asking(
+        lib: &'p Library,
+        options: &'o CheckOptions,
+        plan: SearchPlan,
+        decider: branch::Decider,
+    ) -> Explorer<'p, 'o> {
+        let initial = Config::initial(lib, options.k, options.l);
+        let memo = plan.memo().then(|| new_memo(lib, plan));
         Explorer {
             lib,
             options,
             plan,
-            decider: branch::Decider::new(solver),
+            decider,
             worklist: vec![Work::Explore(initial.clone())],
             initial,
             memo,
@@ -418,15 +435,24 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     /// The result of the search so far.
-    pub fn finish(mut self) -> CheckResult {
+    pub fn finish(self) -> CheckResult {
+        self.finish_keeping().0
+    }
+
+    /// [`Explorer::finish`], and the decider for another search, its counts (in the
+    /// result) cleared.
+    pub fn finish_keeping(mut self) -> (CheckResult, branch::Decider) {
         if self.capped {
             // Never taken for a complete search, whoever reads it.
             self.note("the search stopped at its share of configurations".to_string());
         }
         self.count_solver();
+        self.decider.clear_counts();
         self.stats.seconds = self.budget.elapsed().as_secs_f64();
-        self.found
-            .into_result(self.stats, self.inconclusive, self.options, self.plan)
+        let result = self
+            .found
+            .into_result(self.stats, self.inconclusive, self.options, self.plan);
+        (result, self.decider)
     }
 }
 

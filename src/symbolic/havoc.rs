@@ -46,10 +46,14 @@
 //! call of code that may assign the reference ([`may_assign`]) returns to the client,
 //! and a reset value is the old one or one that meets them. A call of other code
 //! changes the reference only in the client's calls nested in it, so by induction on
-//! the nesting it returns with the value it found or one a nested call returned with;
-//! by induction on the library's run, as above, the invariants at returns hold at
-//! each return, and the same Houdini rounds drop those refuted. (`lang/proofs.md` §1
-//! argues the same way for its turn relation.)
+//! the nesting, and along the turn's calls, a call returns with the value it found or
+//! one a nested call returned with, and a turn ends with its first value or one a call
+//! of assigning code returned with. A return, like a failure, ends a chain of client
+//! calls that is a run by itself (l = 1 above); so by induction on the library's run
+//! the invariants at returns hold at each return, and the same Houdini rounds drop
+//! those refuted. Other parts of a split library assign none of a part's references,
+//! so their calls are calls of other code. (`lang/proofs.md` §1 argues the same way
+//! for its turn relation.)
 //!
 //! Nor can a client call assign a reference where the library's code guards the
 //! assignment by a condition the store fails, such as a lock held: [`guarded_writes`]

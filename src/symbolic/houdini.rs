@@ -2,6 +2,7 @@
 //! ([`super::havoc`], where the argument is), redone without the candidate invariants
 //! a client turn refutes until none is (the Houdini algorithm).
 
+use super::branch::Decider;
 use super::explore::{Advance, Explorer};
 use super::havoc::{applies, candidates, guarded_writes, may_assign, write_depths, Havoc, Site};
 use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
@@ -35,6 +36,8 @@ pub fn reachable(
     let assigns = may_assign(lib);
     let mut invariants = candidates(lib);
     let mut spent = Stats::default();
+    // The rounds explore much the same paths, so they share the answers.
+    let mut decider = Explorer::decider(&options);
     loop {
         let havoc = Havoc {
             depths: depths.clone(),
@@ -42,8 +45,10 @@ pub fn reachable(
             invariants: invariants.clone(),
             assigns: assigns.clone(),
         };
-        match havoc_within(lib, &options, plan, BUDGET, targets, havoc, progress) {
-            Ok((result, violated)) => {
+        let round = havoc_within(lib, &options, plan, targets, havoc, decider, progress);
+        match round {
+            Ok((result, violated, kept)) => {
+                decider = kept;
                 spent.add(&result.stats);
                 if violated.is_empty() {
                     let reached = result
@@ -67,28 +72,29 @@ pub fn reachable(
     }
 }
 
-/// The search of the over-approximation `havoc` of `lib` for the sites `targets`, if it
-/// is complete within `budget` configurations or stopped on candidate invariants that
-/// do not hold (the second part: their numbers); otherwise the work done.
+/// The search of the over-approximation `havoc` of `lib` for the sites `targets`, with
+/// `decider`, if it is complete within [`BUDGET`] configurations or stopped on
+/// candidate invariants that do not hold (the second part: their numbers; the third:
+/// the decider back); otherwise the work done.
 fn havoc_within(
     lib: &Library,
     options: &CheckOptions,
     plan: SearchPlan,
-    budget: u64,
     targets: &[Site],
     havoc: Havoc,
+    decider: Decider,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<(CheckResult, Vec<usize>), Stats> {
-    let mut explorer = Explorer::new(lib, options, plan)
+) -> Result<(CheckResult, Vec<usize>, Decider), Stats> {
+    let mut explorer = Explorer::asking(lib, options, plan, decider)
         .with_targets(targets)
-        .with_havoc(havoc, budget);
+        .with_havoc(havoc, BUDGET);
     let capped = explorer.advance(progress) == Advance::Capped;
     let violated = explorer.violated().to_vec();
-    let result = explorer.finish();
+    let (result, decider) = explorer.finish_keeping();
     if violated.is_empty() && (capped || !result.inconclusive.is_empty()) {
         Err(result.stats)
     } else {
-        Ok((result, violated))
+        Ok((result, violated, decider))
     }
 }
 
