@@ -27,7 +27,7 @@ use super::budget::Budget;
 use super::config::Config;
 use super::findings::Findings;
 pub use super::findings::StuckPaths;
-use super::havoc::Havoc;
+use super::havoc::{Havoc, Invariant};
 use super::havoc_turn::{self, Sides, Turn};
 use super::memo;
 use super::moves::{self, StandIn};
@@ -92,8 +92,8 @@ pub struct Explorer<'p, 'o> {
     cuts: u64,
     /// Explore the over-approximation of [`super::havoc`] instead of the library.
     havoc: Option<Havoc>,
-    /// The candidate invariants of `havoc` found not to hold at some client turn.
-    violated: Vec<usize>,
+    /// The candidate invariants of `havoc` found not to hold, dropped from it.
+    violated: Vec<Invariant>,
     /// The split's stand-in, played by the search.
     stand_in: Option<StandIn>,
     stats: Stats,
@@ -231,8 +231,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     /// The candidate invariants of the over-approximation found not to hold at some
-    /// client turn; the search stops at the first such turn.
-    pub fn violated(&self) -> &[usize] {
+    /// client turn or return. Each is dropped where it is found, and the search goes
+    /// on without it: what it finds then is found without it too (see
+    /// [`super::houdini`]).
+    pub fn violated(&self) -> &[Invariant] {
         &self.violated
     }
 
@@ -342,10 +344,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
             if self.havoc.is_some() && self.found.targets_reached() {
                 return true;
             }
-            // Its result assumed an invariant that does not hold: it will be redone.
-            if !self.violated.is_empty() {
-                return false;
-            }
             let too_long = self.depth_limit.is_some_and(|d| cfg.moves > d)
                 || self.found.bound().is_some_and(|b| cfg.moves >= b);
             if too_long {
@@ -381,14 +379,27 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let Some(havoc) = self.havoc.take() else {
             return;
         };
-        let turn = havoc_turn::forget_store(self.lib, &havoc, cfg, self);
-        self.havoc = Some(havoc);
-        match turn {
-            Turn::Violated(violated) => self.violated.extend(violated),
-            Turn::Forgotten { covered: false } => {
-                self.note("the over-approximation does not cover this library".to_string());
+        let mut havoc = havoc;
+        let covered = loop {
+            match havoc_turn::forget_store(self.lib, &havoc, cfg, self) {
+                Turn::Violated(violated) => {
+                    // Dropped for the rest of this search too: see `violated`.
+                    let mut i = 0;
+                    havoc.invariants.retain(|invariant| {
+                        i += 1;
+                        let refuted = violated.contains(&(i - 1));
+                        if refuted {
+                            self.violated.push(invariant.clone());
+                        }
+                        !refuted
+                    });
+                }
+                Turn::Forgotten { covered } => break covered,
             }
-            Turn::Forgotten { covered: true } => {}
+        };
+        self.havoc = Some(havoc);
+        if !covered {
+            self.note("the over-approximation does not cover this library".to_string());
         }
     }
 

@@ -29,9 +29,12 @@
 //! Resetting a reference to any integer forgets what the library keeps true of it,
 //! such as a balance never below zero. So the reset values are kept within candidate
 //! invariants, bounds each reference's starting value satisfies (`r ≥ v`, `r ≤ v`, and
-//! `r ≥ 0` or `r ≤ 0`), and every client turn checks them: at the first turn where some
-//! may fail, those are dropped and the search redone, until none fails (the Houdini
-//! algorithm).
+//! `r ≥ 0` or `r ≤ 0`), and every client turn checks them: where some may fail, those
+//! are dropped, and once the search is over it is redone without them, until none
+//! fails (the Houdini algorithm). The search goes on past a refuted invariant without
+//! it: an over-approximation with fewer invariants is larger, so an invariant refuted
+//! or a site reached with more of them assumed is refuted or reached with the ones
+//! that hold too, and needs no new round.
 //! Then they hold at every client turn of the library too: by induction on the turns,
 //! each segment of the library's run between two of them is one of the
 //! over-approximation, starting from values the invariants allow.
@@ -374,7 +377,7 @@ impl Guards<'_> {
 }
 
 /// A candidate invariant: a bound on one reference.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Invariant {
     pub reference: RefId,
     /// `Ge` or `Le`.

@@ -26,7 +26,7 @@ pub trait Sides<'p> {
 /// How a client turn went.
 pub enum Turn {
     /// These candidate invariants do not hold here: nothing was forgotten, and the
-    /// search must be redone without them.
+    /// turn must be made again without them.
     Violated(Vec<usize>),
     /// The store was forgotten. `covered` says whether the over-approximation covers
     /// what the client holds here: a reference holding anything but an integer, or a
@@ -77,7 +77,6 @@ pub fn forget_store<'p>(
         Name::Method(m) => !lib.public.contains(m),
         _ => false,
     });
-    // The search stops before it explores this turn, and is redone.
     if !violated.is_empty() {
         return Turn::Violated(violated);
     }

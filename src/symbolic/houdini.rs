@@ -1,10 +1,12 @@
 //! Failure sites proved unreachable: the search of the over-approximation
 //! ([`super::havoc`], where the argument is), redone without the candidate invariants
-//! a client turn refutes until none is (the Houdini algorithm).
+//! a client turn or return refutes until none is (the Houdini algorithm).
 
 use super::branch::Decider;
 use super::explore::{Advance, Explorer};
-use super::havoc::{applies, candidates, guarded_writes, may_assign, write_depths, Havoc, Site};
+use super::havoc::{
+    applies, candidates, guarded_writes, may_assign, write_depths, Havoc, Invariant, Site,
+};
 use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use std::collections::HashSet;
@@ -38,6 +40,8 @@ pub fn reachable(
     let mut spent = Stats::default();
     // The rounds explore much the same paths, so they share the answers.
     let mut decider = Explorer::decider(&options);
+    let mut targets = targets.to_vec();
+    let mut reached = HashSet::new();
     loop {
         let havoc = Havoc {
             depths: depths.clone(),
@@ -45,24 +49,19 @@ pub fn reachable(
             invariants: invariants.clone(),
             assigns: assigns.clone(),
         };
-        let round = havoc_within(lib, &options, plan, targets, havoc, decider, progress);
+        let round = havoc_within(lib, &options, plan, &targets, havoc, decider, progress);
         match round {
             Ok((result, violated, kept)) => {
                 decider = kept;
                 spent.add(&result.stats);
-                if violated.is_empty() {
-                    let reached = result
-                        .counterexamples
-                        .into_iter()
-                        .map(|cex| (cex.kind, cex.span))
-                        .collect();
+                // A site reached with more invariants assumed than hold is reached
+                // with those that hold too: that over-approximation is larger.
+                reached.extend(result.counterexamples.into_iter().map(|c| (c.kind, c.span)));
+                targets.retain(|site| !reached.contains(site));
+                if violated.is_empty() || targets.is_empty() {
                     return (Some(reached), spent);
                 }
-                let mut i = 0;
-                invariants.retain(|_| {
-                    i += 1;
-                    !violated.contains(&(i - 1))
-                });
+                invariants.retain(|i| !violated.contains(i));
             }
             Err(stats) => {
                 spent.add(&stats);
@@ -73,9 +72,9 @@ pub fn reachable(
 }
 
 /// The search of the over-approximation `havoc` of `lib` for the sites `targets`, with
-/// `decider`, if it is complete within [`BUDGET`] configurations or stopped on
-/// candidate invariants that do not hold (the second part: their numbers; the third:
-/// the decider back); otherwise the work done.
+/// `decider`, if it is complete within [`BUDGET`] configurations (the second part: the
+/// candidate invariants found not to hold on the way; the third: the decider back);
+/// otherwise the work done.
 fn havoc_within(
     lib: &Library,
     options: &CheckOptions,
@@ -84,14 +83,14 @@ fn havoc_within(
     havoc: Havoc,
     decider: Decider,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<(CheckResult, Vec<usize>, Decider), Stats> {
+) -> Result<(CheckResult, Vec<Invariant>, Decider), Stats> {
     let mut explorer = Explorer::asking(lib, options, plan, decider)
         .with_targets(targets)
         .with_havoc(havoc, BUDGET);
     let capped = explorer.advance(progress) == Advance::Capped;
     let violated = explorer.violated().to_vec();
     let (result, decider) = explorer.finish_keeping();
-    if violated.is_empty() && (capped || !result.inconclusive.is_empty()) {
+    if capped || !result.inconclusive.is_empty() {
         Err(result.stats)
     } else {
         Ok((result, violated, decider))
