@@ -8,6 +8,7 @@ use super::config::Config;
 use super::memo;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness};
+use super::CheckOptions;
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use rustc_hash::FxHashMap;
@@ -60,6 +61,18 @@ impl Decider {
             answers: Answers::default(),
             cached: 0,
         }
+    }
+
+    /// A decider with a solver of its own, within the limits of `options`.
+    pub fn within(options: &CheckOptions) -> Decider {
+        let mut solver = Solver::new();
+        if let Some(flag) = &options.interrupt {
+            solver.interrupt_on(Arc::clone(flag));
+        }
+        if let Some(program) = &options.solver_process {
+            solver.nonlinear_in_child(program.clone());
+        }
+        Decider::new(solver)
     }
 
     /// Starts the counts of queries, cached answers and work again from zero, for the

@@ -28,10 +28,10 @@ use super::config::Config;
 use super::findings::Findings;
 pub use super::findings::StuckPaths;
 use super::havoc::{Havoc, Invariant};
-use super::havoc_turn::{self, Sides, Turn};
+use super::havoc_turn::{self, Sides};
 use super::memo;
 use super::moves::{self, StandIn};
-use super::solver::{work, Solver};
+use super::solver::work;
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
@@ -105,19 +105,7 @@ pub struct Explorer<'p, 'o> {
 impl<'p, 'o> Explorer<'p, 'o> {
     /// The search by `plan` of `lib` within the bounds and limits of `options`.
     pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Explorer<'p, 'o> {
-        Explorer::asking(lib, options, plan, Explorer::decider(options))
-    }
-
-    /// A decider with its own solver, within the limits of `options`.
-    pub fn decider(options: &CheckOptions) -> branch::Decider {
-        let mut solver = Solver::new();
-        if let Some(flag) = &options.interrupt {
-            solver.interrupt_on(Arc::clone(flag));
-        }
-        if let Some(program) = &options.solver_process {
-            solver.nonlinear_in_child(program.clone());
-        }
-        branch::Decider::new(solver)
+        Explorer::asking(lib, options, plan, branch::Decider::within(options))
     }
 
     /// [`Explorer::new`], deciding branches with `decider` (from
@@ -373,30 +361,17 @@ impl<'p, 'o> Explorer<'p, 'o> {
         true
     }
 
-    /// The client's turn in the over-approximation ([`havoc_turn`]): what the client
-    /// could change is forgotten, unless a candidate invariant does not hold here.
+    /// The client's turn in the over-approximation ([`havoc_turn`]): the candidate
+    /// invariants that do not hold here are dropped, then what the client could change
+    /// is forgotten.
     fn forget_store(&mut self, cfg: &mut Config<'p>) {
-        let Some(havoc) = self.havoc.take() else {
+        let Some(mut havoc) = self.havoc.take() else {
             return;
         };
-        let mut havoc = havoc;
-        let covered = loop {
-            match havoc_turn::forget_store(self.lib, &havoc, cfg, self) {
-                Turn::Violated(violated) => {
-                    // Dropped for the rest of this search too: see `violated`.
-                    let mut i = 0;
-                    havoc.invariants.retain(|invariant| {
-                        i += 1;
-                        let refuted = violated.contains(&(i - 1));
-                        if refuted {
-                            self.violated.push(invariant.clone());
-                        }
-                        !refuted
-                    });
-                }
-                Turn::Forgotten { covered } => break covered,
-            }
-        };
+        // Dropped for the rest of this search too: see `violated`.
+        let mut refuted = Vec::new();
+        let covered = havoc_turn::client_turn(self.lib, &mut havoc, cfg, self, &mut refuted);
+        self.violated.extend(refuted);
         self.havoc = Some(havoc);
         if !covered {
             self.note("the over-approximation does not cover this library".to_string());

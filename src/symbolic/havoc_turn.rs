@@ -24,7 +24,7 @@ pub trait Sides<'p> {
 }
 
 /// How a client turn went.
-pub enum Turn {
+enum Turn {
     /// These candidate invariants do not hold here: nothing was forgotten, and the
     /// turn must be made again without them.
     Violated(Vec<usize>),
@@ -35,11 +35,39 @@ pub enum Turn {
     Forgotten { covered: bool },
 }
 
+/// The client's turn: [`forget_store`], with the candidate invariants it finds not to
+/// hold moved from `havoc` to `refuted` until none is. Whether the over-approximation
+/// covers what the client holds here.
+pub fn client_turn<'p>(
+    lib: &Library,
+    havoc: &mut Havoc,
+    cfg: &mut Config<'p>,
+    sides: &mut impl Sides<'p>,
+    refuted: &mut Vec<Invariant>,
+) -> bool {
+    loop {
+        match forget_store(lib, havoc, cfg, sides) {
+            Turn::Violated(violated) => {
+                let mut i = 0;
+                havoc.invariants.retain(|invariant| {
+                    i += 1;
+                    let holds = !violated.contains(&(i - 1));
+                    if !holds {
+                        refuted.push(invariant.clone());
+                    }
+                    holds
+                });
+            }
+            Turn::Forgotten { covered } => return covered,
+        }
+    }
+}
+
 /// First the candidate invariants are checked; then every reference holding an
 /// integer that the client's calls could assign from here (`feasible_writes`) gets
 /// a fresh symbol, within the invariants and, where known, the values those
 /// assignments store.
-pub fn forget_store<'p>(
+fn forget_store<'p>(
     lib: &Library,
     havoc: &Havoc,
     cfg: &mut Config<'p>,

@@ -39,7 +39,7 @@ pub fn reachable(
     let mut invariants = candidates(lib);
     let mut spent = Stats::default();
     // The rounds explore much the same paths, so they share the answers.
-    let mut decider = Explorer::decider(&options);
+    let mut decider = Decider::within(&options);
     let mut targets = targets.to_vec();
     let mut reached = HashSet::new();
     loop {
