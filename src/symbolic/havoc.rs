@@ -269,7 +269,7 @@ fn assigned(
 
 struct Guards<'a> {
     lib: &'a Library,
-    /// The references each code can assign, so far.
+    /// The references each code can assign ([`may_assign`]).
     writes_of: Vec<Vec<RefId>>,
     values: &'a HashSet<CodeId>,
     /// The codes being followed, outermost first.
