@@ -277,14 +277,39 @@ fn flip_points(term: &Term, n: u32, witness: &mut Witness, out: &mut Vec<BigInt>
     };
 }
 
-/// `a - b` for every comparison `a ⋈ b` inside `term`.
+/// `a - b` for every comparison `a ⋈ b` inside `term`, in the order met. A term shares
+/// its subterms ([`super::term`]): past a few hundred nodes, the walk enters each node
+/// once (one met again adds no comparison that is not already listed).
 fn collect_comparisons(term: &Term, out: &mut Vec<Term>) {
-    let Term::Node(node) = term else {
-        return;
+    let before = out.len();
+    let mut budget = 512u32;
+    let mut in_budget = |_: &Arc<Node>| {
+        budget = budget.saturating_sub(1);
+        (budget > 0).then_some(true)
     };
+    if comparisons_in(term, out, &mut in_budget).is_none() {
+        out.truncate(before);
+        let mut seen: rustc_hash::FxHashSet<*const Node> = Default::default();
+        comparisons_in(term, out, &mut |node| Some(seen.insert(Arc::as_ptr(node))));
+    }
+}
+
+/// [`collect_comparisons`], where `enter` says whether to enter a node (`Some(false)`:
+/// skip it) or to give up (`None`).
+fn comparisons_in(
+    term: &Term,
+    out: &mut Vec<Term>,
+    enter: &mut dyn FnMut(&Arc<Node>) -> Option<bool>,
+) -> Option<()> {
+    let Term::Node(node) = term else {
+        return Some(());
+    };
+    if !enter(node)? {
+        return Some(());
+    }
     match &**node {
         Node::Sym(_) => {}
-        Node::Not(a) => collect_comparisons(a, out),
+        Node::Not(a) => comparisons_in(a, out, enter)?,
         Node::Bin(op, a, b) => {
             if matches!(
                 op,
@@ -294,10 +319,11 @@ fn collect_comparisons(term: &Term, out: &mut Vec<Term>) {
                     out.push(d);
                 }
             }
-            collect_comparisons(a, out);
-            collect_comparisons(b, out);
+            comparisons_in(a, out, enter)?;
+            comparisons_in(b, out, enter)?;
         }
     }
+    Some(())
 }
 
 /// A satisfiability question in canonical form: the conjuncts of the path condition
@@ -427,15 +453,16 @@ impl Question {
 /// itself or in one side of a comparison at its top (possibly under `not`). Then the
 /// compared difference is `±n + r`, which takes every integer value.
 fn solvable_for(term: &Term, n: u32) -> bool {
-    fn occurrences(t: &Term, n: u32) -> usize {
-        match t {
-            Term::Const(_) => 0,
-            Term::Node(node) => match &**node {
-                Node::Sym(m) => usize::from(*m == n),
-                Node::Bin(_, a, b) => occurrences(a, n) + occurrences(b, n),
-                Node::Not(a) => occurrences(a, n),
-            },
-        }
+    /// How often `n` occurs in the tree of `t`; `None` past `budget` nodes (a shared
+    /// subterm counts as often as it occurs, so a large tree is not walked: Z3 decides).
+    fn occurrences(t: &Term, n: u32, budget: &mut u32) -> Option<usize> {
+        let Term::Node(node) = t else { return Some(0) };
+        *budget = budget.checked_sub(1)?;
+        Some(match &**node {
+            Node::Sym(m) => usize::from(*m == n),
+            Node::Bin(_, a, b) => occurrences(a, n, budget)? + occurrences(b, n, budget)?,
+            Node::Not(a) => occurrences(a, n, budget)?,
+        })
     }
     fn unit_linear(t: &Term, n: u32) -> bool {
         match t {
@@ -459,5 +486,5 @@ fn solvable_for(term: &Term, n: u32) -> bool {
             Term::Const(_) => false,
         }
     }
-    occurrences(term, n) == 1 && top(term, n)
+    occurrences(term, n, &mut 512) == Some(1) && top(term, n)
 }

@@ -24,7 +24,9 @@
 use super::config::PcNode;
 use super::term::{Node, Term};
 use crate::syntax::ast::BinOp;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A variable of a projection: a term's slot `y_i` (kept) or a symbol (eliminated).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -116,26 +118,41 @@ impl Linear {
 }
 
 /// The term as a linear form; `None` for a division, a comparison or logic inside
-/// arithmetic, a product of two symbolic terms, or an overflow.
+/// arithmetic, a product of two symbolic terms, or an overflow. Each shared node is
+/// made a form once ([`super::term`]: `x := !x - !x` doubles the tree, not the DAG).
 fn linear(t: &Term) -> Option<Linear> {
-    match t {
-        Term::Const(c) => Some(Linear::constant(i64::try_from(c).ok()?)),
-        Term::Node(node) => match &**node {
-            Node::Sym(n) => {
-                let mut l = Linear::default();
-                l.coefficients.insert(Var::Symbol(*n), 1);
-                Some(l)
-            }
-            Node::Bin(BinOp::Add, a, b) => linear(a)?.plus(&linear(b)?, 1),
-            Node::Bin(BinOp::Sub, a, b) => linear(a)?.plus(&linear(b)?, -1),
-            Node::Bin(BinOp::Mul, a, b) => match (a.as_const(), b.as_const()) {
-                (Some(c), _) => linear(b)?.times(i64::try_from(c).ok()?),
-                (_, Some(c)) => linear(a)?.times(i64::try_from(c).ok()?),
-                _ => None,
-            },
+    linear_of(t, &mut FxHashMap::default())
+}
+
+fn linear_of(t: &Term, done: &mut FxHashMap<*const Node, Option<Linear>>) -> Option<Linear> {
+    let node = match t {
+        Term::Const(c) => return Some(Linear::constant(i64::try_from(c).ok()?)),
+        Term::Node(node) => node,
+    };
+    if let Some(form) = done.get(&Arc::as_ptr(node)) {
+        return form.clone();
+    }
+    let form = match &**node {
+        Node::Sym(n) => {
+            let mut l = Linear::default();
+            l.coefficients.insert(Var::Symbol(*n), 1);
+            Some(l)
+        }
+        Node::Bin(BinOp::Add, a, b) => {
+            linear_of(a, done).and_then(|x| x.plus(&linear_of(b, done)?, 1))
+        }
+        Node::Bin(BinOp::Sub, a, b) => {
+            linear_of(a, done).and_then(|x| x.plus(&linear_of(b, done)?, -1))
+        }
+        Node::Bin(BinOp::Mul, a, b) => match (a.as_const(), b.as_const()) {
+            (Some(c), _) => linear_of(b, done).and_then(|x| x.times(i64::try_from(c).ok()?)),
+            (_, Some(c)) => linear_of(a, done).and_then(|x| x.times(i64::try_from(c).ok()?)),
             _ => None,
         },
-    }
+        _ => None,
+    };
+    done.insert(Arc::as_ptr(node), form.clone());
+    form
 }
 
 /// Adds the constraints that `term ≠ 0` (or `term = 0` if not `holds`) amounts to;

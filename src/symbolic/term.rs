@@ -4,12 +4,17 @@
 //! environment σ; a shared tree is the same thing without the indirection. Operations on
 //! concrete operands stay concrete (computed by `ops`), so concrete code never reaches Z3.
 //! Terms are never simplified: `x1 * 0` stays a term, as HOLiK keeps it a symbol.
+//!
+//! A term is a tree whose subterms are shared: `x := !x - !x` doubles the tree with
+//! every statement while adding one node. Each traversal below walks the tree while it
+//! is small ([`TREE_WALK`] nodes), which is cheapest, and otherwise the DAG, each shared
+//! node once, so that its cost grows with the nodes made, not with the tree.
 
 use crate::ops::{self, DivisionByZero};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use num_traits::Zero;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -29,6 +34,88 @@ pub enum Node {
 /// A concrete value for symbols: a model of a path condition. Symbols it does not
 /// mention are 0 (they are unconstrained where the model was made).
 pub type Witness = FxHashMap<u32, BigInt>;
+
+/// The nodes a traversal visits as a tree before it starts again over the DAG.
+const TREE_WALK: u32 = 512;
+
+/// A tree walk ran out of [`TREE_WALK`].
+struct TooLarge;
+
+/// Counts a node against the tree walk's budget.
+fn visit(budget: &mut u32) -> Result<(), TooLarge> {
+    *budget = budget.checked_sub(1).ok_or(TooLarge)?;
+    Ok(())
+}
+
+/// The tags of [`Term::encode_into`]: tags first, then fixed arities, so that no
+/// encoding is a prefix of another.
+mod tag {
+    pub const SMALL: u32 = 0;
+    pub const BIG: u32 = 1;
+    pub const SYM: u32 = 2;
+    pub const NOT: u32 = 3;
+    pub const BIN: u32 = 4;
+    /// A subterm equal to the one met in this position before.
+    pub const REF: u32 = 5;
+}
+
+/// The shapes of the nodes of a term, for [`Term::encode_dag`]: a 128-bit hash of the
+/// tree below each node (two different trees share one with odds of about 2⁻¹²⁸ per
+/// pair), and the shapes met so far, numbered.
+#[derive(Default)]
+struct Shapes {
+    of: FxHashMap<*const Node, u128>,
+    met: FxHashMap<u128, u32>,
+}
+
+impl Shapes {
+    fn of(&mut self, node: &Arc<Node>) -> u128 {
+        if let Some(&shape) = self.of.get(&id(node)) {
+            return shape;
+        }
+        let mut parts: Vec<u128> = Vec::with_capacity(4);
+        match &**node {
+            Node::Sym(n) => parts.extend([u128::from(tag::SYM), u128::from(*n)]),
+            Node::Not(a) => parts.extend([u128::from(tag::NOT), self.of_term(a)]),
+            Node::Bin(op, a, b) => {
+                let (x, y) = (self.of_term(a), self.of_term(b));
+                parts.extend([u128::from(tag::BIN), *op as u128, x, y]);
+            }
+        }
+        let shape = hash128(&parts);
+        self.of.insert(id(node), shape);
+        shape
+    }
+
+    fn of_term(&mut self, term: &Term) -> u128 {
+        match term {
+            Term::Node(node) => self.of(node),
+            Term::Const(i) => {
+                let (sign, digits) = i.to_u32_digits();
+                let mut parts = vec![u128::from(tag::BIG), sign as u128];
+                parts.extend(digits.into_iter().map(u128::from));
+                hash128(&parts)
+            }
+        }
+    }
+}
+
+/// Two independent 64-bit hashes of `parts`.
+fn hash128(parts: &[u128]) -> u128 {
+    use std::hash::{Hash, Hasher};
+    let half = |seed: u64| {
+        let mut h = std::hash::DefaultHasher::new();
+        seed.hash(&mut h);
+        parts.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(0)) << 64) | u128::from(half(1))
+}
+
+/// A node's identity, for the maps of DAG walks (the term keeps the node alive).
+fn id(node: &Arc<Node>) -> *const Node {
+    Arc::as_ptr(node)
+}
 
 impl Term {
     pub fn sym(n: u32) -> Term {
@@ -72,19 +159,67 @@ impl Term {
 
     /// The value under `witness`; `None` when a division by zero occurs.
     pub fn eval(&self, witness: &Witness) -> Option<BigInt> {
-        match self {
-            Term::Const(i) => Some(i.clone()),
-            Term::Node(node) => match &**node {
-                Node::Sym(n) => Some(witness.get(n).cloned().unwrap_or_default()),
-                Node::Bin(op, a, b) => ops::apply(*op, &a.eval(witness)?, &b.eval(witness)?).ok(),
-                Node::Not(a) => Some(ops::not(&a.eval(witness)?)),
-            },
+        self.eval_tree(witness, &mut TREE_WALK.clone())
+            .unwrap_or_else(|TooLarge| self.eval_dag(witness, &mut FxHashMap::default()))
+    }
+
+    fn eval_tree(&self, witness: &Witness, budget: &mut u32) -> Result<Option<BigInt>, TooLarge> {
+        let Term::Node(node) = self else {
+            return Ok(self.as_const().cloned());
+        };
+        visit(budget)?;
+        Ok(match &**node {
+            Node::Sym(n) => Some(witness.get(n).cloned().unwrap_or_default()),
+            Node::Bin(op, a, b) => {
+                let Some(x) = a.eval_tree(witness, budget)? else {
+                    return Ok(None);
+                };
+                let Some(y) = b.eval_tree(witness, budget)? else {
+                    return Ok(None);
+                };
+                ops::apply(*op, &x, &y).ok()
+            }
+            Node::Not(a) => a.eval_tree(witness, budget)?.map(|x| ops::not(&x)),
+        })
+    }
+
+    fn eval_dag(
+        &self,
+        witness: &Witness,
+        done: &mut FxHashMap<*const Node, Option<BigInt>>,
+    ) -> Option<BigInt> {
+        let Term::Node(node) = self else {
+            return self.as_const().cloned();
+        };
+        if let Some(v) = done.get(&id(node)) {
+            return v.clone();
         }
+        let v = match &**node {
+            Node::Sym(n) => Some(witness.get(n).cloned().unwrap_or_default()),
+            Node::Bin(op, a, b) => a.eval_dag(witness, done).and_then(|x| {
+                let y = b.eval_dag(witness, done)?;
+                ops::apply(*op, &x, &y).ok()
+            }),
+            Node::Not(a) => a.eval_dag(witness, done).map(|x| ops::not(&x)),
+        };
+        done.insert(id(node), v.clone());
+        v
     }
 
     /// Symbols in order of first appearance (left to right), appended to `out` if new.
     pub fn symbols(&self, out: &mut Vec<u32>) {
+        let before = out.len();
+        if self.symbols_tree(out, &mut TREE_WALK.clone()).is_err() {
+            // A shared node's symbols appeared where it was first met: skipping it
+            // keeps the order.
+            out.truncate(before);
+            self.symbols_dag(out, &mut FxHashSet::default());
+        }
+    }
+
+    fn symbols_tree(&self, out: &mut Vec<u32>, budget: &mut u32) -> Result<(), TooLarge> {
         if let Term::Node(node) = self {
+            visit(budget)?;
             match &**node {
                 Node::Sym(n) => {
                     if !out.contains(n) {
@@ -92,11 +227,31 @@ impl Term {
                     }
                 }
                 Node::Bin(_, a, b) => {
-                    a.symbols(out);
-                    b.symbols(out);
+                    a.symbols_tree(out, budget)?;
+                    b.symbols_tree(out, budget)?;
                 }
-                Node::Not(a) => a.symbols(out),
+                Node::Not(a) => a.symbols_tree(out, budget)?,
             }
+        }
+        Ok(())
+    }
+
+    fn symbols_dag(&self, out: &mut Vec<u32>, seen: &mut FxHashSet<*const Node>) {
+        let Term::Node(node) = self else { return };
+        if !seen.insert(id(node)) {
+            return;
+        }
+        match &**node {
+            Node::Sym(n) => {
+                if !out.contains(n) {
+                    out.push(*n);
+                }
+            }
+            Node::Bin(_, a, b) => {
+                a.symbols_dag(out, seen);
+                b.symbols_dag(out, seen);
+            }
+            Node::Not(a) => a.symbols_dag(out, seen),
         }
     }
 
@@ -104,20 +259,40 @@ impl Term {
     /// division by one. Z3 decides linear questions with procedures that stop when
     /// interrupted; nonlinear ones may not ([`super::worker`]).
     pub fn is_linear(&self) -> bool {
-        match self {
-            Term::Const(_) => true,
-            Term::Node(node) => match &**node {
-                Node::Sym(_) => true,
-                Node::Not(a) => a.is_linear(),
-                Node::Bin(BinOp::Mul, a, b) => {
-                    a.is_linear()
-                        && b.is_linear()
-                        && (a.as_const().is_some() || b.as_const().is_some())
-                }
-                Node::Bin(BinOp::Div, a, b) => a.is_linear() && b.as_const().is_some(),
-                Node::Bin(_, a, b) => a.is_linear() && b.is_linear(),
-            },
+        self.linear_tree(&mut TREE_WALK.clone())
+            .unwrap_or_else(|TooLarge| self.linear_dag(&mut FxHashMap::default()))
+    }
+
+    fn linear_tree(&self, budget: &mut u32) -> Result<bool, TooLarge> {
+        let Term::Node(node) = self else {
+            return Ok(true);
+        };
+        visit(budget)?;
+        Ok(match &**node {
+            Node::Sym(_) => true,
+            Node::Not(a) => a.linear_tree(budget)?,
+            Node::Bin(op, a, b) => {
+                a.linear_tree(budget)? && b.linear_tree(budget)? && linear_operands(*op, a, b)
+            }
+        })
+    }
+
+    fn linear_dag(&self, done: &mut FxHashMap<*const Node, bool>) -> bool {
+        let Term::Node(node) = self else {
+            return true;
+        };
+        if let Some(&linear) = done.get(&id(node)) {
+            return linear;
         }
+        let linear = match &**node {
+            Node::Sym(_) => true,
+            Node::Not(a) => a.linear_dag(done),
+            Node::Bin(op, a, b) => {
+                a.linear_dag(done) && b.linear_dag(done) && linear_operands(*op, a, b)
+            }
+        };
+        done.insert(id(node), linear);
+        linear
     }
 
     /// HOLi-like infix text with the fewest parentheses, symbols named by `name`.
@@ -131,36 +306,82 @@ impl Term {
     /// as `name` of it: equal encodings are equal terms up to that renaming. A key for
     /// maps that is cheaper to build and hash than [`Term::render`]'s text.
     pub fn encode_into(&self, name: &dyn Fn(u32) -> u32, out: &mut Vec<u32>) {
-        // Tags first, then fixed arities, so that no encoding is a prefix of another.
-        const SMALL: u32 = 0;
-        const BIG: u32 = 1;
-        const SYM: u32 = 2;
-        const NOT: u32 = 3;
-        const BIN: u32 = 4;
-        match self {
-            Term::Const(i) => match i64::try_from(i) {
-                Ok(small) => {
-                    let bits = small as u64;
-                    out.extend([SMALL, bits as u32, (bits >> 32) as u32]);
-                }
-                Err(_) => {
-                    let (sign, digits) = i.to_u32_digits();
-                    out.extend([BIG, sign as u32, digits.len() as u32]);
-                    out.extend(digits);
-                }
-            },
-            Term::Node(node) => match &**node {
-                Node::Sym(n) => out.extend([SYM, name(*n)]),
-                Node::Not(a) => {
-                    out.push(NOT);
-                    a.encode_into(name, out);
-                }
-                Node::Bin(op, a, b) => {
-                    out.extend([BIN, *op as u32]);
-                    a.encode_into(name, out);
-                    b.encode_into(name, out);
-                }
-            },
+        let before = out.len();
+        if self.encode_tree(name, out, &mut TREE_WALK.clone()).is_err() {
+            // `name` numbers symbols as met: the DAG meets them in the same order.
+            out.truncate(before);
+            self.encode_dag(name, out, &mut Shapes::default());
+        }
+    }
+
+    fn encode_tree(
+        &self,
+        name: &dyn Fn(u32) -> u32,
+        out: &mut Vec<u32>,
+        budget: &mut u32,
+    ) -> Result<(), TooLarge> {
+        let Term::Node(node) = self else {
+            self.encode_const(out);
+            return Ok(());
+        };
+        visit(budget)?;
+        match &**node {
+            Node::Sym(n) => out.extend([tag::SYM, name(*n)]),
+            Node::Not(a) => {
+                out.push(tag::NOT);
+                a.encode_tree(name, out, budget)?;
+            }
+            Node::Bin(op, a, b) => {
+                out.extend([tag::BIN, *op as u32]);
+                a.encode_tree(name, out, budget)?;
+                b.encode_tree(name, out, budget)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The encoding of a large term: a subterm equal to one met before (as a tree, by
+    /// [`Shapes::of`]) is written as a reference to the first, numbered in the order
+    /// met. Equal trees get equal encodings however their nodes are shared, and the
+    /// tree can be read back, so the encoding stays exact.
+    fn encode_dag(&self, name: &dyn Fn(u32) -> u32, out: &mut Vec<u32>, shapes: &mut Shapes) {
+        let Term::Node(node) = self else {
+            self.encode_const(out);
+            return;
+        };
+        let shape = shapes.of(node);
+        if let Some(&first) = shapes.met.get(&shape) {
+            out.extend([tag::REF, first]);
+            return;
+        }
+        let next = shapes.met.len() as u32;
+        shapes.met.insert(shape, next);
+        match &**node {
+            Node::Sym(n) => out.extend([tag::SYM, name(*n)]),
+            Node::Not(a) => {
+                out.push(tag::NOT);
+                a.encode_dag(name, out, shapes);
+            }
+            Node::Bin(op, a, b) => {
+                out.extend([tag::BIN, *op as u32]);
+                a.encode_dag(name, out, shapes);
+                b.encode_dag(name, out, shapes);
+            }
+        }
+    }
+
+    fn encode_const(&self, out: &mut Vec<u32>) {
+        let Term::Const(i) = self else { return };
+        match i64::try_from(i) {
+            Ok(small) => {
+                let bits = small as u64;
+                out.extend([tag::SMALL, bits as u32, (bits >> 32) as u32]);
+            }
+            Err(_) => {
+                let (sign, digits) = i.to_u32_digits();
+                out.extend([tag::BIG, sign as u32, digits.len() as u32]);
+                out.extend(digits);
+            }
         }
     }
 
@@ -213,6 +434,16 @@ impl Term {
                 Node::Not(_) => 6,
             },
         }
+    }
+}
+
+/// Whether `a op b` is linear when `a` and `b` are: a product needs a constant factor,
+/// a quotient a constant divisor.
+fn linear_operands(op: BinOp, a: &Term, b: &Term) -> bool {
+    match op {
+        BinOp::Mul => a.as_const().is_some() || b.as_const().is_some(),
+        BinOp::Div => b.as_const().is_some(),
+        _ => true,
     }
 }
 
@@ -299,6 +530,53 @@ mod tests {
         assert_eq!(t.eval(&Witness::default()), Some(BigInt::from(100)));
         let d = Term::binary(BinOp::Div, &c(1), &x).unwrap();
         assert_eq!(d.eval(&Witness::default()), None);
+    }
+
+    /// `x - x` nested `depth` times: shared, a node per level; unshared, a tree of
+    /// 2^depth leaves.
+    fn doubling(depth: u32, shared: bool) -> Term {
+        let bin = |a: &Term, b: &Term| Term::binary(BinOp::Sub, a, b).unwrap();
+        if depth == 0 {
+            return bin(&Term::sym(1), &Term::sym(2));
+        }
+        if shared {
+            let inner = doubling(depth - 1, true);
+            bin(&inner, &inner)
+        } else {
+            bin(&doubling(depth - 1, false), &doubling(depth - 1, false))
+        }
+    }
+
+    #[test]
+    fn large_terms_are_walked_as_the_dags_they_are() {
+        // A tree of 2^200 nodes: only a walk of its 200 shared nodes ends.
+        let huge = doubling(200, true);
+        let w: Witness = [(1, BigInt::from(7)), (2, BigInt::from(3))]
+            .into_iter()
+            .collect();
+        assert_eq!(huge.eval(&w), Some(BigInt::from(0)));
+        let mut syms = vec![9];
+        huge.symbols(&mut syms);
+        assert_eq!(syms, vec![9, 1, 2]);
+        assert!(huge.is_linear());
+        let product = Term::binary(BinOp::Mul, &huge, &huge).unwrap();
+        assert!(!product.is_linear());
+        let mut code = Vec::new();
+        huge.encode_into(&|n| n, &mut code);
+        assert!(code.len() < 2_000, "{}", code.len());
+        // Past the tree walk's budget, equal trees encode alike however they are
+        // shared, and unequal ones differently.
+        let code_of = |t: &Term| {
+            let mut out = Vec::new();
+            t.encode_into(&|n| n, &mut out);
+            out
+        };
+        assert_eq!(code_of(&doubling(10, true)), code_of(&doubling(10, false)));
+        assert_ne!(code_of(&doubling(10, true)), code_of(&doubling(11, true)));
+        let other = Term::binary(BinOp::Add, &doubling(9, true), &doubling(9, false)).unwrap();
+        assert_ne!(code_of(&doubling(10, true)), code_of(&other));
+        // Below it, the encoding is the tree's.
+        assert_eq!(code_of(&doubling(3, true)), code_of(&doubling(3, false)));
     }
 
     #[test]
