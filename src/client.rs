@@ -126,8 +126,8 @@ impl Arrival {
 struct Call {
     target: String,
     arg: TraceValue,
-    /// The declared result type of the target, when known.
-    ret_ty: Option<Type>,
+    /// What the library returned, when the call returns in the trace.
+    returned: Option<TraceValue>,
     /// The client's writes of its turn, made before the call.
     writes: Vec<StoreEntry>,
 }
@@ -303,7 +303,7 @@ impl Script {
                     script.frames[frame].calls.push(Call {
                         target: mv.method.clone(),
                         arg: mv.value.clone(),
-                        ret_ty: ret.clone(),
+                        returned: None,
                         writes: mv.store.clone(),
                     });
                     stack.push(Open::LibraryCall {
@@ -323,6 +323,7 @@ impl Script {
                     }
                     let frame = top_frame(&stack)?;
                     let action = script.frames[frame].calls.len() - 1;
+                    script.frames[frame].calls[action].returned = Some(mv.value.clone());
                     script.note_library_values(
                         &mv.value,
                         ret_ty.as_ref(),
@@ -879,13 +880,16 @@ impl<'a> Generator<'a> {
             }
             (None, None) => e(ExprKind::Unit),
         };
-        // `withdraw(100); ()` says no more than `withdraw(100)`: both give `()`.
+        // `withdraw(100); ()` says no more than `withdraw(100)`: both give `()`. What a
+        // call gives is what the trace says it returned, not its declared type: in a
+        // library holi warns is ill-typed, a `unit` function may return an integer. A
+        // call that does not return in the trace (the failure comes first) gives nothing.
         let last_gives_unit = match parts.last().map(|p| &p.kind) {
             Some(ExprKind::Assign(..) | ExprKind::Store(..)) => true,
             Some(ExprKind::App(..)) => frame
                 .calls
                 .last()
-                .is_some_and(|c| c.ret_ty == Some(Type::Unit)),
+                .is_some_and(|c| c.returned.as_ref().is_none_or(|v| *v == TraceValue::Unit)),
             _ => false,
         };
         if !(last_gives_unit && matches!(result.kind, ExprKind::Unit)) {
