@@ -47,12 +47,15 @@
 
 use crate::build::{Initial, Library};
 use crate::symbolic::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
+use crate::symbolic::solver::{no_ctrl_c, Cut, Guarded};
 use crate::syntax::ast::{BinOp, Span, Visibility};
 use num_bigint::BigInt;
 use num_traits::{One, Signed};
 use std::collections::HashSet;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Int};
 use z3::SatResult;
@@ -285,14 +288,21 @@ pub enum Outcome {
     Unknown(String),
 }
 
+/// Why the checker stopped, when a limit stopped it ([`Outcome::Unknown`]).
+pub const TIME_LIMIT: &str = "the time limit ran out";
+pub const INTERRUPTED: &str = "interrupted";
+
 /// How far the checker goes before it gives up.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Budget {
     /// Evaluation steps over all methods.
     pub steps: u64,
     /// Nested calls of the library's own functions on one path.
     pub depth: u32,
     pub deadline: Option<Instant>,
+    /// Set to stop the checker (Ctrl-C, the memory limit): within a fraction of a
+    /// second it answers [`Outcome::Unknown`], as it does at the deadline.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Budget {
@@ -302,6 +312,7 @@ impl Budget {
             steps: 50_000_000,
             depth: 256,
             deadline: None,
+            interrupt: None,
         }
     }
 }
@@ -312,6 +323,7 @@ impl Default for Budget {
             steps: 1_000_000,
             depth: 32,
             deadline: None,
+            interrupt: None,
         }
     }
 }
@@ -387,7 +399,7 @@ fn find_marking(
 ) -> (Certificate, Outcome) {
     let mut found = candidates.clone();
     loop {
-        let mut checker = Checker::new(lib, &found, budget, true);
+        let mut checker = Checker::new(lib, &found, budget.clone(), true);
         checker.marking = marking;
         let run = checker.run();
         let (facts, steps) = checker.broken.take().unwrap_or_default();
@@ -539,6 +551,8 @@ struct Callable {
 }
 
 struct Checker<'l> {
+    /// First, so that it stops watching before the solver's context goes.
+    guard: Guarded,
     lib: &'l Library,
     certificate: &'l Certificate,
     budget: Budget,
@@ -570,13 +584,16 @@ impl<'l> Checker<'l> {
     ) -> Checker<'l> {
         // Its solver is made in this thread's default context.
         crate::symbolic::context::default_in_use();
+        let solver = z3::Solver::new();
+        solver.set_params(&no_ctrl_c());
         Checker {
+            guard: Guarded::new(&solver, budget.interrupt.clone()),
             lib,
             certificate,
             budget,
             steps: 0,
             obligations: 0,
-            solver: z3::Solver::new(),
+            solver,
             symbols: 0,
             callee: Callee::Method(String::new()),
             callables: Vec::new(),
@@ -759,31 +776,56 @@ impl<'l> Checker<'l> {
 
     /// Whether `condition` can hold on `path`; `true` when Z3 cannot tell (a branch
     /// too many only adds obligations).
-    fn feasible(&self, path: &Path, condition: &Bool) -> bool {
+    fn feasible(&self, path: &Path, condition: &Bool) -> Result<bool, Stop> {
+        // Asserting a long path condition takes long in itself.
+        self.within_limits()?;
         self.solver.push();
         for c in &path.condition {
             self.solver.assert(c);
         }
         self.solver.assert(condition);
-        let answer = self.solver.check();
+        let answer = self.ask();
         self.solver.pop(1);
-        answer != SatResult::Unsat
+        Ok(answer? != SatResult::Unsat)
+    }
+
+    /// The solver's answer to what is asserted, within the deadline and the interrupt.
+    fn ask(&self) -> Result<SatResult, Stop> {
+        self.within_limits()?;
+        match self.guard.check(&self.solver, self.budget.deadline) {
+            (answer, None) => Ok(answer),
+            (_, Some(Cut::TimedOut)) => Err(Stop::Unknown(TIME_LIMIT.to_string())),
+            (_, Some(Cut::Interrupted)) => Err(Stop::Unknown(INTERRUPTED.to_string())),
+        }
+    }
+
+    /// Stops the checker once the deadline passed or the interrupt flag is set.
+    fn within_limits(&self) -> Result<(), Stop> {
+        if self.budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Stop::Unknown(TIME_LIMIT.to_string()));
+        }
+        let flag = self.budget.interrupt.as_ref();
+        if flag.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            return Err(Stop::Unknown(INTERRUPTED.to_string()));
+        }
+        Ok(())
     }
 
     /// Discharges `goal` on `path`: its negation must be unsatisfiable.
     fn prove(&mut self, path: &Path, goal: Bool, what: Obligation) -> Result<(), Stop> {
+        self.within_limits()?;
         self.obligations += 1;
         self.solver.push();
         for c in &path.condition {
             self.solver.assert(c);
         }
         self.solver.assert(goal.not());
-        let answer = self.solver.check();
+        let answer = self.ask();
         if let Some(queries) = &mut self.smtlib {
             queries.push((what.clone(), self.solver.to_string()));
         }
         self.solver.pop(1);
-        match answer {
+        match answer? {
             SatResult::Unsat => Ok(()),
             SatResult::Sat => Err(Stop::Refuted(what)),
             SatResult::Unknown => Err(Stop::Unknown(format!("Z3 could not decide whether {what}"))),
@@ -828,7 +870,7 @@ impl<'l> Checker<'l> {
         broken: &mut [bool],
         what: &Obligation,
     ) -> Result<(), Stop> {
-        if self.marking == Marking::Together && self.mark_together(path, goals, broken) {
+        if self.marking == Marking::Together && self.mark_together(path, goals, broken)? {
             return Ok(());
         }
         for (goal, broken) in goals.iter().zip(broken) {
@@ -852,31 +894,42 @@ impl<'l> Checker<'l> {
     /// marks, in a query per goal broken rather than per goal. `false` when Z3 says
     /// `unknown` or gives a model that makes no goal false: then a query per goal
     /// decides what is left.
-    fn mark_together(&mut self, path: &Path, goals: &[Bool], broken: &mut [bool]) -> bool {
+    fn mark_together(
+        &mut self,
+        path: &Path,
+        goals: &[Bool],
+        broken: &mut [bool],
+    ) -> Result<bool, Stop> {
         loop {
             let open: Vec<&Bool> = (goals.iter().zip(broken.iter()))
                 .filter_map(|(goal, broken)| (!*broken).then_some(goal))
                 .collect();
             if open.is_empty() {
-                return true;
+                return Ok(true);
             }
+            self.within_limits()?;
             self.solver.push();
             for c in &path.condition {
                 self.solver.assert(c);
             }
             self.solver.assert(Bool::and(&open).not());
-            let answer = self.solver.check();
+            let answer = self.ask();
             let model = match answer {
-                SatResult::Sat => self.solver.get_model(),
-                SatResult::Unsat | SatResult::Unknown => None,
+                Ok(SatResult::Sat) => self.solver.get_model(),
+                _ => None,
             };
             self.solver.pop(1);
-            if answer == SatResult::Unsat {
-                return true;
+            if answer? == SatResult::Unsat {
+                return Ok(true);
             }
-            let Some(model) = model else { return false };
+            let Some(model) = model else { return Ok(false) };
             let mut refuted = false;
-            for (goal, broken) in goals.iter().zip(broken.iter_mut()) {
+            for (i, (goal, broken)) in goals.iter().zip(broken.iter_mut()).enumerate() {
+                // Thousands of goals (a turn relation over hundreds of references) take
+                // seconds to evaluate.
+                if i % 1024 == 1023 {
+                    self.within_limits()?;
+                }
                 let falsified = model.eval(goal, true).and_then(|v| v.as_bool()) == Some(false);
                 if !*broken && falsified {
                     *broken = true;
@@ -884,7 +937,7 @@ impl<'l> Checker<'l> {
                 }
             }
             if !refuted {
-                return false;
+                return Ok(false);
             }
         }
     }
@@ -948,10 +1001,8 @@ impl<'l> Checker<'l> {
         if self.steps > self.budget.steps {
             return not_covered("the methods have too many paths for the checker's budget");
         }
-        if self.steps.is_multiple_of(1024)
-            && self.budget.deadline.is_some_and(|d| Instant::now() >= d)
-        {
-            return Err(Stop::Unknown("the time limit ran out".to_string()));
+        if self.steps.is_multiple_of(1024) {
+            self.within_limits()?;
         }
         Ok(())
     }
@@ -1057,7 +1108,7 @@ impl<'l> Checker<'l> {
                 for (path, cv) in self.eval(path, c, env.clone(), depth)? {
                     let truth = integer(cv)?.eq(Int::from_i64(0)).not();
                     for (branch, holds) in [(t, truth.clone()), (f, truth.not())] {
-                        if self.feasible(&path, &holds) {
+                        if self.feasible(&path, &holds)? {
                             let mut path = path.clone();
                             path.condition.push(holds);
                             out.extend(self.eval(path, branch, env.clone(), depth)?);

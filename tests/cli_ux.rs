@@ -44,7 +44,7 @@ fn a_directory_is_every_library_below_it_and_its_clients_are_skipped() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("dao.holi: UNSAFE"), "{stdout}");
-    assert!(stdout.contains("dao_fixed.holi: safe"), "{stdout}");
+    assert!(stdout.contains("dao_fixed.holi: SAFE ("), "{stdout}");
     assert!(
         stdout.ends_with("9 unsafe, 9 safe, 9 skipped\n"),
         "{stdout}"

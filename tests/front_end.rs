@@ -435,7 +435,7 @@ fn check_analyses_libraries_with_references() {
     let (code, stdout, stderr) = holi(&["check", REFERENCES, "examples/dao_fixed.holi", "-q"]);
     assert!(code == 0 || code == 1, "{stderr}");
     assert!(stdout.contains("references.holi: "), "{stdout}");
-    assert!(stdout.contains("dao_fixed.holi: safe"), "{stdout}");
+    assert!(stdout.contains("dao_fixed.holi: SAFE ("), "{stdout}");
 }
 
 /// `text` passes `holi fmt --check`.

@@ -205,7 +205,7 @@ fn ctrl_c_stops_holi_check_during_a_query() {
         for wait in [Duration::from_millis(300), Duration::from_secs(2)] {
             let file = dir.path().join(format!("{name}.holi"));
             std::fs::write(&file, source).unwrap();
-            let mut child = Command::new(HOLI)
+            let child = Command::new(HOLI)
                 .args(["check", file.to_str().unwrap(), "--k", "3", "--l", "2"])
                 .args(["--solver-timeout", "1000"])
                 .stdout(Stdio::piped())
@@ -213,27 +213,33 @@ fn ctrl_c_stops_holi_check_during_a_query() {
                 .spawn()
                 .expect("holi runs");
             std::thread::sleep(wait);
-            let sent = Command::new("kill")
-                .args(["-INT", &child.id().to_string()])
-                .status()
-                .expect("kill runs");
-            assert!(sent.success());
-            let signalled = Instant::now();
-            while child.try_wait().unwrap().is_none() {
-                if signalled.elapsed() > TIGHTLY {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!("holi check on {name} still runs {TIGHTLY:?} after SIGINT");
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            let out = child.wait_with_output().unwrap();
+            let out = interrupt(child, name);
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(3), "{stdout}");
             assert!(stdout.contains("interrupted"), "{stdout}");
             assert!(!stdout.contains("solver returned unknown"), "{stdout}");
         }
     }
+}
+
+/// Sends SIGINT to `child` (running `what`) and waits for it to end, at most
+/// [`TIGHTLY`].
+fn interrupt(mut child: std::process::Child, what: &str) -> std::process::Output {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let signalled = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if signalled.elapsed() > TIGHTLY {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("holi check on {what} still runs {TIGHTLY:?} after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// `--timeout` and `--solver-timeout` hold on the command line, for every query.
@@ -374,4 +380,74 @@ fn nonlinear_coverage_checks_are_answered_by_the_solver_process() {
             "{program:?}"
         );
     }
+}
+
+/// A safe token-like library: `n` accounts, each of whose methods moves an amount to
+/// the next one. The search takes a fraction of a second; the proof attempt, over
+/// hundreds of references and tens of thousands of candidate facts, much longer.
+fn token_library(n: usize) -> String {
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!("int b{i} := 100;\n"));
+    }
+    for i in 0..n {
+        let j = (i + 1) % n;
+        text.push_str(&format!(
+            "public t{i} (a:int) :(unit) = {{ if (a > 0) then (if (!b{i} >= a) then \
+             (b{i} := !b{i} - a; b{j} := !b{j} + a; assert(!b{i} >= 0)) else ()) else () }};\n"
+        ));
+    }
+    text
+}
+
+/// `--timeout`, Ctrl-C and `--max-memory` hold in the proof attempt that follows a safe
+/// search, and the report says the proof was cut short (the verdict stays "safe
+/// within k, l", exit 0).
+#[test]
+fn the_limits_hold_in_the_proof_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token.holi");
+    std::fs::write(&file, token_library(200)).unwrap();
+    let path = file.to_str().unwrap();
+    let bounds = ["--k", "2", "--l", "1"];
+    let cut = |stdout: &str, why: &str| {
+        assert!(stdout.contains("SAFE within k = 2, l = 1"), "{stdout}");
+        let note = format!("the proof attempt was cut short: {why}");
+        assert!(stdout.contains(&note), "{stdout}");
+    };
+    let start = Instant::now();
+    let out = Command::new(HOLI)
+        .args(["check", path, "--timeout", "2"])
+        .args(bounds)
+        .output()
+        .expect("holi runs");
+    let took = start.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        took < Duration::from_secs(2) + TIGHTLY,
+        "--timeout 2: {took:?}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    cut(&stdout, "the time limit ran out");
+
+    let out = Command::new(HOLI)
+        .args(["check", path, "--max-memory", "150"])
+        .args(bounds)
+        .output()
+        .expect("holi runs");
+    cut(
+        &String::from_utf8_lossy(&out.stdout),
+        "the memory limit (150 MiB, --max-memory) was exceeded",
+    );
+
+    let child = Command::new(HOLI)
+        .args(["check", path])
+        .args(bounds)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("holi runs");
+    std::thread::sleep(Duration::from_millis(1500));
+    let out = interrupt(child, "the proof attempt");
+    cut(&String::from_utf8_lossy(&out.stdout), "interrupted");
 }

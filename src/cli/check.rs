@@ -14,6 +14,7 @@ use crate::report::{
     BoundSource, LineIndex, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION,
 };
 use crate::sarif::SarifLog;
+use crate::symbolic::memory;
 use crate::symbolic::{
     self, CheckOptions, CheckResult, Progress, SearchPlan, Searched, Stats, Verdict, DEFAULT_K,
     DEFAULT_L,
@@ -275,7 +276,7 @@ fn combine(outcomes: impl Iterator<Item = Outcome>) -> Outcome {
 
 fn verdict_word(verdict: Verdict) -> &'static str {
     match verdict {
-        Verdict::Safe => "safe",
+        Verdict::Safe => "SAFE",
         Verdict::Unsafe => "UNSAFE",
         Verdict::Inconclusive => "INCONCLUSIVE",
         Verdict::Stuck => "STUCK",
@@ -313,7 +314,7 @@ fn summary(results: &[FileResult], quiet: bool) -> String {
             "not checked",
             "INCONCLUSIVE",
             "STUCK",
-            "safe",
+            "SAFE",
             "skipped",
         ]
         .iter()
@@ -411,9 +412,19 @@ fn write_failed(error: &std::io::Error, so_far: Outcome) -> Outcome {
     Outcome::BadInput
 }
 
-/// The line a quiet run prints for a file.
-fn quiet_line(name: &str, result: &CheckResult) -> String {
+/// The line a quiet run prints for a file: the verdict word as the full report writes
+/// it, and in brackets what it rests on.
+fn quiet_line(
+    name: &str,
+    result: &CheckResult,
+    bounds: (u32, u32),
+    scope: Option<&Scope>,
+) -> String {
     let detail = match result.verdict {
+        Verdict::Safe => match scope {
+            Some(Scope::AllBounds { .. }) => " (for every k and l, proved)".to_string(),
+            _ => format!(" (within k = {}, l = {})", bounds.0, bounds.1),
+        },
         Verdict::Unsafe => {
             let shortest = result
                 .counterexamples
@@ -429,7 +440,11 @@ fn quiet_line(name: &str, result: &CheckResult) -> String {
                 plural(shortest)
             )
         }
-        Verdict::Stuck => format!(" ({} places where paths got stuck)", result.stuck.len()),
+        Verdict::Stuck => {
+            let places = result.stuck.len();
+            let plural = if places == 1 { "" } else { "s" };
+            format!(" ({places} place{plural} where paths got stuck)")
+        }
         _ => String::new(),
     };
     format!("{name}: {}{detail}\n", verdict_word(result.verdict))
@@ -566,7 +581,7 @@ fn check_file(
     };
     let result = search(&loaded, &options, ui);
     let scope = if result.verdict == Verdict::Safe {
-        match prove(&loaded, args, deadline, &input.stem()) {
+        match prove(&loaded, args, deadline, interrupt, &input.stem()) {
             Ok(scope) => Some(scope),
             Err(e) => {
                 eprintln!("error: cannot write the certificate: {e}");
@@ -633,7 +648,12 @@ fn check_file(
         require_proof: args.prove,
     };
     let written = match args.format {
-        Format::Text if ui.quiet() => sink.text(&quiet_line(&loaded.name, &result)),
+        Format::Text if ui.quiet() => sink.text(&quiet_line(
+            &loaded.name,
+            &result,
+            (k, l),
+            report.scope.as_ref(),
+        )),
         Format::Text if ui.verbose() => sink
             .text(&report.text(ui.color_stdout))
             .and_then(|()| sink.text(&verbose_stats(&result.stats, &result.plan))),
@@ -668,39 +688,75 @@ fn check_file(
 /// Tries to prove a library the search found safe safe for every k and l: a
 /// certificate found by [`proof::find`] and re-checked by [`proof::check`], written to
 /// `--certificate DIR` as `<stem>.smt2` (the only error).
+///
+/// The attempt runs on a thread of its own, waited for until the deadline, Ctrl-C or
+/// the memory limit: most of its work stops at once when told ([`proof::Budget`]), but
+/// Z3 may spend seconds preparing one long query before it looks at an interrupt. The
+/// thread is then left behind, and the process does not wait for it.
 fn prove(
     loaded: &Loaded,
     args: &CheckArgs,
     deadline: Option<Instant>,
+    interrupt: &Arc<AtomicBool>,
     stem: &str,
 ) -> std::io::Result<Scope> {
     if args.no_prove {
         return Ok(Scope::Bounded("not attempted (--no-prove)".to_string()));
     }
-    let lib = crate::build::build(&loaded.program);
+    // The memory limit holds here as in the search: its watch sets the flag that stops
+    // the checker, as Ctrl-C does.
+    let limit = args.max_memory.saturating_mul(1 << 20);
+    let memory = memory::Watch::start(limit, Some(Arc::clone(interrupt)));
+    let stop = memory.flag();
     let budget = proof::Budget {
         deadline,
+        interrupt: Some(Arc::clone(&stop)),
         ..if args.prove {
             proof::Budget::thorough()
         } else {
             proof::Budget::default()
         }
     };
-    let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget);
-    let lines = LineIndex::new(&loaded.source);
-    let place = |span: &crate::syntax::ast::Span| {
-        let at = lines.point(span.start);
-        format!("{}:{}:{}", loaded.name, at.line, at.column)
+    let job = Attempt {
+        program: loaded.program.clone(),
+        name: loaded.name.clone(),
+        source: loaded.source.clone(),
+        certify: args.certificate.is_some(),
+        budget,
     };
-    // The certificate's text comes from one more check of what was found.
-    let (outcome, text) = match (&args.certificate, outcome) {
-        (Some(_), proof::Outcome::Proved { .. }) => proof::certify(&lib, &found, budget, &place),
-        (_, outcome) => (outcome, None),
+    let (send, answer) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("holi-proof".to_string())
+        .stack_size(crate::frontend::STACK_SIZE)
+        .spawn(move || {
+            let _ = send.send(job.run());
+        });
+    let found = match spawned {
+        Ok(_) => loop {
+            match answer.recv_timeout(Duration::from_millis(20)) {
+                Ok(found) => break found,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    break Proved::Not("the proof checker stopped unexpectedly".to_string())
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        break Proved::Not(proof::TIME_LIMIT.to_string());
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break Proved::Not(proof::INTERRUPTED.to_string());
+                    }
+                }
+            }
+        },
+        Err(_) => Proved::Not("no thread could be started for the proof checker".to_string()),
     };
-    Ok(match outcome {
-        proof::Outcome::Proved {
-            obligations,
+    Ok(match found {
+        Proved::Yes {
+            invariant,
+            turn_relation,
             revealed,
+            obligations,
+            text,
         } => {
             let smtlib = match (&args.certificate, text) {
                 (Some(dir), Some(text)) => {
@@ -712,6 +768,73 @@ fn prove(
                 _ => None,
             };
             Scope::AllBounds {
+                invariant,
+                turn_relation,
+                revealed,
+                obligations,
+                smtlib,
+            }
+        }
+        Proved::Not(why) if why == proof::TIME_LIMIT || why == proof::INTERRUPTED => {
+            let why = if memory.exceeded() {
+                format!(
+                    "the memory limit ({} MiB, --max-memory) was exceeded",
+                    args.max_memory
+                )
+            } else {
+                why
+            };
+            Scope::Bounded(format!("the proof attempt was cut short: {why}"))
+        }
+        Proved::Not(why) => Scope::Bounded(why),
+    })
+}
+
+/// A proof attempt, with all it needs to run apart from the command.
+struct Attempt {
+    program: crate::syntax::ast::Program,
+    name: String,
+    source: String,
+    certify: bool,
+    budget: proof::Budget,
+}
+
+/// What a proof attempt found, in the library's names and places.
+enum Proved {
+    Yes {
+        invariant: Vec<String>,
+        turn_relation: Vec<String>,
+        revealed: Vec<String>,
+        obligations: usize,
+        /// The certificate as SMT-LIB, when asked for.
+        text: Option<String>,
+    },
+    /// Why not.
+    Not(String),
+}
+
+impl Attempt {
+    fn run(self) -> Proved {
+        let lib = crate::build::build(&self.program);
+        let budget = self.budget;
+        let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget.clone());
+        let lines = LineIndex::new(&self.source);
+        let place = |span: &crate::syntax::ast::Span| {
+            let at = lines.point(span.start);
+            format!("{}:{}:{}", self.name, at.line, at.column)
+        };
+        // The certificate's text comes from one more check of what was found.
+        let (outcome, text) = match outcome {
+            proof::Outcome::Proved { .. } if self.certify => {
+                proof::certify(&lib, &found, budget, &place)
+            }
+            outcome => (outcome, None),
+        };
+        match outcome {
+            proof::Outcome::Proved {
+                obligations,
+                revealed,
+            } => Proved::Yes {
                 invariant: (found.invariant.iter())
                     .map(|f| f.display(&lib).to_string())
                     .collect(),
@@ -720,15 +843,15 @@ fn prove(
                     .collect(),
                 revealed: revealed.iter().map(place).collect(),
                 obligations,
-                smtlib,
-            }
+                text,
+            },
+            proof::Outcome::Refuted(o) => Proved::Not(format!(
+                "no invariant holi tried shows that {}",
+                o.describe(&place)
+            )),
+            proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Proved::Not(why),
         }
-        proof::Outcome::Refuted(o) => Scope::Bounded(format!(
-            "no invariant holi tried shows that {}",
-            o.describe(&place)
-        )),
-        proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Scope::Bounded(why),
-    })
+    }
 }
 
 /// Drops `value` on a thread of its own (here if none can be started); the process

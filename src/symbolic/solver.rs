@@ -68,8 +68,9 @@ pub struct Solver {
 }
 
 /// By default Z3 takes SIGINT over during every check: a Ctrl-C meant for holi would
-/// only cancel the running query, and the search would go on.
-fn no_ctrl_c() -> z3::Params {
+/// only cancel the running query, and the search would go on. Every solver holi makes
+/// is set with these.
+pub fn no_ctrl_c() -> z3::Params {
     let mut params = z3::Params::new();
     params.set_bool("ctrl_c", false);
     params
@@ -692,7 +693,7 @@ pub(crate) fn int_const(c: &BigInt) -> Int {
 
 /// Why the watchdog cut a query short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cut {
+pub enum Cut {
     TimedOut,
     Interrupted,
 }
@@ -735,6 +736,37 @@ struct Watch {
 struct Watchdog {
     shared: Arc<(Mutex<Watch>, Condvar)>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// Checks of a Z3 solver outside the search (the proof checker's), under a watchdog of
+/// their own: each stops at a deadline or within [`USER_POLL`] of the interrupt flag
+/// being set, as the search's queries do.
+pub struct Guarded {
+    watchdog: Watchdog,
+}
+
+impl Guarded {
+    /// A watchdog for the checks of `solver`, whose context must outlive it (declare
+    /// it before the solver); `user` is the interrupt flag.
+    pub fn new(solver: &z3::Solver, user: Option<Arc<AtomicBool>>) -> Guarded {
+        let watchdog = Watchdog::start(ContextPtr(solver.get_context().get_z3_context()));
+        watchdog.lock().user = user;
+        Guarded { watchdog }
+    }
+
+    /// `solver.check()`, and whether it was cut short, and why. Once a check is cut,
+    /// its context may answer `unknown` at once until an SMT check clears the mark: a
+    /// caller stops at the first cut.
+    pub fn check(
+        &self,
+        solver: &z3::Solver,
+        deadline: Option<Instant>,
+    ) -> (SatResult, Option<Cut>) {
+        let limit = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        self.watchdog.arm(limit);
+        let result = solver.check();
+        (result, self.watchdog.disarm())
+    }
 }
 
 /// How often a running query looks at the user's interrupt flag.
