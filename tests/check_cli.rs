@@ -30,6 +30,16 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// `source` in a file of its own, named `name`, in a directory that lives as long as
+/// the result.
+fn library_file(name: &str, source: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, source).unwrap();
+    let path = file.to_str().unwrap().to_string();
+    (dir, path)
+}
+
 fn json(output: &Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(output)))
 }
@@ -387,10 +397,10 @@ fn the_text_report_draws_the_call_tree_in_ascii_without_colour() {
     // the outer withdraw's frame.
     let tree = [
         "  call tree:",
-        "    client calls withdraw(x1 = 100)",
-        "    |-- library calls send(x1 = 100)",
-        "    |   |-- client calls withdraw(x2 = 1)",
-        "    |   |   |-- library calls send(x2 = 1)",
+        "    client calls withdraw(x1 = 1)",
+        "    |-- library calls send(x1 = 1)",
+        "    |   |-- client calls withdraw(x2 = 100)",
+        "    |   |   |-- library calls send(x2 = 100)",
         "    |   |   |   `-- send returns ()",
         "    |   |   `-- withdraw returns ()",
         "    |   `-- send returns ()",
@@ -465,4 +475,136 @@ fn a_safe_library_gets_a_report_saying_what_was_searched() {
         assert!(!html.contains(fetched), "{fetched} in {html}");
     }
     assert!(html.trim_end().ends_with("</html>"));
+}
+
+/// The values a failing trace is shown with are its path condition's least model
+/// (`src/symbolic/values.rs`), not whatever model the search that won met first: the
+/// same for every `--jobs` and every run. HOLiK's `various_unsafe_no_equiv` at k3 l2 is
+/// a cell where the split's parts sometimes win the race with two threads, and with it
+/// `withdraw` showed `x1 = 1, x2 = 100` in some runs and `x1 = 100, x2 = 1` in others.
+/// The runs with two threads go four at a time, to load the machine as CI would.
+#[test]
+fn the_values_shown_are_the_same_for_every_jobs_and_every_run() {
+    let Some(files) = corpus::benchmark("the determinism of values on the split's cells") else {
+        return;
+    };
+    let Some(cell) = files
+        .iter()
+        .find(|f| f.ends_with("various_unsafe_no_equiv.holi"))
+    else {
+        return;
+    };
+    let shown = |out: &Output| -> Vec<(String, String, String)> {
+        let report = json(out);
+        let list = report["counterexamples"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        list.iter()
+            .map(|c| {
+                let text = c["text"].as_str().unwrap_or_default().to_string();
+                let concrete = c["concrete"].as_str().unwrap_or_default().to_string();
+                (text, concrete, c["model"].to_string())
+            })
+            .collect()
+    };
+    let args = |jobs: &'static str| {
+        let path = cell.to_str().unwrap().to_string();
+        let fixed = [
+            "--k",
+            "3",
+            "--l",
+            "2",
+            "--format",
+            "json",
+            "--no-replay",
+            "--jobs",
+        ];
+        let mut all = vec!["check".to_string(), path];
+        all.extend(fixed.iter().map(|a| a.to_string()));
+        all.push(jobs.to_string());
+        all
+    };
+    let one = shown(&holi(
+        &args("1").iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    assert!(one
+        .iter()
+        .any(|(text, ..)| text.starts_with("call withdraw(x1)")));
+    for _ in 0..3 {
+        let runs: Vec<_> = (0..4)
+            .map(|_| {
+                Command::new(env!("CARGO_BIN_EXE_holi"))
+                    .args(args("2"))
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .expect("holi runs")
+            })
+            .collect();
+        for run in runs {
+            let out = run.wait_with_output().expect("holi ends");
+            assert_eq!(shown(&out), one);
+        }
+    }
+    let withdraw = one
+        .iter()
+        .find(|(text, ..)| text.starts_with("call withdraw(x1)"));
+    assert_eq!(
+        withdraw.map(|(_, _, model)| model.as_str()),
+        Some(r#"{"x1":1,"x2":100}"#)
+    );
+}
+
+/// A library holi warns is ill-typed (a `unit -> unit` closure that returns an
+/// integer): the synthesized client returns exactly what the trace says the client's
+/// function returned (`()`), so every counterexample replays.
+#[test]
+fn clients_of_ill_typed_libraries_return_what_the_trace_says() {
+    let (_dir, file) = library_file(
+        "ill_typed.holi",
+        "import f0 :((unit -> unit) -> unit)
+int a := 0;
+int b := 0;
+int c := 5;
+public m0 (x:int -> int) :(unit) = { (if (!a >= 1) then ((let v0 = !c in x((v0 * 0)); assert(!a >= !c); assert(!c == v0)); x((3 * -1))) else (x(!a); b := !b + 1)); assert((!b < !c)); f0(fun (u:unit) :(unit) -> (c := !c + -1; x(1))) };
+public m1 (x:int -> int) :(unit) = { (if !a > -1 then a := !a - 1 else ()); (if (!b <= 1) then ((let v0 = !c in (let v1 = !a in x((v1 + 2)); assert(!a <= v1)); assert(!c <= v0)); assert(!b == 2); x(0)) else (assert((!c <= !b)))) };
+public m2 (x:unit -> unit) :(unit) = { (f0(fun (u:unit) :(unit) -> ((if (!a >= 1) then b := (!b * 2) else ()))); x(); (if !b == 0 then b := 1; (let v0 = !a in (if !a == 0 then a := 1; assert(!a >= 2); assert(!a == !c); a := 0 else ()); b := !b + -1; assert((!a <= !a)); assert(!a == v0)); x(); (if !a > 1 then a := !a - 1 else ()); b := 0 else ())); (letrec lp (n:int) :(unit) = (if n > 0 then ((if !a > 1 then a := !a - 1 else ()); x(); assert((!c >= n)); lp (n - 1)) else ()) in lp 3) };
+",
+    );
+    let bounds = ["--k", "2", "--l", "2"];
+    let out = holi(&[&["check", file.as_str(), "--format", "json"][..], &bounds].concat());
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("W0201"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("holi bug"), "{}", stderr(&out));
+    let report = json(&out);
+    let list = report["counterexamples"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(list.len(), 5);
+    for c in &list {
+        assert_eq!(c["replay"], "confirmed", "{}", c["text"]);
+    }
+}
+
+/// A value that triples with every call (`x := !x + (!x - (a + !x)); x := !x - !x`) is
+/// a tree of 3^n nodes but a DAG of a few per call: every traversal of the search walks
+/// the DAG (`src/symbolic/term.rs`), so the check ends well within its time limit. It
+/// used to run 36–41 s past `--timeout 6` at k5 l2, and never finish at k4 l3.
+#[test]
+fn values_that_grow_as_trees_are_checked_within_the_limit() {
+    let (_dir, file) = library_file(
+        "grow.holi",
+        "import cb :(unit -> unit)
+int x := 0;
+public f (a:int) :(unit) = { x := !x + (!x - (a + !x)); x := !x - !x; cb () };
+public g (u:unit) :(unit) = { assert (!x <= 2) };
+",
+    );
+    for (k, l) in [("5", "2"), ("4", "3")] {
+        let out = holi(&["check", &file, "--k", k, "--l", l, "--timeout", "20"]);
+        assert_eq!(code(&out), 0, "k{k} l{l}: {}", stdout(&out));
+        assert!(stdout(&out).contains("SAFE"), "{}", stdout(&out));
+    }
 }

@@ -148,7 +148,7 @@ fn the_dao_diagram_nests_withdraw_inside_send() {
     assert_eq!(count(&svg, "<rect class=\"band\""), 2);
     assert!(svg.contains("assertion fails at examples/dao.holi:14:5"));
     assert!(svg.contains("assert (not (!balance &lt; 0))"));
-    assert!(svg.contains("call withdraw(x2 = 1)"), "{svg}");
+    assert!(svg.contains("call withdraw(x2 = 100)"), "{svg}");
 }
 
 /// A well-bracketed trace from a list of choices: `true` calls (the caller alternating

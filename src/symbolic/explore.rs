@@ -35,6 +35,7 @@ use super::solver::work;
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
+use super::values;
 use super::{CheckOptions, CheckResult, Goal, Progress, SearchPlan, Stats, StuckReason};
 use crate::build::Library;
 use crate::syntax::ast::Span;
@@ -100,6 +101,8 @@ pub struct Explorer<'p, 'o> {
     inconclusive: Vec<String>,
     /// Projections that gave a region.
     regions_made: u64,
+    /// The values failing traces are shown with.
+    least: values::Least,
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
@@ -141,6 +144,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: Stats::default(),
             inconclusive: Vec::new(),
             regions_made: 0,
+            least: values::Least::within(options),
         }
     }
 
@@ -483,13 +487,22 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
     }
 
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
-        let rendered = moves::render(self.lib, cfg, witness);
+        let mut rendered = moves::render(self.lib, cfg, witness);
+        let text = rendered.trace.to_string();
+        // The over-approximation's failures only say which sites it reaches.
+        let shown = self.havoc.is_none() && !rendered.symbols.is_empty();
+        if shown && self.found.keeps(&(kind, span.clone()), &text, cfg.moves) {
+            let budget = &self.budget;
+            let limit = || budget.query_limit();
+            if let Some(least) = self.least.model(cfg, &rendered.symbols, witness, &limit) {
+                rendered = moves::render(self.lib, cfg, &least);
+            }
+        }
         debug_assert_eq!(
             rendered.trace.0.len(),
             cfg.moves as usize,
             "a trace move per move"
         );
-        let text = rendered.trace.to_string();
         let site = self
             .found
             .failure(rendered.failure(kind, span), text, cfg.moves);

@@ -50,6 +50,7 @@ pub mod subsume;
 pub mod tasks;
 pub mod term;
 pub mod value;
+pub mod values;
 pub mod worker;
 
 pub use lane::Lane;

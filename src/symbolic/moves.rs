@@ -395,6 +395,8 @@ pub struct Rendered {
     pub model: BTreeMap<String, BigInt>,
     /// Every location named, with the type of what it holds (when known).
     pub locations: Vec<(String, crate::syntax::ast::Type)>,
+    /// The symbols the trace names `x1, x2, …`, in that order.
+    pub symbols: Vec<u32>,
 }
 
 impl Rendered {
@@ -623,5 +625,6 @@ pub fn render(lib: &Library, cfg: &Config, witness: &Witness) -> Rendered {
         concrete: Trace(concrete),
         model,
         locations: locations.into_iter().map(|(_, n, t)| (n, t)).collect(),
+        symbols: names.syms,
     }
 }

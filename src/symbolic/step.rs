@@ -29,7 +29,8 @@ pub trait Search<'p>: Sides<'p> {
     fn opponent(&mut self, cfg: &mut Config<'p>) -> bool;
     /// A successor to explore.
     fn push(&mut self, cfg: Config<'p>);
-    /// `cfg`'s trace fails at `span`, with `witness` for its symbols.
+    /// `cfg`'s trace fails at `span`, with `witness` for its symbols; `cfg`'s path
+    /// condition is the failing path's, the failing condition included.
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness);
     /// The path got stuck at `span`.
     fn stuck(&mut self, reason: StuckReason, span: Span);
@@ -80,7 +81,8 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         Stop::Assert { cond, node } => {
             let [pass, fail] = search.sides(&cfg, &cond);
             if let Some(w) = fail {
-                search.fail(&cfg, FailureKind::Assert, node.span.clone(), &w);
+                let failed = failing(&cfg, &cond, &w);
+                search.fail(&failed, FailureKind::Assert, node.span.clone(), &w);
             }
             if let Some(w) = pass {
                 cfg.assume(cond, true, w);
@@ -91,7 +93,8 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         Stop::Divide { left, right, node } => {
             let [nonzero, zero] = search.sides(&cfg, &right);
             if let Some(w) = zero {
-                search.fail(&cfg, FailureKind::Division, node.span.clone(), &w);
+                let failed = failing(&cfg, &right, &w);
+                search.fail(&failed, FailureKind::Division, node.span.clone(), &w);
             }
             if let Some(w) = nonzero {
                 if let Ok(q) = Term::binary(BinOp::Div, &left, &right) {
@@ -118,6 +121,14 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         Stop::Stuck { reason, span } => search.stuck(stuck_reason(lib, reason), span),
         Stop::Choose(choices) => choices.into_iter().rev().for_each(|c| search.push(c)),
     }
+}
+
+/// `cfg` on the side where `cond` is 0, a model of which is `witness`: the failing path,
+/// whose path condition the values shown for its trace are chosen from.
+fn failing<'p>(cfg: &Config<'p>, cond: &Term, witness: &Arc<Witness>) -> Config<'p> {
+    let mut failed = cfg.clone();
+    failed.assume(cond.clone(), false, Arc::clone(witness));
+    failed
 }
 
 /// The machine's reason, with the names it refers to.
