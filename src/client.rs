@@ -1215,6 +1215,7 @@ mod tests {
             concrete: Trace(moves),
             model: BTreeMap::new(),
             locations: Vec::new(),
+            valuation: None,
         }
     }
 

@@ -526,6 +526,7 @@ mod tests {
             concrete: Trace(vec![call]),
             model: BTreeMap::new(),
             locations: Vec::new(),
+            valuation: None,
         };
         for cutoff in [Cutoff::TimeLimit, Cutoff::Interrupted] {
             let run = RunResult {

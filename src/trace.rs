@@ -9,8 +9,10 @@
 use crate::syntax::ast::{Span, Type};
 use num_bigint::BigInt;
 use serde::Serialize;
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// Whether a move calls a method or returns from one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -167,4 +169,18 @@ pub struct Counterexample {
     /// The type of the values each location the trace names holds (`q1: int`), in
     /// order of first appearance; empty for a library without references.
     pub locations: Vec<(String, Type)>,
+    /// What the engine needs to choose the values again once its search is over; `None`
+    /// once chosen, and for traces made elsewhere.
+    pub valuation: Option<Valuation>,
+}
+
+/// The failing path behind a counterexample, as the engine keeps it to choose its values
+/// (`symbolic::values`): opaque here.
+#[derive(Clone)]
+pub struct Valuation(pub Arc<dyn Any + Send + Sync>);
+
+impl fmt::Debug for Valuation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Valuation")
+    }
 }

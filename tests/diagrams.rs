@@ -200,6 +200,7 @@ proptest! {
             trace,
             model: BTreeMap::new(),
             locations: Vec::new(),
+            valuation: None,
         };
         let svg = diagram::svg(&c, k, &FailureNote::new(&c, "a<b>.holi", "assert <&> x"));
         check_diagram(&svg, &c, k);

@@ -62,7 +62,10 @@ fn median(mut values: Vec<f64>) -> f64 {
 fn the_readme_performance_figures_are_those_of_the_run_it_cites() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     // Words, as wrapped lines join them.
-    let text = paragraph(&readme).split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = paragraph(&readme)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let text = text.as_str();
     let marker = "benchmark/results/";
     let at = text

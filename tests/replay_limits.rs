@@ -43,6 +43,7 @@ fn wide_library(n: usize) -> (Program, Vec<Counterexample>) {
             concrete: Trace(vec![call]),
             model: BTreeMap::new(),
             locations: Vec::new(),
+            valuation: None,
         });
     }
     let program = match load_str("wide.holi", &source, false) {

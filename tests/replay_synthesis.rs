@@ -69,6 +69,7 @@ fn counterexample(src: &str, needle: &str, kind: FailureKind, trace: &str) -> Co
         concrete,
         model: BTreeMap::new(),
         locations: Vec::new(),
+        valuation: None,
     }
 }
 

@@ -336,6 +336,7 @@ fn counterexample(first: i64) -> Counterexample {
         concrete: trace(TraceValue::Int(BigInt::from(first))),
         model,
         locations: Vec::new(),
+        valuation: None,
     }
 }
 

@@ -101,8 +101,6 @@ pub struct Explorer<'p, 'o> {
     inconclusive: Vec<String>,
     /// Projections that gave a region.
     regions_made: u64,
-    /// The values failing traces are shown with.
-    least: values::Least,
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
@@ -144,7 +142,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
             stats: Stats::default(),
             inconclusive: Vec::new(),
             regions_made: 0,
-            least: values::Least::within(options),
         }
     }
 
@@ -489,15 +486,16 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
     fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
         let mut rendered = moves::render(self.lib, cfg, witness);
         let text = rendered.trace.to_string();
-        // The over-approximation's failures only say which sites it reaches.
-        let shown = self.havoc.is_none() && !rendered.symbols.is_empty();
-        if shown && self.found.keeps(&(kind, span.clone()), &text, cfg.moves) {
-            let budget = &self.budget;
-            let limit = || budget.query_limit();
-            if let Some(least) = self.least.model(cfg, &rendered.symbols, witness, &limit) {
-                rendered = moves::render(self.lib, cfg, &least);
-            }
-        }
+        // The path, to choose the values of a reported trace from once the search is
+        // over ([`values`]); not for the over-approximation's failures, which only say
+        // which sites it reaches, nor under `all`, which keeps the search's values.
+        let keep = self.havoc.is_none() && self.plan.goal() != Goal::Every;
+        let valuation = keep
+            .then(|| {
+                let order = std::mem::take(&mut rendered.symbols);
+                values::Path::of(cfg, order, std::mem::take(&mut rendered.slots))
+            })
+            .flatten();
         debug_assert_eq!(
             rendered.trace.0.len(),
             cfg.moves as usize,
@@ -505,7 +503,7 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         );
         let site = self
             .found
-            .failure(rendered.failure(kind, span), text, cfg.moves);
+            .failure(rendered.failure(kind, span, valuation), text, cfg.moves);
         reached(&mut self.open, site, cfg.moves);
     }
 

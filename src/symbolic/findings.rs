@@ -12,7 +12,6 @@ use crate::build::Library;
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
 use rustc_hash::FxHashSet;
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The places where paths got stuck, with how many paths got stuck there.
@@ -45,14 +44,14 @@ pub struct Findings {
     failing: FxHashSet<u64>,
     failing_cap: usize,
     failing_capped: bool,
-    /// Every distinct pair of failing trace and failure site, by fingerprint, with
-    /// its place in `every` (kept only with `all`): two sites reached by the same
-    /// moves are two counterexamples.
-    all_seen: HashMap<u128, usize>,
+    /// Every distinct pair of failing trace and failure site, by fingerprint, and the
+    /// counterexamples themselves (kept only with `all`): two sites reached by the
+    /// same moves are two counterexamples.
+    all_seen: HashSet<u128>,
     /// With their texts, rendered when found, to sort them by.
     every: Vec<(String, Counterexample)>,
     /// The shortest failing trace per failure site, with its text (ties go to the
-    /// smaller text, and a search meets many ties; then to the smaller values).
+    /// smaller text, and a search meets many ties).
     shortest: HashMap<Site, (Counterexample, String)>,
     /// Paths stuck per place (span start, end) and reason.
     stuck: StuckPaths,
@@ -83,7 +82,7 @@ impl Findings {
             failing: FxHashSet::default(),
             failing_cap: FAILING_CAP,
             failing_capped: false,
-            all_seen: HashMap::new(),
+            all_seen: HashSet::new(),
             every: Vec::new(),
             shortest: HashMap::new(),
             stuck: BTreeMap::new(),
@@ -175,7 +174,12 @@ impl Findings {
         }
         self.failing_capped |= other.failing_capped;
         for (text, cx) in other.every {
-            self.keep_every(text, cx);
+            if self
+                .all_seen
+                .insert(pair_fingerprint(&text, &cx.kind, &cx.span))
+            {
+                self.every.push((text, cx));
+            }
         }
         for (site, (cx, text)) in other.shortest {
             self.keep_shorter(site, cx, &text);
@@ -195,51 +199,14 @@ impl Findings {
     }
 
     /// Keeps `cx` (whose text is `text`) as the shortest trace at `site` if it is
-    /// shorter than the one kept, or as long with a smaller text, or the same text
-    /// with smaller values: whichever search finds them first, the same one is kept.
+    /// shorter than the one kept, or as long with a smaller text.
     fn keep_shorter(&mut self, site: Site, cx: Counterexample, text: &str) {
         let better = match self.shortest.get(&site) {
             None => true,
-            Some((old, old_text)) => {
-                let order = (cx.trace.0.len(), text).cmp(&(old.trace.0.len(), old_text));
-                order.then_with(|| by_values(&cx, old)) == Ordering::Less
-            }
+            Some((old, old_text)) => (cx.trace.0.len(), text) < (old.trace.0.len(), old_text),
         };
         if better {
             self.shortest.insert(site, (cx, text.to_string()));
-        }
-    }
-
-    /// Adds `cx` (whose text is `text`) to every failing trace, or puts it in the place
-    /// of the same trace at the same site if its values are smaller.
-    fn keep_every(&mut self, text: String, cx: Counterexample) {
-        let fingerprint = pair_fingerprint(&text, &cx.kind, &cx.span);
-        match self.all_seen.get(&fingerprint) {
-            Some(&i) => {
-                if by_values(&cx, &self.every[i].1) == Ordering::Less {
-                    self.every[i] = (text, cx);
-                }
-            }
-            None => {
-                self.all_seen.insert(fingerprint, self.every.len());
-                self.every.push((text, cx));
-            }
-        }
-    }
-
-    /// Whether a failing trace of `moves` moves at `site`, whose text is `text`, would
-    /// be reported if found now as the shortest at its site, or tie with the one that
-    /// would: only those are worth the least values ([`super::values`]), which a tie is
-    /// decided by. Never with `all`: that listing runs no race, so its values are the
-    /// same for every `--jobs` as they are, and a least model per trace costs a solver
-    /// search each (the DAO's 7,950 traces at k3 l2 took 44 s instead of 0.8).
-    pub fn keeps(&self, site: &Site, text: &str, moves: u32) -> bool {
-        if self.all {
-            return false;
-        }
-        match self.shortest.get(site) {
-            None => true,
-            Some((old, old_text)) => (moves as usize, text) <= (old.trace.0.len(), old_text),
         }
     }
 
@@ -297,6 +264,7 @@ impl Findings {
     pub fn failure(&mut self, cx: Counterexample, text: String, moves: u32) -> u32 {
         let (kind, span) = (cx.kind, cx.span.clone());
         self.count_failing(memo::salted_hash(&text, 1));
+        let new = self.all && self.all_seen.insert(pair_fingerprint(&text, &kind, &span));
         let key = (kind, span);
         let next_site = self.sites.len() as u32;
         let site = *self.sites.entry(key.clone()).or_insert(next_site);
@@ -312,9 +280,9 @@ impl Findings {
             self.rebound();
         }
         // Shortest first, ties by text.
-        if self.all {
+        if new {
             self.keep_shorter(key, cx.clone(), &text);
-            self.keep_every(text, cx);
+            self.every.push((text, cx));
         } else {
             self.keep_shorter(key, cx, &text);
         }
@@ -375,13 +343,6 @@ impl Findings {
     }
 }
 
-/// Orders two counterexamples of the same trace at the same site by the values they
-/// show: the least models ([`super::values`]) of two paths with the same moves may
-/// differ, and which path a search meets first depends on the search.
-fn by_values(a: &Counterexample, b: &Counterexample) -> Ordering {
-    a.model.cmp(&b.model)
-}
-
 /// The fingerprint of a failing trace's text at a site: two sites reached by the same
 /// moves are two counterexamples.
 fn pair_fingerprint(text: &str, kind: &FailureKind, span: &Span) -> u128 {
@@ -403,6 +364,7 @@ mod tests {
             concrete: Trace(Vec::new()),
             model: BTreeMap::from([(text.to_string(), 0.into())]),
             locations: Vec::new(),
+            valuation: None,
         };
         findings.failure(cx, text.to_string(), 0);
     }

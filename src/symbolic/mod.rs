@@ -415,9 +415,10 @@ fn check_unwatched(
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
+    let started = std::time::Instant::now();
     let library = crate::build::build(program);
     let plan = SearchPlan::new(options, &library);
-    if plan.races() {
+    let mut result = if plan.races() {
         race::check(program, &library, options, plan, progress)
     } else if plan.goal() == Goal::First {
         // In a context of its own, like every other search: its models must not
@@ -425,5 +426,7 @@ fn check_unwatched(
         context::in_own(|| first::race(&library, options, plan, progress))
     } else {
         tasks::Parallel::new(&library, options, plan).run(progress)
-    }
+    };
+    values::settle(&mut result.counterexamples, options, started);
+    result
 }

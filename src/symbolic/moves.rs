@@ -23,7 +23,9 @@ use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
 use crate::syntax::ast::{Span, Visibility};
-use crate::trace::{Counterexample, Dir, FailureKind, Move, Player, StoreEntry, Trace, TraceValue};
+use crate::trace::{
+    Counterexample, Dir, FailureKind, Move, Player, StoreEntry, Trace, TraceValue, Valuation,
+};
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 
@@ -397,11 +399,20 @@ pub struct Rendered {
     pub locations: Vec<(String, crate::syntax::ast::Type)>,
     /// The symbols the trace names `x1, x2, …`, in that order.
     pub symbols: Vec<u32>,
+    /// The term behind each integer of `concrete`, in order (moves, each value before
+    /// its store entries, pairs left first); `None` for a constant.
+    pub slots: Vec<Option<Term>>,
 }
 
 impl Rendered {
-    /// The counterexample of a trace failing by `kind` at `span`.
-    pub fn failure(self, kind: FailureKind, span: Span) -> Counterexample {
+    /// The counterexample of a trace failing by `kind` at `span`, with the failing
+    /// path `valuation` to choose its values from once the search is over.
+    pub fn failure(
+        self,
+        kind: FailureKind,
+        span: Span,
+        valuation: Option<Valuation>,
+    ) -> Counterexample {
         Counterexample {
             kind,
             span,
@@ -409,6 +420,7 @@ impl Rendered {
             concrete: self.concrete,
             model: self.model,
             locations: self.locations,
+            valuation,
         }
     }
 }
@@ -424,6 +436,8 @@ struct Names<'h> {
     client_locations: Vec<u32>,
     /// Locations in order of first appearance, over both owners.
     locations_seen: Vec<u32>,
+    /// See [`Rendered::slots`].
+    slots: Vec<Option<Term>>,
 }
 
 /// `f3`, `m1`…, primed until it differs from every name the library declares
@@ -510,8 +524,12 @@ impl Names<'_> {
     ) -> (TraceValue, TraceValue) {
         match value {
             Value::Unit => (TraceValue::Unit, TraceValue::Unit),
-            Value::Int(Term::Const(i)) => (TraceValue::Int(i.clone()), TraceValue::Int(i.clone())),
+            Value::Int(Term::Const(i)) => {
+                self.slots.push(None);
+                (TraceValue::Int(i.clone()), TraceValue::Int(i.clone()))
+            }
             Value::Int(t) => {
+                self.slots.push(Some(t.clone()));
                 let mut syms = Vec::new();
                 t.symbols(&mut syms);
                 for s in syms {
@@ -626,5 +644,6 @@ pub fn render(lib: &Library, cfg: &Config, witness: &Witness) -> Rendered {
         model,
         locations: locations.into_iter().map(|(_, n, t)| (n, t)).collect(),
         symbols: names.syms,
+        slots: names.slots,
     }
 }

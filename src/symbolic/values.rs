@@ -4,58 +4,154 @@
 //! depends on the questions the solver was asked before: two searches that reach the
 //! same symbolic trace (one thread or two, the split's part or the whole library) give
 //! it different integers. The report promises the same text for every `--jobs`, so a
-//! trace is shown with the *least* model of its path condition instead: the client's
-//! integers in the order the trace names them (`x1, x2, …`), each as small in absolute
-//! value as the earlier ones allow, the positive one of `±m` first. That model is
-//! unique, so it depends on what the path condition means, not on how or where it was
-//! solved; and small values make a clearer attack (`withdraw(1)` rather than
+//! reported trace is shown with the *least* model of its path condition instead: the
+//! client's integers in the order the trace names them (`x1, x2, …`), each as small in
+//! absolute value as the earlier ones allow, the positive one of `±m` first. That model
+//! is unique, so it depends on what the path condition means, not on how or where it
+//! was solved; and small values make a clearer attack (`withdraw(1)` rather than
 //! `withdraw(7431)`).
 //!
-//! It is found by asking, per integer, whether it can be 0, then the least `m` with
-//! `|x| ≤ m` by doubling and halving, then the sign: one query for a 0, about
-//! `2 log₂ m` otherwise. The queries go to a solver of their own, so the search's
-//! statistics and the race's counted work do not include them, and run within the
-//! search's limits; when one is not answered (a limit, `unknown`), the search's own
-//! witness is kept, which is a model all the same. Least models are kept by path
-//! condition up to renaming: `--all` lists thousands of traces over a few dozen such
-//! path conditions.
+//! The search keeps each failing path beside its counterexample ([`Path`], in
+//! [`crate::trace::Valuation`]); once it is over, [`settle`] chooses the values of the
+//! reported ones, in a Z3 context of its own, so nothing here touches the search, its
+//! statistics or the race's counted work. A least model is found by asking, per
+//! integer, whether it can be 0, then the least `m` with `|x| ≤ m` by doubling and
+//! halving, then the sign: one query for a 0, about `2 log₂ m` otherwise. The queries
+//! run within the check's limits; when one is not answered (a limit, `unknown`), the
+//! search's own values stay, which are a model all the same. `--all` keeps the search's
+//! values: it runs no race, so they are the same for every `--jobs` already, and a least
+//! model per trace costs a solver search each (the DAO's 7,950 traces at k3 l2 took 44 s
+//! instead of 0.8).
 
-use super::config::Config;
+use super::config::{Config, PcNode};
+use super::context;
 use super::solver::{Answer, Solver};
 use super::term::{Term, Witness};
 use super::CheckOptions;
 use crate::syntax::ast::BinOp;
+use crate::trace::{Counterexample, Trace, TraceValue, Valuation};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
-use rustc_hash::FxHashMap;
-use std::cell::RefCell;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Past this magnitude (2^256) the least value is not looked for.
 const MAX_DOUBLINGS: u32 = 256;
 
-/// Least models kept at most; past that the cache starts again.
-const MAX_KEPT: usize = 1 << 16;
+/// A failing path, as [`settle`] needs it: its path condition (the failing condition
+/// included), its symbols' count, the symbols its trace names `x1, x2, …` in that order,
+/// and the term behind each integer of its concrete trace
+/// ([`super::moves::Rendered::slots`]).
+pub struct Path {
+    pc: Option<Arc<PcNode>>,
+    symbols: u32,
+    order: Vec<u32>,
+    slots: Vec<Option<Term>>,
+}
+
+impl Path {
+    /// `cfg`'s path, whose trace names `order` and whose concrete trace's integers are
+    /// `slots`; `None` when the trace shows no symbol, so that no value is to choose.
+    pub fn of(cfg: &Config, order: Vec<u32>, slots: Vec<Option<Term>>) -> Option<Valuation> {
+        if order.is_empty() {
+            return None;
+        }
+        let path = Path {
+            pc: cfg.pc.clone(),
+            symbols: cfg.next_sym,
+            order,
+            slots,
+        };
+        Some(Valuation(Arc::new(path)))
+    }
+}
+
+/// Shows each of `counterexamples` that carries its path with the path's least model,
+/// and drops the paths. `started` is when the check began, for `options.timeout`.
+pub fn settle(counterexamples: &mut [Counterexample], options: &CheckOptions, started: Instant) {
+    if counterexamples.iter().all(|c| c.valuation.is_none()) {
+        return;
+    }
+    let deadline = options.timeout.and_then(|t| started.checked_add(t));
+    let limit = || {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        match (left, options.solver_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    };
+    context::in_own(|| {
+        let mut least = Least::within(options);
+        for cx in counterexamples.iter_mut() {
+            let Some(valuation) = cx.valuation.take() else {
+                continue;
+            };
+            let Some(path) = valuation.0.downcast_ref::<Path>() else {
+                continue;
+            };
+            if let Some(model) = least.model(path, &limit) {
+                show(cx, path, &model);
+            }
+        }
+    });
+}
+
+/// `cx`'s concrete trace and model under `model`.
+fn show(cx: &mut Counterexample, path: &Path, model: &Witness) {
+    let value = |n: &u32| model.get(n).cloned().unwrap_or_default();
+    cx.model = (path.order.iter().enumerate())
+        .map(|(i, n)| (format!("x{}", i + 1), value(n)))
+        .collect();
+    let mut slots = path.slots.iter();
+    revalue(&mut cx.concrete, &mut slots, model);
+}
+
+/// Every integer of `trace` that a term stands behind, evaluated under `model`, in
+/// the order [`super::moves::render`] made them.
+fn revalue<'t>(
+    trace: &mut Trace,
+    slots: &mut impl Iterator<Item = &'t Option<Term>>,
+    model: &Witness,
+) {
+    fn value<'t>(
+        v: &mut TraceValue,
+        slots: &mut impl Iterator<Item = &'t Option<Term>>,
+        model: &Witness,
+    ) {
+        match v {
+            TraceValue::Int(i) => {
+                if let Some(Some(term)) = slots.next() {
+                    *i = term.eval(model).unwrap_or_default();
+                }
+            }
+            TraceValue::Pair(a, b) => {
+                value(a, slots, model);
+                value(b, slots, model);
+            }
+            TraceValue::Unit | TraceValue::Sym(_) | TraceValue::Fun(_) | TraceValue::Ref(_) => {}
+        }
+    }
+    for mv in &mut trace.0 {
+        value(&mut mv.value, slots, model);
+        for entry in &mut mv.store {
+            value(&mut entry.value, slots, model);
+        }
+    }
+}
 
 /// Finds least models ([`Least::model`]) with a solver of its own, made when first
 /// needed.
-pub struct Least {
+struct Least {
     solver: Option<Solver>,
-    /// The least models found, by path condition up to renaming of symbols
-    /// ([`question`]): the values of its symbols in order of naming. `--all` meets the
-    /// same path condition, up to renaming, under thousands of traces.
-    found: FxHashMap<Vec<u32>, Vec<(u32, BigInt)>>,
     interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     solver_process: Option<std::path::PathBuf>,
 }
 
 impl Least {
     /// Within the interrupt flag and solver process of `options`.
-    pub fn within(options: &CheckOptions) -> Least {
+    fn within(options: &CheckOptions) -> Least {
         Least {
             solver: None,
-            found: FxHashMap::default(),
             interrupt: options.interrupt.clone(),
             solver_process: options.solver_process.clone(),
         }
@@ -75,51 +171,19 @@ impl Least {
         })
     }
 
-    /// The least model of `cfg`'s path condition over `order` (see the module docs),
-    /// as a witness that extends `witness`; `None` when a query went unanswered.
+    /// A model of `path`'s condition in which the symbols of its trace take their
+    /// least values (see the module docs); `None` when a query went unanswered.
     /// `limit` gives each query's time limit when it starts.
-    pub fn model(
-        &mut self,
-        cfg: &Config,
-        order: &[u32],
-        witness: &Witness,
-        limit: &dyn Fn() -> Option<Duration>,
-    ) -> Option<Witness> {
-        let (key, names) = question(cfg, order);
-        let mut least = witness.clone();
-        if let Some(values) = self.found.get(&key) {
-            least.extend(values.iter().map(|(i, v)| (names[*i as usize], v.clone())));
-            return Some(least);
-        }
-        let model = self.solve(cfg, order, limit)?;
-        let values: Vec<(u32, BigInt)> = (names.iter().enumerate())
-            .filter_map(|(i, n)| Some((i as u32, model.get(n)?.clone())))
-            .collect();
-        if self.found.len() >= MAX_KEPT {
-            self.found.clear();
-        }
-        self.found.insert(key, values);
-        least.extend(model);
-        Some(least)
-    }
-
-    /// A model of `cfg`'s path condition in which the symbols of `order` take their
-    /// least values.
-    fn solve(
-        &mut self,
-        cfg: &Config,
-        order: &[u32],
-        limit: &dyn Fn() -> Option<Duration>,
-    ) -> Option<Witness> {
+    fn model(&mut self, path: &Path, limit: &dyn Fn() -> Option<Duration>) -> Option<Witness> {
         let mut pinned = Term::Const(BigInt::one());
         let mut model = None;
-        for &n in order {
+        for &n in &path.order {
             let x = Term::sym(n);
             let mut ask = |probe: Term| -> Option<Option<Witness>> {
                 let question = and(&pinned, &probe);
                 match self
                     .solver()
-                    .check(&cfg.pc, &question, true, cfg.next_sym, limit())
+                    .check(&path.pc, &question, true, path.symbols, limit())
                 {
                     Answer::Sat(w) => Some(Some(w)),
                     Answer::Unsat => Some(None),
@@ -139,6 +203,7 @@ impl Least {
                             m
                         }
                         None => {
+                            // |x| = m and x ≠ m.
                             model = Some(w);
                             -m
                         }
@@ -149,31 +214,6 @@ impl Least {
         }
         model
     }
-}
-
-/// The path condition of `cfg` encoded ([`Term::encode_into`]) with the symbols of
-/// `order` named first, in that order, and the others as they appear; and the symbols
-/// by name. Two paths with the same key have the same least model, renamed.
-fn question(cfg: &Config, order: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let names = RefCell::new(order.to_vec());
-    let name = |n: u32| {
-        let mut names = names.borrow_mut();
-        match names.iter().position(|&m| m == n) {
-            Some(i) => i as u32,
-            None => {
-                names.push(n);
-                names.len() as u32 - 1
-            }
-        }
-    };
-    let mut key = vec![order.len() as u32];
-    let mut node = cfg.pc.as_deref();
-    while let Some(p) = node {
-        key.push(u32::from(p.holds));
-        p.term.encode_into(&name, &mut key);
-        node = p.parent.as_deref();
-    }
-    (key, names.into_inner())
 }
 
 /// The least `m ≥ 1` with `|x| ≤ m` satisfiable, given that `x = 0` is not, with a
@@ -257,8 +297,13 @@ mod tests {
 
     fn least(cfg: &Config, order: &[u32]) -> Option<Vec<i64>> {
         let options = CheckOptions::default();
-        let mut finder = Least::within(&options);
-        let model = finder.model(cfg, order, &Witness::default(), &|| None)?;
+        let path = Path {
+            pc: cfg.pc.clone(),
+            symbols: cfg.next_sym,
+            order: order.to_vec(),
+            slots: Vec::new(),
+        };
+        let model = Least::within(&options).model(&path, &|| None)?;
         let value = |n: &u32| {
             let v = model.get(n).cloned().unwrap_or_default();
             i64::try_from(v).unwrap_or(i64::MAX)
