@@ -47,7 +47,7 @@
 
 use crate::build::{Initial, Library};
 use crate::symbolic::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
-use crate::symbolic::solver::{no_ctrl_c, Cut, Guarded};
+use crate::symbolic::solver::{no_ctrl_c, Alarm};
 use crate::syntax::ast::{BinOp, Span, Visibility};
 use num_bigint::BigInt;
 use num_traits::{One, Signed};
@@ -551,8 +551,8 @@ struct Callable {
 }
 
 struct Checker<'l> {
-    /// First, so that it stops watching before the solver's context goes.
-    guard: Guarded,
+    /// First, so that it stops before the solver's context goes.
+    _alarm: Alarm,
     lib: &'l Library,
     certificate: &'l Certificate,
     budget: Budget,
@@ -587,7 +587,7 @@ impl<'l> Checker<'l> {
         let solver = z3::Solver::new();
         solver.set_params(&no_ctrl_c());
         Checker {
-            guard: Guarded::new(&solver, budget.interrupt.clone()),
+            _alarm: Alarm::new(&solver, budget.deadline, budget.interrupt.clone()),
             lib,
             certificate,
             budget,
@@ -789,14 +789,15 @@ impl<'l> Checker<'l> {
         Ok(answer? != SatResult::Unsat)
     }
 
-    /// The solver's answer to what is asserted, within the deadline and the interrupt.
+    /// The solver's answer to what is asserted, within the deadline and the interrupt
+    /// (which the alarm turns into an `unknown` of the check under way).
     fn ask(&self) -> Result<SatResult, Stop> {
         self.within_limits()?;
-        match self.guard.check(&self.solver, self.budget.deadline) {
-            (answer, None) => Ok(answer),
-            (_, Some(Cut::TimedOut)) => Err(Stop::Unknown(TIME_LIMIT.to_string())),
-            (_, Some(Cut::Interrupted)) => Err(Stop::Unknown(INTERRUPTED.to_string())),
+        let answer = self.solver.check();
+        if answer == SatResult::Unknown {
+            self.within_limits()?;
         }
+        Ok(answer)
     }
 
     /// Stops the checker once the deadline passed or the interrupt flag is set.

@@ -693,7 +693,7 @@ pub(crate) fn int_const(c: &BigInt) -> Int {
 
 /// Why the watchdog cut a query short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cut {
+enum Cut {
     TimedOut,
     Interrupted,
 }
@@ -738,34 +738,61 @@ struct Watchdog {
     thread: Option<JoinHandle<()>>,
 }
 
-/// Checks of a Z3 solver outside the search (the proof checker's), under a watchdog of
-/// their own: each stops at a deadline or within [`USER_POLL`] of the interrupt flag
-/// being set, as the search's queries do.
-pub struct Guarded {
-    watchdog: Watchdog,
+/// Interrupts every check of a Z3 context, from the moment a deadline passes or a flag
+/// is set, until dropped: for the proof checker, which stops at its first cut check and
+/// so needs no arming per query (arming costs a wake-up of the watchdog per query, 11 ms
+/// on the proof attempt of a small library).
+pub struct Alarm {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
 }
 
-impl Guarded {
-    /// A watchdog for the checks of `solver`, whose context must outlive it (declare
-    /// it before the solver); `user` is the interrupt flag.
-    pub fn new(solver: &z3::Solver, user: Option<Arc<AtomicBool>>) -> Guarded {
-        let watchdog = Watchdog::start(ContextPtr(solver.get_context().get_z3_context()));
-        watchdog.lock().user = user;
-        Guarded { watchdog }
-    }
-
-    /// `solver.check()`, and whether it was cut short, and why. Once a check is cut,
-    /// its context may answer `unknown` at once until an SMT check clears the mark: a
-    /// caller stops at the first cut.
-    pub fn check(
-        &self,
+impl Alarm {
+    /// An alarm for the checks of `solver`, whose context must outlive it (declare it
+    /// before the solver).
+    pub fn new(
         solver: &z3::Solver,
         deadline: Option<Instant>,
-    ) -> (SatResult, Option<Cut>) {
-        let limit = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        self.watchdog.arm(limit);
-        let result = solver.check();
-        (result, self.watchdog.disarm())
+        user: Option<Arc<AtomicBool>>,
+    ) -> Alarm {
+        let ctx = ContextPtr(solver.get_context().get_z3_context());
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        // Without a thread no check is cut short, but every answer is still sound.
+        let thread = std::thread::Builder::new()
+            .name("holi-z3-alarm".to_string())
+            .spawn(move || {
+                let ctx = ctx;
+                while !stopped.load(Ordering::Relaxed) {
+                    let now = Instant::now();
+                    let rung = user.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+                        || deadline.is_some_and(|d| now >= d);
+                    let nap = if rung {
+                        // SAFETY: see `ContextPtr`; the context outlives the alarm, and an
+                        // interrupt between checks only cuts the next one, which the
+                        // checker is about to refuse anyway.
+                        unsafe { z3_sys::Z3_interrupt(ctx.0) };
+                        REPEAT
+                    } else {
+                        deadline.map_or(USER_POLL, |d| {
+                            d.saturating_duration_since(now).min(USER_POLL)
+                        })
+                    };
+                    std::thread::park_timeout(nap);
+                }
+            })
+            .ok();
+        Alarm { stop, thread }
+    }
+}
+
+impl Drop for Alarm {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
     }
 }
 
