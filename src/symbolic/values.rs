@@ -13,7 +13,7 @@
 //!
 //! The search keeps each failing path beside its counterexample ([`Path`], in
 //! [`crate::trace::Valuation`]); once it is over, [`settle`] chooses the values of the
-//! reported ones, in a Z3 context of its own, so nothing here touches the search, its
+//! reported ones with a solver of its own, so nothing here touches the search, its
 //! statistics or the race's counted work. A least model is found by asking, per
 //! integer, whether it can be 0, then the least `m` with `|x| ≤ m` by doubling and
 //! halving, then the sign: one query for a 0, about `2 log₂ m` otherwise. The queries
@@ -69,7 +69,10 @@ impl Path {
 /// Shows each of `counterexamples` that carries its path with the path's least model,
 /// and drops the paths. `started` is when the check began, for `options.timeout`.
 pub fn settle(counterexamples: &mut [Counterexample], options: &CheckOptions, started: Instant) {
-    if counterexamples.iter().all(|c| c.valuation.is_none()) {
+    let unsettled =
+        |c: &Counterexample| c.valuation.is_some() && !c.model.values().all(Zero::is_zero);
+    if !counterexamples.iter().any(unsettled) {
+        counterexamples.iter_mut().for_each(|c| c.valuation = None);
         return;
     }
     let deadline = options.timeout.and_then(|t| started.checked_add(t));
@@ -80,20 +83,25 @@ pub fn settle(counterexamples: &mut [Counterexample], options: &CheckOptions, st
             (a, b) => a.or(b),
         }
     };
-    context::in_own(|| {
-        let mut least = Least::within(options);
-        for cx in counterexamples.iter_mut() {
-            let Some(valuation) = cx.valuation.take() else {
-                continue;
-            };
-            let Some(path) = valuation.0.downcast_ref::<Path>() else {
-                continue;
-            };
-            if let Some(model) = least.model(path, &limit) {
-                show(cx, path, &model);
-            }
+    // The thread's own context: the search is over, and a least model does not depend
+    // on what a context was asked before (a new context would cost 2-10 ms a check).
+    context::default_in_use();
+    let mut least = Least::within(options);
+    for cx in counterexamples.iter_mut() {
+        let Some(valuation) = cx.valuation.take() else {
+            continue;
+        };
+        let Some(path) = valuation.0.downcast_ref::<Path>() else {
+            continue;
+        };
+        // All 0 is the least model there is.
+        if cx.model.values().all(Zero::is_zero) {
+            continue;
         }
-    });
+        if let Some(model) = least.model(path, &limit) {
+            show(cx, path, &model);
+        }
+    }
 }
 
 /// `cx`'s concrete trace and model under `model`.
