@@ -88,8 +88,11 @@
 //!   every site the library reaches); `--all` never prunes. No module of the engine
 //!   imports one that imports it.
 //! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
-//!   users and JSON consumers see; the engine can change without changing them. Output is
-//!   deterministic: counterexamples are sorted by length, then text.
+//!   users and JSON consumers see; the engine can change without changing them (a
+//!   counterexample carries the engine's failing path only opaquely, until the engine has
+//!   chosen its values). Output is deterministic: counterexamples are sorted by length,
+//!   then text, and each is shown with its path condition's least model
+//!   ([`symbolic::values`]), whichever search found it.
 //! * **Pictures are drawn from output types alone.** [`calltree`], [`diagram`] and
 //!   [`html`] read [`trace`] and [`report`], never the engine; they draw every move of a
 //!   trace exactly once, escape every text that comes from the library, and need no
