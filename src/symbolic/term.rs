@@ -7,7 +7,7 @@
 //!
 //! A term is a tree whose subterms are shared: `x := !x - !x` doubles the tree with
 //! every statement while adding one node. Each traversal below walks the tree while it
-//! is small ([`TREE_WALK`] nodes), which is cheapest, and otherwise the DAG, each shared
+//! is small (512 nodes), which is cheapest, and otherwise the DAG, each shared
 //! node once, so that its cost grows with the nodes made, not with the tree.
 
 use crate::ops::{self, DivisionByZero};
