@@ -483,7 +483,14 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         self.worklist.push(Work::Explore(cfg));
     }
 
-    fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness) {
+    fn fail(
+        &mut self,
+        cfg: &Config<'p>,
+        zero: Option<&Term>,
+        kind: FailureKind,
+        span: Span,
+        witness: &Witness,
+    ) {
         let mut rendered = moves::render(self.lib, cfg, witness);
         let text = rendered.trace.to_string();
         // The path, to choose the values of a reported trace from once the search is
@@ -493,7 +500,7 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         let valuation = keep
             .then(|| {
                 let order = std::mem::take(&mut rendered.symbols);
-                values::Path::of(cfg, order, std::mem::take(&mut rendered.slots))
+                values::Path::of(cfg, zero, order, std::mem::take(&mut rendered.slots))
             })
             .flatten();
         debug_assert_eq!(

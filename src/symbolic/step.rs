@@ -29,9 +29,16 @@ pub trait Search<'p>: Sides<'p> {
     fn opponent(&mut self, cfg: &mut Config<'p>) -> bool;
     /// A successor to explore.
     fn push(&mut self, cfg: Config<'p>);
-    /// `cfg`'s trace fails at `span`, with `witness` for its symbols; `cfg`'s path
-    /// condition is the failing path's, the failing condition included.
-    fn fail(&mut self, cfg: &Config<'p>, kind: FailureKind, span: Span, witness: &Witness);
+    /// `cfg`'s trace fails at `span`, where `zero` (an `assert`'s condition, a divisor),
+    /// if any, is 0; `witness` is a model of that for its symbols.
+    fn fail(
+        &mut self,
+        cfg: &Config<'p>,
+        zero: Option<&Term>,
+        kind: FailureKind,
+        span: Span,
+        witness: &Witness,
+    );
     /// The path got stuck at `span`.
     fn stuck(&mut self, reason: StuckReason, span: Span);
     /// The path ended on the frame limit.
@@ -81,8 +88,13 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         Stop::Assert { cond, node } => {
             let [pass, fail] = search.sides(&cfg, &cond);
             if let Some(w) = fail {
-                let failed = failing(&cfg, &cond, &w);
-                search.fail(&failed, FailureKind::Assert, node.span.clone(), &w);
+                search.fail(
+                    &cfg,
+                    Some(&cond),
+                    FailureKind::Assert,
+                    node.span.clone(),
+                    &w,
+                );
             }
             if let Some(w) = pass {
                 cfg.assume(cond, true, w);
@@ -93,8 +105,8 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         Stop::Divide { left, right, node } => {
             let [nonzero, zero] = search.sides(&cfg, &right);
             if let Some(w) = zero {
-                let failed = failing(&cfg, &right, &w);
-                search.fail(&failed, FailureKind::Division, node.span.clone(), &w);
+                let span = node.span.clone();
+                search.fail(&cfg, Some(&right), FailureKind::Division, span, &w);
             }
             if let Some(w) = nonzero {
                 if let Ok(q) = Term::binary(BinOp::Div, &left, &right) {
@@ -106,7 +118,7 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         }
         Stop::Fail { kind, span } => {
             let witness = Arc::clone(&cfg.witness);
-            search.fail(&cfg, kind, span, &witness);
+            search.fail(&cfg, None, kind, span, &witness);
         }
         Stop::PCall { name, arg } => {
             moves::p_call(&mut cfg, lib, name, arg, rules.l);
@@ -121,14 +133,6 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
         Stop::Stuck { reason, span } => search.stuck(stuck_reason(lib, reason), span),
         Stop::Choose(choices) => choices.into_iter().rev().for_each(|c| search.push(c)),
     }
-}
-
-/// `cfg` on the side where `cond` is 0, a model of which is `witness`: the failing path,
-/// whose path condition the values shown for its trace are chosen from.
-fn failing<'p>(cfg: &Config<'p>, cond: &Term, witness: &Arc<Witness>) -> Config<'p> {
-    let mut failed = cfg.clone();
-    failed.assume(cond.clone(), false, Arc::clone(witness));
-    failed
 }
 
 /// The machine's reason, with the names it refers to.

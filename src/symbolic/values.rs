@@ -23,6 +23,7 @@
 //! model per trace costs a solver search each (the DAO's 7,950 traces at k3 l2 took 44 s
 //! instead of 0.8).
 
+use super::budget::Budget;
 use super::config::{Config, PcNode};
 use super::context;
 use super::solver::{Answer, Solver};
@@ -38,26 +39,34 @@ use std::time::{Duration, Instant};
 /// Past this magnitude (2^256) the least value is not looked for.
 const MAX_DOUBLINGS: u32 = 256;
 
-/// A failing path, as [`settle`] needs it: its path condition (the failing condition
-/// included), its symbols' count, the symbols its trace names `x1, x2, …` in that order,
-/// and the term behind each integer of its concrete trace
-/// ([`super::moves::Rendered::slots`]).
+/// A failing path, as [`settle`] needs it: its path condition and the term that is 0
+/// where it fails, if any (an `assert`'s condition, a divisor), its symbols' count, the
+/// symbols its trace names `x1, x2, …` in that order, and the term behind each integer
+/// of its concrete trace ([`super::moves::Rendered::slots`]).
 pub struct Path {
     pc: Option<Arc<PcNode>>,
+    zero: Option<Term>,
     symbols: u32,
     order: Vec<u32>,
     slots: Vec<Option<Term>>,
 }
 
 impl Path {
-    /// `cfg`'s path, whose trace names `order` and whose concrete trace's integers are
-    /// `slots`; `None` when the trace shows no symbol, so that no value is to choose.
-    pub fn of(cfg: &Config, order: Vec<u32>, slots: Vec<Option<Term>>) -> Option<Valuation> {
+    /// `cfg`'s path, failing where `zero` is 0, whose trace names `order` and whose
+    /// concrete trace's integers are `slots`; `None` when the trace shows no symbol, so
+    /// that no value is to choose.
+    pub fn of(
+        cfg: &Config,
+        zero: Option<&Term>,
+        order: Vec<u32>,
+        slots: Vec<Option<Term>>,
+    ) -> Option<Valuation> {
         if order.is_empty() {
             return None;
         }
         let path = Path {
             pc: cfg.pc.clone(),
+            zero: zero.cloned(),
             symbols: cfg.next_sym,
             order,
             slots,
@@ -69,23 +78,9 @@ impl Path {
 /// Shows each of `counterexamples` that carries its path with the path's least model,
 /// and drops the paths. `started` is when the check began, for `options.timeout`.
 pub fn settle(counterexamples: &mut [Counterexample], options: &CheckOptions, started: Instant) {
-    let unsettled =
-        |c: &Counterexample| c.valuation.is_some() && !c.model.values().all(Zero::is_zero);
-    if !counterexamples.iter().any(unsettled) {
-        counterexamples.iter_mut().for_each(|c| c.valuation = None);
-        return;
-    }
-    let deadline = options.timeout.and_then(|t| started.checked_add(t));
-    let limit = || {
-        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        match (left, options.solver_timeout) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    };
-    // The thread's own context: the search is over, and a least model does not depend
-    // on what a context was asked before (a new context would cost 2-10 ms a check).
-    context::default_in_use();
+    let mut budget = Budget::new(options);
+    budget.since(started);
+    let limit = || budget.query_limit();
     let mut least = Least::within(options);
     for cx in counterexamples.iter_mut() {
         let Some(valuation) = cx.valuation.take() else {
@@ -168,6 +163,9 @@ impl Least {
     fn solver(&mut self) -> &mut Solver {
         let (interrupt, process) = (&self.interrupt, &self.solver_process);
         self.solver.get_or_insert_with(|| {
+            // The thread's own context: the search is over, and a least model does not
+            // depend on what a context was asked before (a new one costs 2-10 ms).
+            context::default_in_use();
             let mut solver = Solver::new();
             if let Some(flag) = interrupt {
                 solver.interrupt_on(Arc::clone(flag));
@@ -183,7 +181,10 @@ impl Least {
     /// least values (see the module docs); `None` when a query went unanswered.
     /// `limit` gives each query's time limit when it starts.
     fn model(&mut self, path: &Path, limit: &dyn Fn() -> Option<Duration>) -> Option<Witness> {
-        let mut pinned = Term::Const(BigInt::one());
+        let mut pinned = match &path.zero {
+            Some(zero) => equals(zero, &BigInt::zero()),
+            None => Term::Const(BigInt::one()),
+        };
         let mut model = None;
         for &n in &path.order {
             let x = Term::sym(n);
@@ -304,9 +305,15 @@ mod tests {
     }
 
     fn least(cfg: &Config, order: &[u32]) -> Option<Vec<i64>> {
+        least_failing(cfg, None, order)
+    }
+
+    /// [`least`] of the path of `cfg` that fails where `zero` is 0.
+    fn least_failing(cfg: &Config, zero: Option<&Term>, order: &[u32]) -> Option<Vec<i64>> {
         let options = CheckOptions::default();
         let path = Path {
             pc: cfg.pc.clone(),
+            zero: zero.cloned(),
             symbols: cfg.next_sym,
             order: order.to_vec(),
             slots: Vec::new(),
@@ -336,6 +343,13 @@ mod tests {
         let cfg = path(&lib, 2, &conditions);
         assert_eq!(least(&cfg, &[1, 2]), Some(vec![1, 100]));
         assert_eq!(least(&cfg, &[2, 1]), Some(vec![1, 100]));
+        // The same path, failing where `assert(100 - x2 - x1 >= 0)` does.
+        let before = path(&lib, 2, &conditions[..2]);
+        let holds = binary(BinOp::Ge, &sum, &int(0));
+        assert_eq!(
+            least_failing(&before, Some(&holds), &[1, 2]),
+            Some(vec![1, 100])
+        );
         // Positive first, negative when it must be.
         let negative = path(&lib, 1, &[binary(BinOp::Lt, &sym(1), &int(-6))]);
         assert_eq!(least(&negative, &[1]), Some(vec![-7]));
