@@ -777,7 +777,6 @@ impl<'l> Checker<'l> {
     /// Whether `condition` can hold on `path`; `true` when Z3 cannot tell (a branch
     /// too many only adds obligations).
     fn feasible(&self, path: &Path, condition: &Bool) -> Result<bool, Stop> {
-        // Asserting a long path condition takes long in itself.
         self.within_limits()?;
         self.solver.push();
         for c in &path.condition {
@@ -790,9 +789,10 @@ impl<'l> Checker<'l> {
     }
 
     /// The solver's answer to what is asserted, within the deadline and the interrupt
-    /// (which the alarm turns into an `unknown` of the check under way).
+    /// (which the alarm turns into an `unknown` of the check under way). Callers look at
+    /// the limits before they assert: asserting a long path condition takes long in
+    /// itself.
     fn ask(&self) -> Result<SatResult, Stop> {
-        self.within_limits()?;
         let answer = self.solver.check();
         if answer == SatResult::Unknown {
             self.within_limits()?;

@@ -690,8 +690,7 @@ fn check_file(
 /// `--certificate DIR` as `<stem>.smt2` (the only error).
 ///
 /// The deadline, Ctrl-C and the memory limit stop the attempt within a fraction of a
-/// second ([`proof::Budget`]). It runs on this thread, in the Z3 context the search
-/// left: a thread of its own would make a context of its own, 10 ms on every check.
+/// second ([`proof::Budget`]).
 fn prove(
     loaded: &Loaded,
     args: &CheckArgs,
@@ -706,31 +705,31 @@ fn prove(
     // the checker, as Ctrl-C does.
     let limit = args.max_memory.saturating_mul(1 << 20);
     let memory = memory::Watch::start(limit, Some(Arc::clone(interrupt)));
-    let stop = memory.flag();
     let budget = proof::Budget {
         deadline,
-        interrupt: Some(Arc::clone(&stop)),
+        interrupt: Some(memory.flag()),
         ..if args.prove {
             proof::Budget::thorough()
         } else {
             proof::Budget::default()
         }
     };
-    let job = Attempt {
-        program: loaded.program.clone(),
-        name: loaded.name.clone(),
-        source: loaded.source.clone(),
-        certify: args.certificate.is_some(),
-        budget,
+    let lib = crate::build::build(&loaded.program);
+    let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget.clone());
+    let lines = LineIndex::new(&loaded.source);
+    let place = |span: &crate::syntax::ast::Span| {
+        let at = lines.point(span.start);
+        format!("{}:{}:{}", loaded.name, at.line, at.column)
     };
-    let found = job.run();
-    Ok(match found {
-        Proved::Yes {
-            invariant,
-            turn_relation,
-            revealed,
+    // The certificate's text comes from one more check of what was found.
+    let (outcome, text) = match (&args.certificate, outcome) {
+        (Some(_), proof::Outcome::Proved { .. }) => proof::certify(&lib, &found, budget, &place),
+        (_, outcome) => (outcome, None),
+    };
+    Ok(match outcome {
+        proof::Outcome::Proved {
             obligations,
-            text,
+            revealed,
         } => {
             let smtlib = match (&args.certificate, text) {
                 (Some(dir), Some(text)) => {
@@ -742,14 +741,22 @@ fn prove(
                 _ => None,
             };
             Scope::AllBounds {
-                invariant,
-                turn_relation,
-                revealed,
+                invariant: (found.invariant.iter())
+                    .map(|f| f.display(&lib).to_string())
+                    .collect(),
+                turn_relation: (found.steps.iter())
+                    .map(|s| s.display(&lib).to_string())
+                    .collect(),
+                revealed: revealed.iter().map(place).collect(),
                 obligations,
                 smtlib,
             }
         }
-        Proved::Not(why) if why == proof::TIME_LIMIT || why == proof::INTERRUPTED => {
+        proof::Outcome::Refuted(o) => Scope::Bounded(format!(
+            "no invariant holi tried shows that {}",
+            o.describe(&place)
+        )),
+        proof::Outcome::Unknown(why) if why == proof::TIME_LIMIT || why == proof::INTERRUPTED => {
             let why = if memory.exceeded() {
                 format!(
                     "the memory limit ({} MiB, --max-memory) was exceeded",
@@ -760,72 +767,8 @@ fn prove(
             };
             Scope::Bounded(format!("the proof attempt was cut short: {why}"))
         }
-        Proved::Not(why) => Scope::Bounded(why),
+        proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Scope::Bounded(why),
     })
-}
-
-/// A proof attempt, with all it needs to run apart from the command.
-struct Attempt {
-    program: crate::syntax::ast::Program,
-    name: String,
-    source: String,
-    certify: bool,
-    budget: proof::Budget,
-}
-
-/// What a proof attempt found, in the library's names and places.
-enum Proved {
-    Yes {
-        invariant: Vec<String>,
-        turn_relation: Vec<String>,
-        revealed: Vec<String>,
-        obligations: usize,
-        /// The certificate as SMT-LIB, when asked for.
-        text: Option<String>,
-    },
-    /// Why not.
-    Not(String),
-}
-
-impl Attempt {
-    fn run(self) -> Proved {
-        let lib = crate::build::build(&self.program);
-        let budget = self.budget;
-        let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget.clone());
-        let lines = LineIndex::new(&self.source);
-        let place = |span: &crate::syntax::ast::Span| {
-            let at = lines.point(span.start);
-            format!("{}:{}:{}", self.name, at.line, at.column)
-        };
-        // The certificate's text comes from one more check of what was found.
-        let (outcome, text) = match outcome {
-            proof::Outcome::Proved { .. } if self.certify => {
-                proof::certify(&lib, &found, budget, &place)
-            }
-            outcome => (outcome, None),
-        };
-        match outcome {
-            proof::Outcome::Proved {
-                obligations,
-                revealed,
-            } => Proved::Yes {
-                invariant: (found.invariant.iter())
-                    .map(|f| f.display(&lib).to_string())
-                    .collect(),
-                turn_relation: (found.steps.iter())
-                    .map(|s| s.display(&lib).to_string())
-                    .collect(),
-                revealed: revealed.iter().map(place).collect(),
-                obligations,
-                text,
-            },
-            proof::Outcome::Refuted(o) => Proved::Not(format!(
-                "no invariant holi tried shows that {}",
-                o.describe(&place)
-            )),
-            proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Proved::Not(why),
-        }
-    }
 }
 
 /// Drops `value` on a thread of its own (here if none can be started); the process
