@@ -7,7 +7,7 @@
 use super::config::Config;
 use super::memo;
 use super::solver::{Answer, Solver};
-use super::term::{Node, Term, Witness};
+use super::term::{Node, Term, Witness, TREE_WALK};
 use super::CheckOptions;
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
@@ -282,7 +282,7 @@ fn flip_points(term: &Term, n: u32, witness: &mut Witness, out: &mut Vec<BigInt>
 /// once (one met again adds no comparison that is not already listed).
 fn collect_comparisons(term: &Term, out: &mut Vec<Term>) {
     let before = out.len();
-    let mut budget = 512u32;
+    let mut budget = TREE_WALK;
     let mut in_budget = |_: &Arc<Node>| {
         budget = budget.saturating_sub(1);
         (budget > 0).then_some(true)
@@ -486,5 +486,5 @@ fn solvable_for(term: &Term, n: u32) -> bool {
             Term::Const(_) => false,
         }
     }
-    occurrences(term, n, &mut 512) == Some(1) && top(term, n)
+    occurrences(term, n, &mut { TREE_WALK }) == Some(1) && top(term, n)
 }

@@ -7,7 +7,7 @@
 //!
 //! A term is a tree whose subterms are shared: `x := !x - !x` doubles the tree with
 //! every statement while adding one node. Each traversal below walks the tree while it
-//! is small (512 nodes), which is cheapest, and otherwise the DAG, each shared
+//! is small ([`TREE_WALK`] nodes), which is cheapest, and otherwise the DAG, each shared
 //! node once, so that its cost grows with the nodes made, not with the tree.
 
 use crate::ops::{self, DivisionByZero};
@@ -35,8 +35,9 @@ pub enum Node {
 /// mention are 0 (they are unconstrained where the model was made).
 pub type Witness = FxHashMap<u32, BigInt>;
 
-/// The nodes a traversal visits as a tree before it starts again over the DAG.
-const TREE_WALK: u32 = 512;
+/// The nodes a traversal visits as a tree before it starts again over the DAG (here and
+/// in the walks of [`super::branch`]).
+pub const TREE_WALK: u32 = 512;
 
 /// A tree walk ran out of [`TREE_WALK`].
 struct TooLarge;
@@ -159,7 +160,7 @@ impl Term {
 
     /// The value under `witness`; `None` when a division by zero occurs.
     pub fn eval(&self, witness: &Witness) -> Option<BigInt> {
-        self.eval_tree(witness, &mut TREE_WALK.clone())
+        self.eval_tree(witness, &mut { TREE_WALK })
             .unwrap_or_else(|TooLarge| self.eval_dag(witness, &mut FxHashMap::default()))
     }
 
@@ -209,7 +210,7 @@ impl Term {
     /// Symbols in order of first appearance (left to right), appended to `out` if new.
     pub fn symbols(&self, out: &mut Vec<u32>) {
         let before = out.len();
-        if self.symbols_tree(out, &mut TREE_WALK.clone()).is_err() {
+        if self.symbols_tree(out, &mut { TREE_WALK }).is_err() {
             // A shared node's symbols appeared where it was first met: skipping it
             // keeps the order.
             out.truncate(before);
@@ -259,7 +260,7 @@ impl Term {
     /// division by one. Z3 decides linear questions with procedures that stop when
     /// interrupted; nonlinear ones may not ([`super::worker`]).
     pub fn is_linear(&self) -> bool {
-        self.linear_tree(&mut TREE_WALK.clone())
+        self.linear_tree(&mut { TREE_WALK })
             .unwrap_or_else(|TooLarge| self.linear_dag(&mut FxHashMap::default()))
     }
 
@@ -307,7 +308,7 @@ impl Term {
     /// maps that is cheaper to build and hash than [`Term::render`]'s text.
     pub fn encode_into(&self, name: &dyn Fn(u32) -> u32, out: &mut Vec<u32>) {
         let before = out.len();
-        if self.encode_tree(name, out, &mut TREE_WALK.clone()).is_err() {
+        if self.encode_tree(name, out, &mut { TREE_WALK }).is_err() {
             // `name` numbers symbols as met: the DAG meets them in the same order.
             out.truncate(before);
             self.encode_dag(name, out, &mut Shapes::default());
