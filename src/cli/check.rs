@@ -579,9 +579,11 @@ fn check_file(
         lane: None,
         task_sizes: Default::default(),
     };
+    let searching = Instant::now();
     let result = search(&loaded, &options, ui);
     let scope = if result.verdict == Verdict::Safe {
-        match prove(&loaded, args, deadline, interrupt, &input.stem()) {
+        let took = searching.elapsed();
+        match prove(&loaded, args, deadline, took, interrupt, &input.stem()) {
             Ok(scope) => Some(scope),
             Err(e) => {
                 eprintln!("error: cannot write the certificate: {e}");
@@ -691,10 +693,18 @@ fn check_file(
 ///
 /// The deadline, Ctrl-C and the memory limit stop the attempt within a fraction of a
 /// second ([`proof::Budget`]).
+/// How long the proof attempt may take at least, without `--prove`.
+const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
+
+/// Tries to prove a library that the search found safe, safe for every k and l.
+/// Without `--prove`, the attempt may take as long as the search took (`searched`),
+/// and at least [`PROOF_TIME_FLOOR`]: proving never makes a check more than twice as
+/// slow as `--no-prove`, or a second slower.
 fn prove(
     loaded: &Loaded,
     args: &CheckArgs,
     deadline: Option<Instant>,
+    searched: Duration,
     interrupt: &Arc<AtomicBool>,
     stem: &str,
 ) -> std::io::Result<Scope> {
@@ -705,8 +715,12 @@ fn prove(
     // the checker, as Ctrl-C does.
     let limit = args.max_memory.saturating_mul(1 << 20);
     let memory = memory::Watch::start(limit, Some(Arc::clone(interrupt)));
+    let own = (!args.prove).then(|| Instant::now() + searched.max(PROOF_TIME_FLOOR));
     let budget = proof::Budget {
-        deadline,
+        deadline: match (deadline, own) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
         interrupt: Some(memory.flag()),
         ..if args.prove {
             proof::Budget::thorough()
@@ -762,6 +776,10 @@ fn prove(
                     "the memory limit ({} MiB, --max-memory) was exceeded",
                     args.max_memory
                 )
+            } else if why == proof::TIME_LIMIT && deadline.is_none_or(|d| Instant::now() < d) {
+                "it may take as long as the search took, at least a second (--prove lifts \
+                 that)"
+                    .to_string()
             } else {
                 why
             };

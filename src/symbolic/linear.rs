@@ -24,6 +24,7 @@
 use super::config::PcNode;
 use super::term::{Node, Term};
 use crate::syntax::ast::BinOp;
+use num_bigint::BigInt;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -49,6 +50,18 @@ pub struct Constraint {
     pub equality: bool,
 }
 
+/// Why a question was not simplified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Beyond {
+    /// A conjunct is not a conjunction of linear equalities and inequalities, or a
+    /// term is not linear without division: a question for `qe`.
+    Shape,
+    /// A coefficient or constant outgrew 64 bits: the values of a long method whose
+    /// statements each add two references (`a := !b - !a`) grow like Fibonacci's, and
+    /// `qe` on them ran out the solver's time limit at every projection.
+    Overflow,
+}
+
 /// A projection after simplification.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Projection {
@@ -62,10 +75,10 @@ pub enum Projection {
     },
 }
 
-/// The values `terms` take together under the conjuncts `projected`, simplified; `None`
-/// if a conjunct is not a conjunction of linear equalities and inequalities, a term
-/// is not linear without division, or a coefficient overflows.
-pub fn project(terms: &[Term], projected: &[&PcNode]) -> Option<Projection> {
+/// The values `terms` take together under the conjuncts `projected`, simplified; why
+/// not, if a conjunct is not a conjunction of linear equalities and inequalities, a
+/// term is not linear without division, or a coefficient overflows.
+pub fn project(terms: &[Term], projected: &[&PcNode]) -> Result<Projection, Beyond> {
     let mut constraints = Vec::new();
     for p in projected {
         conjuncts(&p.term, p.holds, &mut constraints)?;
@@ -91,24 +104,26 @@ impl Linear {
     }
 
     /// `self + factor · other`.
-    fn plus(&self, other: &Linear, factor: i64) -> Option<Linear> {
+    fn plus(&self, other: &Linear, factor: i64) -> Result<Linear, Beyond> {
         let mut sum = self.clone();
         for (&v, &c) in &other.coefficients {
             let old = sum.coefficients.get(&v).copied().unwrap_or(0);
-            let new = old.checked_add(c.checked_mul(factor)?)?;
+            let new = (c.checked_mul(factor))
+                .and_then(|m| old.checked_add(m))
+                .ok_or(Beyond::Overflow)?;
             if new == 0 {
                 sum.coefficients.remove(&v);
             } else {
                 sum.coefficients.insert(v, new);
             }
         }
-        sum.constant = sum
-            .constant
-            .checked_add(other.constant.checked_mul(factor)?)?;
-        Some(sum)
+        sum.constant = (other.constant.checked_mul(factor))
+            .and_then(|m| sum.constant.checked_add(m))
+            .ok_or(Beyond::Overflow)?;
+        Ok(sum)
     }
 
-    fn times(&self, factor: i64) -> Option<Linear> {
+    fn times(&self, factor: i64) -> Result<Linear, Beyond> {
         Linear::default().plus(self, factor)
     }
 
@@ -117,16 +132,20 @@ impl Linear {
     }
 }
 
-/// The term as a linear form; `None` for a division, a comparison or logic inside
+/// The term as a linear form; why not for a division, a comparison or logic inside
 /// arithmetic, a product of two symbolic terms, or an overflow. Each shared node is
 /// made a form once ([`super::term`]: `x := !x - !x` doubles the tree, not the DAG).
-fn linear(t: &Term) -> Option<Linear> {
+fn linear(t: &Term) -> Result<Linear, Beyond> {
     linear_of(t, &mut FxHashMap::default())
 }
 
-fn linear_of(t: &Term, done: &mut FxHashMap<*const Node, Option<Linear>>) -> Option<Linear> {
+fn linear_of(
+    t: &Term,
+    done: &mut FxHashMap<*const Node, Result<Linear, Beyond>>,
+) -> Result<Linear, Beyond> {
+    let fits = |c: &BigInt| i64::try_from(c).map_err(|_| Beyond::Overflow);
     let node = match t {
-        Term::Const(c) => return Some(Linear::constant(i64::try_from(c).ok()?)),
+        Term::Const(c) => return Ok(Linear::constant(fits(c)?)),
         Term::Node(node) => node,
     };
     if let Some(form) = done.get(&Arc::as_ptr(node)) {
@@ -136,7 +155,7 @@ fn linear_of(t: &Term, done: &mut FxHashMap<*const Node, Option<Linear>>) -> Opt
         Node::Sym(n) => {
             let mut l = Linear::default();
             l.coefficients.insert(Var::Symbol(*n), 1);
-            Some(l)
+            Ok(l)
         }
         Node::Bin(BinOp::Add, a, b) => {
             linear_of(a, done).and_then(|x| x.plus(&linear_of(b, done)?, 1))
@@ -145,19 +164,19 @@ fn linear_of(t: &Term, done: &mut FxHashMap<*const Node, Option<Linear>>) -> Opt
             linear_of(a, done).and_then(|x| x.plus(&linear_of(b, done)?, -1))
         }
         Node::Bin(BinOp::Mul, a, b) => match (a.as_const(), b.as_const()) {
-            (Some(c), _) => linear_of(b, done).and_then(|x| x.times(i64::try_from(c).ok()?)),
-            (_, Some(c)) => linear_of(a, done).and_then(|x| x.times(i64::try_from(c).ok()?)),
-            _ => None,
+            (Some(c), _) => linear_of(b, done).and_then(|x| x.times(fits(c)?)),
+            (_, Some(c)) => linear_of(a, done).and_then(|x| x.times(fits(c)?)),
+            _ => Err(Beyond::Shape),
         },
-        _ => None,
+        _ => Err(Beyond::Shape),
     };
     done.insert(Arc::as_ptr(node), form.clone());
     form
 }
 
 /// Adds the constraints that `term ≠ 0` (or `term = 0` if not `holds`) amounts to;
-/// `None` if it is not a conjunction of linear equalities and inequalities.
-fn conjuncts(term: &Term, holds: bool, out: &mut Vec<Constraint>) -> Option<()> {
+/// why not if it is not a conjunction of linear equalities and inequalities.
+fn conjuncts(term: &Term, holds: bool, out: &mut Vec<Constraint>) -> Result<(), Beyond> {
     let Term::Node(node) = term else {
         // A constant condition that holds adds nothing; one that does not is `-1 ≥ 0`.
         let truth = term
@@ -169,7 +188,7 @@ fn conjuncts(term: &Term, holds: bool, out: &mut Vec<Constraint>) -> Option<()> 
                 equality: false,
             });
         }
-        return Some(());
+        return Ok(());
     };
     match &**node {
         Node::Not(a) => conjuncts(a, !holds, out),
@@ -194,12 +213,12 @@ fn conjuncts(term: &Term, holds: bool, out: &mut Vec<Constraint>) -> Option<()> 
                     (a.plus(&b, -1)?.plus(&one(), -1)?, false)
                 }
                 (BinOp::Ge, true) | (BinOp::Lt, false) => (a.plus(&b, -1)?, false),
-                _ => return None,
+                _ => return Err(Beyond::Shape),
             };
             out.push(Constraint { linear, equality });
-            Some(())
+            Ok(())
         }
-        Node::Sym(_) => None,
+        Node::Sym(_) => Err(Beyond::Shape),
     }
 }
 
@@ -208,13 +227,13 @@ fn one() -> Linear {
 }
 
 /// Applies the rules of the module until none applies, symbols in order, and
-/// normalises what remains; `None` if a coefficient overflows.
-fn eliminate(mut constraints: Vec<Constraint>) -> Option<Projection> {
+/// normalises what remains; why not if a coefficient overflows.
+fn eliminate(mut constraints: Vec<Constraint>) -> Result<Projection, Beyond> {
     loop {
         let mut kept = Vec::with_capacity(constraints.len());
         for c in constraints {
             match c.normalised()? {
-                Normalised::False => return Some(Projection::Empty),
+                Normalised::False => return Ok(Projection::Empty),
                 Normalised::True => {}
                 Normalised::Constraint(c) => {
                     if !kept.contains(&c) {
@@ -275,7 +294,7 @@ fn eliminate(mut constraints: Vec<Constraint>) -> Option<Projection> {
         .collect();
     symbols.sort_unstable();
     symbols.dedup();
-    Some(Projection::Exists {
+    Ok(Projection::Exists {
         symbols,
         constraints,
     })
@@ -357,9 +376,9 @@ impl Constraint {
     /// Decided if it has no variables; otherwise divided by the greatest common
     /// divisor of its coefficients (the constant of an inequality rounded down, which
     /// is exact over the integers) and, for an equality, signed so that its first
-    /// coefficient is positive; `None` on an overflow (2⁶³ as a divisor or a
+    /// coefficient is positive; why not on an overflow (2⁶³ as a divisor or a
     /// quotient).
-    fn normalised(self) -> Option<Normalised> {
+    fn normalised(self) -> Result<Normalised, Beyond> {
         let Constraint {
             mut linear,
             equality,
@@ -370,7 +389,7 @@ impl Constraint {
             } else {
                 linear.constant >= 0
             };
-            return Some(if holds {
+            return Ok(if holds {
                 Normalised::True
             } else {
                 Normalised::False
@@ -379,23 +398,24 @@ impl Constraint {
         let g = linear
             .coefficients
             .values()
-            .try_fold(0, |g, &k| gcd(g, k))?;
+            .try_fold(0, |g, &k| gcd(g, k))
+            .ok_or(Beyond::Overflow)?;
         if equality {
             if linear.constant % g != 0 {
-                return Some(Normalised::False);
+                return Ok(Normalised::False);
             }
             let divisor = g * first.signum();
             for k in linear.coefficients.values_mut() {
-                *k = k.checked_div(divisor)?;
+                *k = k.checked_div(divisor).ok_or(Beyond::Overflow)?;
             }
-            linear.constant = linear.constant.checked_div(divisor)?;
+            linear.constant = (linear.constant.checked_div(divisor)).ok_or(Beyond::Overflow)?;
         } else {
             for k in linear.coefficients.values_mut() {
-                *k = k.checked_div(g)?;
+                *k = k.checked_div(g).ok_or(Beyond::Overflow)?;
             }
-            linear.constant = linear.constant.checked_div_euclid(g)?;
+            linear.constant = (linear.constant.checked_div_euclid(g)).ok_or(Beyond::Overflow)?;
         }
-        Some(Normalised::Constraint(Constraint { linear, equality }))
+        Ok(Normalised::Constraint(Constraint { linear, equality }))
     }
 }
 
@@ -438,7 +458,7 @@ mod tests {
         // s1 + s2 ≤ 100 becomes y0 ≥ 0.
         assert_eq!(
             eliminate(system),
-            Some(Projection::Exists {
+            Ok(Projection::Exists {
                 symbols: vec![],
                 constraints: vec![
                     constraint(&[(y0, 1), (y1, 1)], 0, false),
@@ -459,7 +479,7 @@ mod tests {
         ];
         assert_eq!(
             eliminate(system),
-            Some(Projection::Exists {
+            Ok(Projection::Exists {
                 symbols: vec![],
                 constraints: vec![constraint(&[(y0, 1)], -1, false)],
             })
@@ -476,7 +496,7 @@ mod tests {
         ];
         assert_eq!(
             eliminate(system.clone()),
-            Some(Projection::Exists {
+            Ok(Projection::Exists {
                 symbols: vec![1],
                 constraints: system,
             })
@@ -495,7 +515,7 @@ mod tests {
         Term::binary(op, a, b).expect("no division by a constant 0")
     }
 
-    fn read(term: &Term, holds: bool) -> Option<Vec<Constraint>> {
+    fn read(term: &Term, holds: bool) -> Result<Vec<Constraint>, Beyond> {
         let mut out = Vec::new();
         conjuncts(term, holds, &mut out).map(|()| out)
     }
@@ -507,7 +527,7 @@ mod tests {
         let not_less = Term::not(&bin(BinOp::Lt, &sym(1), &int(3)));
         assert_eq!(
             read(&not_less, true),
-            Some(vec![constraint(&[(x1, 1)], -3, false)])
+            Ok(vec![constraint(&[(x1, 1)], -3, false)])
         );
         // x1 ≤ 2 && x2 == x1: 2 - x1 ≥ 0, x2 - x1 = 0
         let both = bin(
@@ -517,7 +537,7 @@ mod tests {
         );
         assert_eq!(
             read(&both, true),
-            Some(vec![
+            Ok(vec![
                 constraint(&[(x1, -1)], 2, false),
                 constraint(&[(x1, -1), (x2, 1)], 0, true),
             ])
@@ -530,14 +550,14 @@ mod tests {
         );
         assert_eq!(
             read(&either, false),
-            Some(vec![
+            Ok(vec![
                 constraint(&[(x1, -1)], 0, false),
                 constraint(&[(x2, -3)], 0, false),
             ])
         );
         // A constant condition: nothing when it holds, -1 ≥ 0 when it does not.
-        assert_eq!(read(&int(1), true), Some(vec![]));
-        assert_eq!(read(&int(0), true), Some(vec![constraint(&[], -1, false)]));
+        assert_eq!(read(&int(1), true), Ok(vec![]));
+        assert_eq!(read(&int(0), true), Ok(vec![constraint(&[], -1, false)]));
     }
 
     #[test]
@@ -556,15 +576,13 @@ mod tests {
             (bin(BinOp::Lt, &bin(BinOp::Div, &x1, &int(2)), &x2), true),
             (bin(BinOp::Lt, &bin(BinOp::Mul, &x1, &x2), &int(0)), true),
             (bin(BinOp::Lt, &bin(BinOp::Add, &less, &x1), &int(0)), true),
-            // A constant beyond 64 bits.
-            (
-                bin(BinOp::Lt, &x1, &Term::Const(BigInt::from(u64::MAX))),
-                true,
-            ),
         ];
         for (term, holds) in cases {
-            assert_eq!(read(&term, holds), None, "{term:?} {holds}");
+            assert_eq!(read(&term, holds), Err(Beyond::Shape), "{term:?} {holds}");
         }
+        // A constant beyond 64 bits is no question for `qe` either.
+        let beyond = bin(BinOp::Lt, &x1, &Term::Const(BigInt::from(u64::MAX)));
+        assert_eq!(read(&beyond, true), Err(Beyond::Overflow));
     }
 
     #[test]
@@ -575,20 +593,20 @@ mod tests {
             constraint(&[(x1, -1)], i64::MIN, true),
             constraint(&[(y0, 1), (x1, -1)], 0, true),
         ];
-        assert_eq!(eliminate(system), None);
+        assert_eq!(eliminate(system), Err(Beyond::Overflow));
         // y0 = 2·x1 + 2·x2 with x1 = 2⁶² + 1: substituting x1 overflows.
         let x2 = Var::Symbol(2);
         let system = vec![
             constraint(&[(x1, 1)], -(i64::MAX / 2 + 2), true),
             constraint(&[(y0, 1), (x1, -2), (x2, -2)], 0, true),
         ];
-        assert_eq!(eliminate(system), None);
+        assert_eq!(eliminate(system), Err(Beyond::Overflow));
     }
 
     #[test]
     fn an_equality_no_integer_satisfies_is_empty() {
         // 2·y0 = 1
         let system = vec![constraint(&[(Var::Slot(0), 2)], -1, true)];
-        assert_eq!(eliminate(system), Some(Projection::Empty));
+        assert_eq!(eliminate(system), Ok(Projection::Empty));
     }
 }

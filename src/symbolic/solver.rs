@@ -244,8 +244,8 @@ impl Solver {
     /// formula over the slots `y0, y1, …` (one per term) that holds exactly for the
     /// tuples `(t0, t1, …)` of some model of the conjuncts connected to the terms'
     /// symbols (the others are satisfiable on their own and independent). `None` when
-    /// a term or conjunct is nonlinear or there are more than [`MAX_PROJECTED`]
-    /// conjuncts, or Z3 cannot eliminate the symbols within `limit` (or before the
+    /// a term or conjunct is nonlinear, a value outgrows 64 bits, or there are more
+    /// than [`MAX_PROJECTED`] conjuncts, or Z3 cannot eliminate the symbols within `limit` (or before the
     /// interrupt flag is set, or while too many cut eliminations still run): no region
     /// only means less subsumption.
     ///
@@ -294,10 +294,10 @@ impl Solver {
             return Some(region);
         }
         let ((region, stopped), eliminated) = match linear::project(terms, &projected) {
-            Some(linear::Projection::Empty) => {
+            Ok(linear::Projection::Empty) => {
                 return Some(self.simplified(question, Bool::from_bool(false)));
             }
-            Some(linear::Projection::Exists {
+            Ok(linear::Projection::Exists {
                 symbols,
                 constraints,
             }) => {
@@ -307,7 +307,14 @@ impl Solver {
                 }
                 (self.eliminate(body, &symbols, limit), symbols.len())
             }
-            None => {
+            // Values beyond 64 bits: `qe` ran out the time limit on each such question
+            // ([`linear::Beyond::Overflow`]). No region only means less subsumption.
+            Err(linear::Beyond::Overflow) => {
+                self.work += work::LINEAR_PROJECTION;
+                self.projections.insert(question, None);
+                return None;
+            }
+            Err(linear::Beyond::Shape) => {
                 let body = self.question(terms, &projected);
                 (self.eliminate(body, &symbols, limit), symbols.len())
             }
@@ -1241,13 +1248,13 @@ mod tests {
             let projected = conjuncts_of(&pc);
             let mut solver = Solver::new();
             let simplified = match linear::project(&terms, &projected) {
-                Some(linear::Projection::Empty) => Bool::from_bool(false),
-                Some(linear::Projection::Exists { constraints, .. }) => {
+                Ok(linear::Projection::Empty) => Bool::from_bool(false),
+                Ok(linear::Projection::Exists { constraints, .. }) => {
                     let body: Vec<Bool> =
                         constraints.iter().map(|c| solver.constraint(c)).collect();
                     conjunction(&body)
                 }
-                None => return Err(TestCaseError::fail("not taken for a linear system")),
+                Err(_) => return Err(TestCaseError::fail("not taken for a linear system")),
             };
             let whole = conjunction(&solver.question(&terms, &projected));
             let z = z3::Solver::new();
