@@ -17,16 +17,22 @@
 //!   bounds are replaced by those pairs (a Fourier–Motzkin step, exact here), while
 //!   the system stays small.
 //!
+//! A disequality `L ≠ 0` is, over the integers, `L ≥ 1 ∨ -L ≥ 1`: with a few of them
+//! (an `assert (not (!r == 3))` passed on the path), each way of choosing a side is a
+//! system of its own, simplified on its own, and the region is the union of theirs
+//! (what is left of the symbols eliminated by `qe` from the union). Z3's `qe` spent
+//! the solver's 10 s limit on each such projection of a long method, whole.
+//!
 //! What remains is either a system over the slots alone (the region itself) or a
-//! smaller question for `qe`. A disequality, a disjunction or a division is left to
-//! `qe` whole.
+//! smaller question for `qe`. A disjunction, a division or more disequalities than
+//! [`MAX_UNEQUAL`] are left to `qe` whole.
 
 use super::config::PcNode;
 use super::term::{Node, Term};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A variable of a projection: a term's slot `y_i` (kept) or a symbol (eliminated).
@@ -73,15 +79,25 @@ pub enum Projection {
         symbols: Vec<u32>,
         constraints: Vec<Constraint>,
     },
+    /// The tuples of slot values for which some values of `symbols` satisfy one of the
+    /// conjunctions: the question's disequalities read each way.
+    Cases {
+        symbols: Vec<u32>,
+        cases: Vec<Vec<Constraint>>,
+    },
 }
+
+/// The most disequalities whose 2ⁿ readings [`project`] simplifies one by one.
+const MAX_UNEQUAL: usize = 4;
 
 /// The values `terms` take together under the conjuncts `projected`, simplified; why
 /// not, if a conjunct is not a conjunction of linear equalities and inequalities, a
 /// term is not linear without division, or a coefficient overflows.
 pub fn project(terms: &[Term], projected: &[&PcNode]) -> Result<Projection, Beyond> {
     let mut constraints = Vec::new();
+    let mut unequal = Vec::new();
     for p in projected {
-        conjuncts(&p.term, p.holds, &mut constraints)?;
+        conjuncts(&p.term, p.holds, &mut constraints, &mut unequal)?;
     }
     for (i, t) in terms.iter().enumerate() {
         // y_i - t = 0
@@ -92,7 +108,42 @@ pub fn project(terms: &[Term], projected: &[&PcNode]) -> Result<Projection, Beyo
             equality: true,
         });
     }
-    eliminate(constraints)
+    if unequal.is_empty() {
+        return eliminate(constraints);
+    }
+    if unequal.len() > MAX_UNEQUAL {
+        return Err(Beyond::Shape);
+    }
+    let (mut cases, mut left) = (Vec::new(), BTreeSet::new());
+    for choice in 0..1u32 << unequal.len() {
+        let mut system = constraints.clone();
+        for (i, l) in unequal.iter().enumerate() {
+            // l ≥ 1 or -l ≥ 1.
+            let side = if choice >> i & 1 == 0 { 1 } else { -1 };
+            system.push(Constraint {
+                linear: l.times(side)?.plus(&one(), -1)?,
+                equality: false,
+            });
+        }
+        match eliminate(system)? {
+            Projection::Empty => {}
+            Projection::Exists {
+                symbols,
+                constraints,
+            } => {
+                left.extend(symbols);
+                cases.push(constraints);
+            }
+            Projection::Cases { .. } => return Err(Beyond::Shape),
+        }
+    }
+    Ok(match cases.is_empty() {
+        true => Projection::Empty,
+        false => Projection::Cases {
+            symbols: left.into_iter().collect(),
+            cases,
+        },
+    })
 }
 
 impl Linear {
@@ -174,9 +225,15 @@ fn linear_of(
     form
 }
 
-/// Adds the constraints that `term ≠ 0` (or `term = 0` if not `holds`) amounts to;
-/// why not if it is not a conjunction of linear equalities and inequalities.
-fn conjuncts(term: &Term, holds: bool, out: &mut Vec<Constraint>) -> Result<(), Beyond> {
+/// Adds the constraints that `term ≠ 0` (or `term = 0` if not `holds`) amounts to, its
+/// disequalities `L ≠ 0` to `unequal` as `L`; why not if it is not a conjunction of
+/// linear equalities, inequalities and disequalities.
+fn conjuncts(
+    term: &Term,
+    holds: bool,
+    out: &mut Vec<Constraint>,
+    unequal: &mut Vec<Linear>,
+) -> Result<(), Beyond> {
     let Term::Node(node) = term else {
         // A constant condition that holds adds nothing; one that does not is `-1 ≥ 0`.
         let truth = term
@@ -191,20 +248,32 @@ fn conjuncts(term: &Term, holds: bool, out: &mut Vec<Constraint>) -> Result<(), 
         return Ok(());
     };
     match &**node {
-        Node::Not(a) => conjuncts(a, !holds, out),
+        Node::Not(a) => conjuncts(a, !holds, out, unequal),
         Node::Bin(BinOp::And, a, b) if holds => {
-            conjuncts(a, true, out)?;
-            conjuncts(b, true, out)
+            conjuncts(a, true, out, unequal)?;
+            conjuncts(b, true, out, unequal)
         }
         Node::Bin(BinOp::Or, a, b) if !holds => {
-            conjuncts(a, false, out)?;
-            conjuncts(b, false, out)
+            conjuncts(a, false, out, unequal)?;
+            conjuncts(b, false, out, unequal)
         }
         Node::Bin(op, a, b) => {
             let (a, b) = (linear(a)?, linear(b)?);
             // Over the integers, `a < b` is `b - a - 1 ≥ 0`.
             let (linear, equality) = match (op, holds) {
                 (BinOp::Eq, true) => (a.plus(&b, -1)?, true),
+                (BinOp::Eq, false) => {
+                    let difference = a.plus(&b, -1)?;
+                    match (difference.coefficients.is_empty(), difference.constant) {
+                        // A constant: nothing when it holds, `-1 ≥ 0` when it does not.
+                        (true, 0) => (Linear::constant(-1), false),
+                        (true, _) => return Ok(()),
+                        (false, _) => {
+                            unequal.push(difference);
+                            return Ok(());
+                        }
+                    }
+                }
                 (BinOp::Lt, true) | (BinOp::Ge, false) => {
                     (b.plus(&a, -1)?.plus(&one(), -1)?, false)
                 }
@@ -516,8 +585,23 @@ mod tests {
     }
 
     fn read(term: &Term, holds: bool) -> Result<Vec<Constraint>, Beyond> {
-        let mut out = Vec::new();
-        conjuncts(term, holds, &mut out).map(|()| out)
+        let (mut out, mut unequal) = (Vec::new(), Vec::new());
+        conjuncts(term, holds, &mut out, &mut unequal)?;
+        assert!(unequal.is_empty(), "{unequal:?}");
+        Ok(out)
+    }
+
+    #[test]
+    fn disequalities_are_set_apart_and_constant_ones_decided() {
+        let (mut out, mut unequal) = (Vec::new(), Vec::new());
+        // not (x1 == 3): x1 - 3 ≠ 0; not (2 == 3) holds; not (3 == 3) fails.
+        for (a, b) in [(sym(1), int(3)), (int(2), int(3)), (int(3), int(3))] {
+            conjuncts(&bin(BinOp::Eq, &a, &b), false, &mut out, &mut unequal).unwrap();
+        }
+        let mut x1 = Linear::constant(-3);
+        x1.coefficients.insert(Var::Symbol(1), 1);
+        assert_eq!(unequal, vec![x1]);
+        assert_eq!(out, vec![constraint(&[], -1, false)]);
     }
 
     #[test]
@@ -565,8 +649,7 @@ mod tests {
         let (x1, x2) = (sym(1), sym(2));
         let less = bin(BinOp::Lt, &x1, &x2);
         let cases = [
-            // A disequality, a disjunction that holds, a conjunction that fails.
-            (bin(BinOp::Eq, &x1, &x2), false),
+            // A disjunction that holds, a conjunction that fails.
             (bin(BinOp::Or, &less, &less), true),
             (bin(BinOp::And, &less, &less), false),
             // A symbol as a condition (x1 ≠ 0), and arithmetic as one.

@@ -297,6 +297,19 @@ impl Solver {
             Ok(linear::Projection::Empty) => {
                 return Some(self.simplified(question, Bool::from_bool(false)));
             }
+            Ok(linear::Projection::Cases { symbols, cases }) => {
+                let cases: Vec<Bool> = (cases.iter())
+                    .map(|case| {
+                        let body: Vec<Bool> = case.iter().map(|c| self.constraint(c)).collect();
+                        conjunction(&body)
+                    })
+                    .collect();
+                let union = Bool::or(&cases);
+                if symbols.is_empty() {
+                    return Some(self.simplified(question, union));
+                }
+                (self.eliminate(vec![union], &symbols, limit), symbols.len())
+            }
             Ok(linear::Projection::Exists {
                 symbols,
                 constraints,
@@ -1234,11 +1247,10 @@ mod tests {
                 })
             };
             let mut pc = None;
+            let mut unequal = 0;
             for (parts, c, op, holds) in &conjuncts {
                 let op = COMPARISONS[*op];
-                if op == BinOp::Eq && !holds {
-                    continue;
-                }
+                unequal += usize::from(op == BinOp::Eq && !holds);
                 pc = conjunct(bin(op, &linear_term(parts, *c), &int(0)), pc);
                 if let Some(node) = pc.as_mut().and_then(Arc::get_mut) {
                     node.holds = *holds;
@@ -1254,6 +1266,18 @@ mod tests {
                         constraints.iter().map(|c| solver.constraint(c)).collect();
                     conjunction(&body)
                 }
+                Ok(linear::Projection::Cases { cases, .. }) => {
+                    let cases: Vec<Bool> = (cases.iter())
+                        .map(|case| {
+                            let body: Vec<Bool> =
+                                case.iter().map(|c| solver.constraint(c)).collect();
+                            conjunction(&body)
+                        })
+                        .collect();
+                    Bool::or(&cases)
+                }
+                // More disequalities than it reads each way go to `qe` whole.
+                Err(linear::Beyond::Shape) if unequal > 0 => return Ok(()),
                 Err(_) => return Err(TestCaseError::fail("not taken for a linear system")),
             };
             let whole = conjunction(&solver.question(&terms, &projected));
