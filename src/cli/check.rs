@@ -94,8 +94,9 @@ pub struct CheckArgs {
     /// (exit 4). The stuck places are still reported.
     #[arg(long)]
     pub allow_stuck: bool,
-    /// Spend more effort on proving a safe library safe for every k and l, and exit
-    /// with 3 when no proof is found (`lang/proofs.md`).
+    /// Spend more effort on proving a safe library safe for every k and l (without it
+    /// the attempt takes no longer than the search did, or a second), and exit with 3
+    /// when no proof is found (`lang/proofs.md`).
     #[arg(long, conflicts_with = "no_prove")]
     pub prove: bool,
     /// Do not try to prove a safe library safe beyond the bounds.
