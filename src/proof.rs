@@ -1288,8 +1288,8 @@ impl<'l> Checker<'l> {
     }
 
     /// The invariant holds on `path`; when searching for one, the facts that do not
-    /// are marked broken instead. Facts kept since the invariant was last assumed
-    /// ([`Path::last_assumed`]) are not asked.
+    /// are marked broken instead. Facts over references not written since the
+    /// invariant was last assumed (the store's base) are not asked.
     fn keeps_invariant(&mut self, path: &Path, what: Obligation) -> Result<(), Stop> {
         let certificate = self.certificate;
         let store = &path.store;
