@@ -1219,9 +1219,12 @@ impl<'l> Checker<'l> {
     /// here. If some does, the assumptions a sliced query leaves out, which share no
     /// symbol with the rest, are satisfiable on their own (the store at entry satisfies
     /// them: the invariant holds of the initial store), so slicing changes no answer:
-    /// the query with all of them is unsatisfiable exactly when the sliced one is. (In
-    /// a round of the search for a certificate, candidates the turn relation will lose
-    /// can leave no store for a turn.)
+    /// the query with all of them is unsatisfiable exactly when the sliced one is.
+    /// Checking a certificate, this never ends a path: the invariant was just shown to
+    /// hold before the turn, and every step is reflexive, so the store before it is one.
+    /// So the SMT-LIB text ([`certify`]) misses no obligation. Only in a round of the
+    /// search for a certificate, where facts shown broken stay assumed until the round
+    /// ends, can a turn leave no store.
     fn consistent(&self, path: &Path) -> Result<bool, Stop> {
         if !self.asking.sliced {
             return Ok(true);
