@@ -1162,21 +1162,40 @@ impl<'l> Checker<'l> {
     /// [`Checker::assert_path`], with every assumption when `whole`.
     fn assert_on(&self, path: &Path, asked: &Bool, whole: bool) {
         let certificate = self.certificate;
+        let included = if whole {
+            let mut all = BTreeSet::new();
+            for (g, assumed) in path.assumed.iter().enumerate() {
+                let facts = (0..certificate.invariant.len()).map(Part::Fact);
+                let steps = (0..certificate.steps.len()).map(Part::Step);
+                let steps = steps.filter(|_| assumed.before.is_some());
+                all.extend(facts.chain(steps).map(|part| (g, part)));
+            }
+            all
+        } else {
+            self.connected(path, asked)
+        };
+        // In order, so that the query (and a certificate's text) is the same every run.
+        for (g, part) in included {
+            self.solver
+                .assert(path.assumed[g].formula(part, certificate));
+        }
+        for c in &path.condition {
+            self.solver.assert(c);
+        }
+        self.solver.assert(asked);
+    }
+
+    /// The facts and steps `path` assumes (by the index of their store in
+    /// [`Path::assumed`]) that share a symbol, directly or through each other, with its
+    /// branch conditions or `asked`.
+    fn connected(&self, path: &Path, asked: &Bool) -> BTreeSet<(usize, Part)> {
+        let certificate = self.certificate;
         let (mut relevant, mut seen) = (HashSet::new(), HashSet::new());
         for c in path.condition.iter().chain([asked]) {
             symbols(Dynamic::from_ast(c), &mut seen, &mut relevant);
         }
         let mut todo: Vec<Dynamic> = relevant.iter().cloned().collect();
         let mut included = BTreeSet::new();
-        if whole {
-            todo.clear();
-            for (g, assumed) in path.assumed.iter().enumerate() {
-                let facts = (0..certificate.invariant.len()).map(Part::Fact);
-                let steps = (0..certificate.steps.len()).map(Part::Step);
-                let steps = steps.filter(|_| assumed.before.is_some());
-                included.extend(facts.chain(steps).map(|part| (g, part)));
-            }
-        }
         while let Some(symbol) = todo.pop() {
             for (g, assumed) in path.assumed.iter().enumerate() {
                 let mut parts = Vec::new();
@@ -1203,15 +1222,7 @@ impl<'l> Checker<'l> {
                 }
             }
         }
-        // In order, so that the query (and a certificate's text) is the same every run.
-        for (g, part) in included {
-            self.solver
-                .assert(path.assumed[g].formula(part, certificate));
-        }
-        for c in &path.condition {
-            self.solver.assert(c);
-        }
-        self.solver.assert(asked);
+        included
     }
 
     /// After a client turn: whether some store satisfies everything `path` assumes. If

@@ -688,19 +688,17 @@ fn check_file(
     (file_result, written)
 }
 
+/// How long the proof attempt may take at least, without `--prove`.
+const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
+
 /// Tries to prove a library the search found safe safe for every k and l: a
 /// certificate found by [`proof::find`] and re-checked by [`proof::check`], written to
 /// `--certificate DIR` as `<stem>.smt2` (the only error).
 ///
 /// The deadline, Ctrl-C and the memory limit stop the attempt within a fraction of a
-/// second ([`proof::Budget`]).
-/// How long the proof attempt may take at least, without `--prove`.
-const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
-
-/// Tries to prove a library that the search found safe, safe for every k and l.
-/// Without `--prove`, the attempt may take as long as the search took (`searched`),
-/// and at least [`PROOF_TIME_FLOOR`]: proving never makes a check more than twice as
-/// slow as `--no-prove`, or a second slower.
+/// second ([`proof::Budget`]). Without `--prove`, the attempt may take as long as the
+/// search took (`searched`), and at least [`PROOF_TIME_FLOOR`]: proving never makes a
+/// check more than twice as slow as `--no-prove`, or a second slower.
 fn prove(
     loaded: &Loaded,
     args: &CheckArgs,
