@@ -4,7 +4,7 @@
 //! are still simple. The bank account of HOLiK's reentrancy libraries gives a chain
 //! like `s1 ≤ 100`, `s2 ≤ 100 - s1`, `0 ≤ 100 - s1 - s2`, … over ten or more symbols.
 //! `qe` took 2–4 ms on each such chain (about two thirds of the whole search on
-//! reentrancy_safe-mo k5 l3), yet three rules eliminate most of it. Each keeps the
+//! reentrancy_safe-mo k5 l3), yet four rules eliminate most of it. Each keeps the
 //! projection exact over the integers:
 //! - An equality in which a symbol has coefficient ±1 defines that symbol by the
 //!   others. Substituting the definition is exact, because the value it gives is an
@@ -16,12 +16,20 @@
 //!   bounds `L` and upper bounds `U`. Some integer does iff every `L ≤ U`, so its
 //!   bounds are replaced by those pairs (a Fourier–Motzkin step, exact here), while
 //!   the system stays small.
+//! - Last, an equality `a·s + R = 0` with `|a| ≥ 2` (the least such `|a|`) defines
+//!   `s = -R/a`, an integer iff `|a|` divides `R`: that multiple is kept (a
+//!   constraint `m | L`), and every other constraint is multiplied by `|a|` before
+//!   `a·s` is replaced by `-R`, which keeps it exact. A wide library's writes
+//!   (`r := !r + x` twice) double its symbols, and `qe` spent seconds, often its
+//!   whole limit, on each such system of a few symbols. The rules above leave a
+//!   symbol of a multiple alone (one-sided or paired bounds say nothing of a
+//!   residue); `qe` gets `m | L` as `L = m·k` with `k` bound beside the symbols.
 //!
 //! A disequality `L ≠ 0` is, over the integers, `L ≥ 1 ∨ -L ≥ 1`: with a few of them
 //! (an `assert (not (!r == 3))` passed on the path), each way of choosing a side is a
 //! system of its own, simplified on its own, and the region is the union of theirs
-//! (what is left of the symbols eliminated by `qe` from the union). Z3's `qe` spent
-//! the solver's 10 s limit on each such projection of a long method, whole.
+//! (what is left of each eliminated by `qe` on its own, [`super::solver`]). Z3's `qe`
+//! spent the solver's 10 s limit on each such projection of a long method, whole.
 //!
 //! What remains is either a system over the slots alone (the region itself) or a
 //! smaller question for `qe`. A disjunction, a division or more disequalities than
@@ -49,11 +57,21 @@ pub struct Linear {
     pub constant: i64,
 }
 
-/// `linear = 0` or `linear ≥ 0`.
+/// `linear = 0`, `linear ≥ 0` or `m | linear`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Constraint {
     pub linear: Linear,
-    pub equality: bool,
+    pub relation: Relation,
+}
+
+/// How a [`Constraint`]'s linear form relates to zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    Zero,
+    NonNegative,
+    /// A multiple of the modulus (at least 2): what remains of an equality that
+    /// defined a symbol with a coefficient other than ±1.
+    Multiple(i64),
 }
 
 /// Why a question was not simplified.
@@ -105,7 +123,7 @@ pub fn project(terms: &[Term], projected: &[&PcNode]) -> Result<Projection, Beyo
         slot.coefficients.insert(Var::Slot(i), 1);
         constraints.push(Constraint {
             linear: slot.plus(&linear(t)?, -1)?,
-            equality: true,
+            relation: Relation::Zero,
         });
     }
     if unequal.is_empty() {
@@ -122,7 +140,7 @@ pub fn project(terms: &[Term], projected: &[&PcNode]) -> Result<Projection, Beyo
             let side = if choice >> i & 1 == 0 { 1 } else { -1 };
             system.push(Constraint {
                 linear: l.times(side)?.plus(&one(), -1)?,
-                equality: false,
+                relation: Relation::NonNegative,
             });
         }
         match eliminate(system)? {
@@ -242,7 +260,7 @@ fn conjuncts(
         if truth != holds {
             out.push(Constraint {
                 linear: Linear::constant(-1),
-                equality: false,
+                relation: Relation::NonNegative,
             });
         }
         return Ok(());
@@ -260,13 +278,13 @@ fn conjuncts(
         Node::Bin(op, a, b) => {
             let (a, b) = (linear(a)?, linear(b)?);
             // Over the integers, `a < b` is `b - a - 1 ≥ 0`.
-            let (linear, equality) = match (op, holds) {
-                (BinOp::Eq, true) => (a.plus(&b, -1)?, true),
+            let (linear, relation) = match (op, holds) {
+                (BinOp::Eq, true) => (a.plus(&b, -1)?, Relation::Zero),
                 (BinOp::Eq, false) => {
                     let difference = a.plus(&b, -1)?;
                     match (difference.coefficients.is_empty(), difference.constant) {
                         // A constant: nothing when it holds, `-1 ≥ 0` when it does not.
-                        (true, 0) => (Linear::constant(-1), false),
+                        (true, 0) => (Linear::constant(-1), Relation::NonNegative),
                         (true, _) => return Ok(()),
                         (false, _) => {
                             unequal.push(difference);
@@ -275,16 +293,16 @@ fn conjuncts(
                     }
                 }
                 (BinOp::Lt, true) | (BinOp::Ge, false) => {
-                    (b.plus(&a, -1)?.plus(&one(), -1)?, false)
+                    (b.plus(&a, -1)?.plus(&one(), -1)?, Relation::NonNegative)
                 }
-                (BinOp::Le, true) | (BinOp::Gt, false) => (b.plus(&a, -1)?, false),
+                (BinOp::Le, true) | (BinOp::Gt, false) => (b.plus(&a, -1)?, Relation::NonNegative),
                 (BinOp::Gt, true) | (BinOp::Le, false) => {
-                    (a.plus(&b, -1)?.plus(&one(), -1)?, false)
+                    (a.plus(&b, -1)?.plus(&one(), -1)?, Relation::NonNegative)
                 }
-                (BinOp::Ge, true) | (BinOp::Lt, false) => (a.plus(&b, -1)?, false),
+                (BinOp::Ge, true) | (BinOp::Lt, false) => (a.plus(&b, -1)?, Relation::NonNegative),
                 _ => return Err(Beyond::Shape),
             };
-            out.push(Constraint { linear, equality });
+            out.push(Constraint { linear, relation });
             Ok(())
         }
         Node::Sym(_) => Err(Beyond::Shape),
@@ -344,12 +362,19 @@ fn eliminate(mut constraints: Vec<Constraint>) -> Result<Projection, Beyond> {
                 for u in &upper {
                     rest.push(Constraint {
                         linear: l.linear.plus(&u.linear, 1)?,
-                        equality: false,
+                        relation: Relation::NonNegative,
                     });
                 }
             }
             constraints = rest;
             continue;
+        }
+        if let Some((at, symbol)) = scaled_definition(&constraints) {
+            // On an overflow the system is left to `qe` as it is.
+            if let Ok(substituted) = defined_as_quotient(&constraints, at, symbol) {
+                constraints = substituted;
+                continue;
+            }
         }
         break;
     }
@@ -372,7 +397,7 @@ fn eliminate(mut constraints: Vec<Constraint>) -> Result<Projection, Beyond> {
 /// The first equality with a symbol of coefficient ±1, and the least such symbol.
 fn definition(constraints: &[Constraint]) -> Option<(usize, u32)> {
     constraints.iter().enumerate().find_map(|(i, c)| {
-        if !c.equality {
+        if c.relation != Relation::Zero {
             return None;
         }
         c.linear.coefficients.iter().find_map(|(v, &k)| match v {
@@ -382,22 +407,86 @@ fn definition(constraints: &[Constraint]) -> Option<(usize, u32)> {
     })
 }
 
-/// The least symbol in no equality whose coefficients all have one sign.
+/// The equality and symbol of least coefficient (in absolute value, at least 2 when
+/// no equality has a ±1, [`definition`]), first of the least.
+fn scaled_definition(constraints: &[Constraint]) -> Option<(usize, u32)> {
+    (constraints.iter().enumerate())
+        .filter(|(_, c)| c.relation == Relation::Zero)
+        .flat_map(|(i, c)| {
+            c.linear
+                .coefficients
+                .iter()
+                .filter_map(move |(v, &k)| match v {
+                    Var::Symbol(n) => Some((k.unsigned_abs(), i, *n)),
+                    Var::Slot(_) => None,
+                })
+        })
+        .min()
+        .map(|(_, i, n)| (i, n))
+}
+
+/// The system with `symbol` eliminated by its equality `constraints[at]`,
+/// `a·s + rest = 0`: `s = -rest/a` is an integer iff `|a|` divides `rest`, which is
+/// kept as a multiple, and each other constraint `c·s + q ⋈ 0`, multiplied by `|a|`
+/// (which keeps it exact, a multiple's modulus multiplied too), becomes
+/// `|a|·q - c·sign(a)·rest ⋈ 0`; why not on an overflow.
+fn defined_as_quotient(
+    constraints: &[Constraint],
+    at: usize,
+    symbol: u32,
+) -> Result<Vec<Constraint>, Beyond> {
+    let var = Var::Symbol(symbol);
+    let mut rest = constraints[at].linear.clone();
+    let a = rest.coefficient(var);
+    rest.coefficients.remove(&var);
+    let scale = a.checked_abs().ok_or(Beyond::Overflow)?;
+    let mut out = Vec::with_capacity(constraints.len());
+    for (i, other) in constraints.iter().enumerate() {
+        let c = other.linear.coefficient(var);
+        if i == at {
+            continue;
+        }
+        if c == 0 {
+            out.push(other.clone());
+            continue;
+        }
+        let mut q = other.linear.clone();
+        q.coefficients.remove(&var);
+        let factor = c.checked_mul(-a.signum()).ok_or(Beyond::Overflow)?;
+        let relation = match other.relation {
+            Relation::Multiple(m) => {
+                Relation::Multiple(m.checked_mul(scale).ok_or(Beyond::Overflow)?)
+            }
+            same => same,
+        };
+        out.push(Constraint {
+            linear: q.times(scale)?.plus(&rest, factor)?,
+            relation,
+        });
+    }
+    out.push(Constraint {
+        linear: rest,
+        relation: Relation::Multiple(scale),
+    });
+    Ok(out)
+}
+
+/// The least symbol in no equality or multiple whose coefficients all have one sign.
 fn one_sided(constraints: &[Constraint]) -> Option<u32> {
     let mut signs: BTreeMap<u32, (bool, bool, bool)> = BTreeMap::new();
     for c in constraints {
         for (v, &k) in &c.linear.coefficients {
             if let Var::Symbol(n) = v {
-                let (positive, negative, in_equality) = signs.entry(*n).or_default();
+                let (positive, negative, pinned) = signs.entry(*n).or_default();
                 *positive |= k > 0;
                 *negative |= k < 0;
-                *in_equality |= c.equality;
+                *pinned |= c.relation != Relation::NonNegative;
             }
         }
     }
     signs
         .into_iter()
-        .find(|(_, (positive, negative, in_equality))| !in_equality && positive != negative)
+        .find(|(_, (positive, negative, pinned))| !pinned && positive != negative)
         .map(|(n, _)| n)
 }
 
@@ -405,7 +494,7 @@ fn one_sided(constraints: &[Constraint]) -> Option<u32> {
 /// symbol's p lower and q upper bounds by their p·q pairs.
 const MAX_BOUNDS: usize = 64;
 
-/// The symbol in no equality, with coefficients only ±1, whose elimination by pairing
+/// The symbol in no equality or multiple, with coefficients only ±1, whose elimination by pairing
 /// its bounds adds the fewest constraints (the least symbol of those), if that keeps
 /// the system within [`MAX_BOUNDS`].
 fn unit_bounded(constraints: &[Constraint]) -> Option<u32> {
@@ -415,7 +504,7 @@ fn unit_bounded(constraints: &[Constraint]) -> Option<u32> {
         for (v, &k) in &c.linear.coefficients {
             if let Var::Symbol(n) = v {
                 let (lower, upper, unit) = bounds.entry(*n).or_insert((0, 0, true));
-                *unit &= !c.equality && matches!(k, 1 | -1);
+                *unit &= c.relation == Relation::NonNegative && matches!(k, 1 | -1);
                 if k > 0 {
                     *lower += 1;
                 } else {
@@ -445,31 +534,29 @@ impl Constraint {
     /// Decided if it has no variables; otherwise divided by the greatest common
     /// divisor of its coefficients (the constant of an inequality rounded down, which
     /// is exact over the integers) and, for an equality, signed so that its first
-    /// coefficient is positive; why not on an overflow (2⁶³ as a divisor or a
-    /// quotient).
+    /// coefficient is positive; a multiple's coefficients and constant first taken
+    /// modulo its modulus; why not on an overflow (2⁶³ as a divisor or a quotient).
     fn normalised(self) -> Result<Normalised, Beyond> {
         let Constraint {
             mut linear,
-            equality,
+            relation,
         } = self;
+        if let Relation::Multiple(m) = relation {
+            return multiple(linear, m);
+        }
         let Some(&first) = linear.coefficients.values().next() else {
-            let holds = if equality {
+            return Ok(decided(if relation == Relation::Zero {
                 linear.constant == 0
             } else {
                 linear.constant >= 0
-            };
-            return Ok(if holds {
-                Normalised::True
-            } else {
-                Normalised::False
-            });
+            }));
         };
         let g = linear
             .coefficients
             .values()
             .try_fold(0, |g, &k| gcd(g, k))
             .ok_or(Beyond::Overflow)?;
-        if equality {
+        if relation == Relation::Zero {
             if linear.constant % g != 0 {
                 return Ok(Normalised::False);
             }
@@ -484,8 +571,47 @@ impl Constraint {
             }
             linear.constant = (linear.constant.checked_div_euclid(g)).ok_or(Beyond::Overflow)?;
         }
-        Ok(Normalised::Constraint(Constraint { linear, equality }))
+        Ok(Normalised::Constraint(Constraint { linear, relation }))
     }
+}
+
+fn decided(holds: bool) -> Normalised {
+    if holds {
+        Normalised::True
+    } else {
+        Normalised::False
+    }
+}
+
+/// `m | linear` with its coefficients and constant in `0..m`, divided by what `m`
+/// and the coefficients share: with `g` dividing `m` and every coefficient, `m | L`
+/// holds iff `g` divides the constant and `m/g | L/g`.
+fn multiple(mut linear: Linear, m: i64) -> Result<Normalised, Beyond> {
+    for k in linear.coefficients.values_mut() {
+        *k = k.rem_euclid(m);
+    }
+    linear.coefficients.retain(|_, k| *k != 0);
+    linear.constant = linear.constant.rem_euclid(m);
+    let g = (linear.coefficients.values())
+        .try_fold(m, |g, &k| gcd(g, k))
+        .ok_or(Beyond::Overflow)?;
+    if linear.coefficients.is_empty() {
+        return Ok(decided(linear.constant == 0));
+    }
+    if linear.constant % g != 0 {
+        return Ok(Normalised::False);
+    }
+    if g == m {
+        return Ok(Normalised::True);
+    }
+    for k in linear.coefficients.values_mut() {
+        *k /= g;
+    }
+    linear.constant /= g;
+    Ok(Normalised::Constraint(Constraint {
+        linear,
+        relation: Relation::Multiple(m / g),
+    }))
 }
 
 /// `None` when it is 2⁶³, which no `i64` holds.
@@ -503,12 +629,16 @@ mod tests {
     use num_bigint::BigInt;
 
     fn constraint(pairs: &[(Var, i64)], constant: i64, equality: bool) -> Constraint {
+        let relation = match equality {
+            true => Relation::Zero,
+            false => Relation::NonNegative,
+        };
         Constraint {
             linear: Linear {
                 coefficients: pairs.iter().copied().collect(),
                 constant,
             },
-            equality,
+            relation,
         }
     }
 
@@ -553,6 +683,85 @@ mod tests {
                 constraints: vec![constraint(&[(y0, 1)], -1, false)],
             })
         );
+    }
+
+    #[test]
+    fn an_equality_without_a_unit_coefficient_defines_its_symbol_where_it_divides() {
+        // y0 = 2·s1 + 1 and y1 = 6·s1 + s2 with s1 ≥ 3 and 0 ≤ s2 ≤ 2: s1 = (y0 - 1)/2,
+        // so y0 is odd and y0 ≥ 7; then s2 = y1 - 3·y0 + 3 lies in 0..=2.
+        let (s1, s2, y0, y1) = (Var::Symbol(1), Var::Symbol(2), Var::Slot(0), Var::Slot(1));
+        let system = vec![
+            constraint(&[(y0, 1), (s1, -2)], -1, true),
+            constraint(&[(y1, 1), (s1, -6), (s2, -1)], 0, true),
+            constraint(&[(s1, 1)], -3, false),
+            constraint(&[(s2, 1)], 0, false),
+            constraint(&[(s2, -1)], 2, false),
+        ];
+        let Ok(Projection::Exists {
+            symbols,
+            constraints,
+        }) = eliminate(system)
+        else {
+            panic!("a system");
+        };
+        assert_eq!(symbols, Vec::<u32>::new());
+        let holds = |y: [i64; 2]| {
+            constraints.iter().all(|c| {
+                let value = (c.linear.coefficients.iter())
+                    .map(|(v, k)| match v {
+                        Var::Slot(i) => k * y[*i],
+                        Var::Symbol(_) => unreachable!("no symbol is left"),
+                    })
+                    .sum::<i64>()
+                    + c.linear.constant;
+                match c.relation {
+                    Relation::Zero => value == 0,
+                    Relation::NonNegative => value >= 0,
+                    Relation::Multiple(m) => value % m == 0,
+                }
+            })
+        };
+        for y0 in -5..20 {
+            for y1 in -5..60 {
+                let exists = (3..12).any(|a| (0..=2).any(|b| y0 == 2 * a + 1 && y1 == 6 * a + b));
+                assert_eq!(holds([y0, y1]), exists, "at ({y0}, {y1}): {constraints:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn multiples_are_taken_modulo_and_divided_by_what_they_share() {
+        let (y0, y1) = (Var::Slot(0), Var::Slot(1));
+        let multiple = |pairs: &[(Var, i64)], constant: i64, m: i64| Constraint {
+            linear: Linear {
+                coefficients: pairs.iter().copied().collect(),
+                constant,
+            },
+            relation: Relation::Multiple(m),
+        };
+        // 6 | 4·y0 + 8·y1 + 2 is 3 | 2·y0 + y1 + 1.
+        let Ok(Normalised::Constraint(c)) = multiple(&[(y0, 4), (y1, 8)], 2, 6).normalised() else {
+            panic!("a constraint");
+        };
+        assert_eq!(c, multiple(&[(y0, 2), (y1, 1)], 1, 3));
+        // 4 | 2·y0 + 1: never (2·y0 + 1 is odd); 2 | 4·y0 + 6: always.
+        assert!(matches!(
+            multiple(&[(y0, 2)], 1, 4).normalised(),
+            Ok(Normalised::False)
+        ));
+        assert!(matches!(
+            multiple(&[(y0, 4)], 6, 2).normalised(),
+            Ok(Normalised::True)
+        ));
+        // -7 ≡ 2 (mod 3).
+        assert!(matches!(
+            multiple(&[], -7, 3).normalised(),
+            Ok(Normalised::False)
+        ));
+        assert!(matches!(
+            multiple(&[], -9, 3).normalised(),
+            Ok(Normalised::True)
+        ));
     }
 
     #[test]

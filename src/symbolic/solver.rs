@@ -14,7 +14,7 @@ use super::worker::{self, NoRegion, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -298,27 +298,29 @@ impl Solver {
                 return Some(self.simplified(question, Bool::from_bool(false)));
             }
             Ok(linear::Projection::Cases { symbols, cases }) => {
-                let cases: Vec<Bool> = (cases.iter())
-                    .map(|case| {
-                        let body: Vec<Bool> = case.iter().map(|c| self.constraint(c)).collect();
-                        conjunction(&body)
-                    })
-                    .collect();
-                let union = Bool::or(&cases);
                 if symbols.is_empty() {
-                    return Some(self.simplified(question, union));
+                    let cases: Vec<Bool> = (cases.iter())
+                        .map(|case| {
+                            let body: Vec<Bool> = case.iter().map(|c| self.constraint(c)).collect();
+                            conjunction(&body)
+                        })
+                        .collect();
+                    return Some(self.simplified(question, Bool::or(&cases)));
                 }
-                (self.eliminate(vec![union], &symbols, limit), symbols.len())
+                (self.eliminate_cases(&cases, limit), symbols.len())
             }
             Ok(linear::Projection::Exists {
                 symbols,
                 constraints,
             }) => {
-                let body: Vec<Bool> = constraints.iter().map(|c| self.constraint(c)).collect();
                 if symbols.is_empty() {
+                    let body: Vec<Bool> = constraints.iter().map(|c| self.constraint(c)).collect();
                     return Some(self.simplified(question, conjunction(&body)));
                 }
-                (self.eliminate(body, &symbols, limit), symbols.len())
+                (
+                    self.eliminate_system(&constraints, &symbols, limit),
+                    symbols.len(),
+                )
             }
             // Values beyond 64 bits: `qe` ran out the time limit on each such question
             // ([`linear::Beyond::Overflow`]). No region only means less subsumption.
@@ -375,10 +377,27 @@ impl Solver {
         region
     }
 
-    /// `Σ k·v + c ≥ 0` (or `= 0`) over the slots and symbols.
+    /// `Σ k·v + c ≥ 0` (or `= 0`, or `m | Σ k·v + c`) over the slots and symbols.
     fn constraint(&mut self, c: &linear::Constraint) -> Bool {
-        let addends: Vec<Int> = c
-            .linear
+        let sum = self.sum(&c.linear);
+        // The constant on the right: `y0 ≥ 1` rather than `y0 + -1 ≥ 0` (negated as a
+        // BigInt: -i64::MIN is no i64).
+        let bound = int_const(&-BigInt::from(c.linear.constant));
+        match c.relation {
+            linear::Relation::Zero => sum.eq(bound),
+            linear::Relation::NonNegative => sum.ge(bound),
+            // `m | sum + constant`: the remainder of `sum` is that of `-constant`.
+            linear::Relation::Multiple(m) => {
+                let remainder = (-i128::from(c.linear.constant)).rem_euclid(i128::from(m));
+                sum.modulo(Int::from_i64(m))
+                    .eq(int_const(&BigInt::from(remainder)))
+            }
+        }
+    }
+
+    /// `Σ k·v` of a linear form, without its constant.
+    fn sum(&mut self, linear: &linear::Linear) -> Int {
+        let addends: Vec<Int> = linear
             .coefficients
             .iter()
             .map(|(&v, &k)| {
@@ -393,18 +412,83 @@ impl Solver {
                 }
             })
             .collect();
-        let sum = match &addends[..] {
+        match &addends[..] {
             [one] => one.clone(),
             _ => Int::add(&addends),
-        };
-        // The constant on the right: `y0 ≥ 1` rather than `y0 + -1 ≥ 0` (negated as a
-        // BigInt: -i64::MIN is no i64).
-        let bound = int_const(&-BigInt::from(c.linear.constant));
-        if c.equality {
-            sum.eq(bound)
-        } else {
-            sum.ge(bound)
         }
+    }
+
+    /// The union of the cases' projections, each case eliminated by `qe` on its own,
+    /// within one `limit` for all: `qe` spent the solver's whole 10 s limit on the
+    /// union of sixteen cases that it eliminates one by one in milliseconds. A case
+    /// without a region (unconfirmed, or cut by the limit) is left out: the region is
+    /// then smaller than the projection, which only prunes less ([`Solver::project`]
+    /// is used only for the configurations that cover others), and it is not
+    /// remembered if a case was cut.
+    fn eliminate_cases(
+        &mut self,
+        cases: &[Vec<linear::Constraint>],
+        limit: Option<Duration>,
+    ) -> (Option<Bool>, bool) {
+        let deadline = limit.and_then(|l| Instant::now().checked_add(l));
+        let (mut parts, mut stopped) = (Vec::new(), false);
+        for case in cases {
+            let symbols: BTreeSet<u32> = (case.iter())
+                .flat_map(|c| c.linear.coefficients.keys())
+                .filter_map(|v| match v {
+                    linear::Var::Symbol(n) => Some(*n),
+                    linear::Var::Slot(_) => None,
+                })
+                .collect();
+            if symbols.is_empty() {
+                let body: Vec<Bool> = case.iter().map(|c| self.constraint(c)).collect();
+                parts.push(conjunction(&body));
+                continue;
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let symbols: Vec<u32> = symbols.into_iter().collect();
+            let (region, cut) = self.eliminate_system(case, &symbols, left);
+            stopped |= cut;
+            parts.extend(region);
+            if cut {
+                break;
+            }
+        }
+        let region = match &parts[..] {
+            [] => None,
+            [one] => Some(one.clone()),
+            all => Some(Bool::or(all)),
+        };
+        (region, stopped)
+    }
+
+    /// [`Solver::eliminate`] for a system [`linear`] simplified: a multiple over
+    /// symbols, `m | L`, is asked as `L = m·k` with `k` bound beside them (Z3's `qe`
+    /// gave no region for such a `mod` over a symbol that the equation projects).
+    fn eliminate_system(
+        &mut self,
+        constraints: &[linear::Constraint],
+        symbols: &[u32],
+        limit: Option<Duration>,
+    ) -> (Option<Bool>, bool) {
+        let mut bound: Vec<Int> = symbols.iter().map(|&n| self.symbol(n)).collect();
+        let mut body = Vec::with_capacity(constraints.len());
+        for c in constraints {
+            let over_symbols =
+                (c.linear.coefficients.keys()).any(|v| matches!(v, linear::Var::Symbol(_)));
+            match c.relation {
+                linear::Relation::Multiple(m) if over_symbols => {
+                    // sum + constant = m·k
+                    let quotient = Int::new_const(format!("k{}", bound.len()));
+                    let multiple = Int::mul(&[Int::from_i64(m), quotient.clone()]);
+                    let constant = int_const(&BigInt::from(c.linear.constant));
+                    body.push(Int::add(&[self.sum(&c.linear), constant]).eq(multiple));
+                    bound.push(quotient);
+                }
+                _ => body.push(self.constraint(c)),
+            }
+        }
+        self.eliminate_bound(body, &bound, limit)
     }
 
     /// The quantifier-free equivalent of `body` with `symbols` bound existentially,
@@ -417,6 +501,16 @@ impl Solver {
         limit: Option<Duration>,
     ) -> (Option<Bool>, bool) {
         let bound: Vec<Int> = symbols.iter().map(|&n| self.symbol(n)).collect();
+        self.eliminate_bound(body, &bound, limit)
+    }
+
+    /// [`Solver::eliminate`] with the bound constants given.
+    fn eliminate_bound(
+        &mut self,
+        body: Vec<Bool>,
+        bound: &[Int],
+        limit: Option<Duration>,
+    ) -> (Option<Bool>, bool) {
         let bound: Vec<&dyn z3::ast::Ast> = bound.iter().map(|b| b as &dyn z3::ast::Ast).collect();
         let formula = z3::ast::exists_const(&bound, &[], &Bool::and(&body));
         let deadline = limit.and_then(|l| Instant::now().checked_add(l));
@@ -1120,6 +1214,47 @@ mod tests {
         assert_eq!(solver.projections.len(), 2);
     }
 
+    /// The shape of a wide library's question: values doubled by two writes, each
+    /// tested against a constant (`assert (not (!r == 9999))`). Every case of its
+    /// disequalities keeps symbols for `qe`, which takes each case on its own; the
+    /// union is the projection of the whole question.
+    #[test]
+    fn disequalities_with_symbols_left_project_case_by_case_to_the_whole_region() {
+        let mut solver = Solver::new();
+        let s = |n: u32| Term::sym(n);
+        let times = |k: i64, t: &Term| bin(BinOp::Mul, &int(k), t);
+        let sum = bin(BinOp::Add, &times(2, &s(1)), &times(3, &s(2)));
+        let (a, b) = (
+            bin(BinOp::Add, &sum, &int(1)),
+            bin(BinOp::Add, &sum, &times(3, &s(3))),
+        );
+        let mut pc = conjunct(bin(BinOp::Ge, &s(1), &int(3)), None);
+        pc = conjunct(bin(BinOp::Le, &s(3), &s(2)), pc);
+        for (t, c) in [(&a, 21), (&b, 40), (&s(2), 7)] {
+            pc = conjunct(bin(BinOp::Eq, t, &int(c)), pc);
+            if let Some(node) = pc.as_mut().and_then(Arc::get_mut) {
+                node.holds = false;
+            }
+        }
+        let terms = vec![a, b];
+        let projected = conjuncts_of(&pc);
+        let Ok(linear::Projection::Cases { symbols, cases }) = linear::project(&terms, &projected)
+        else {
+            panic!("three disequalities read each way");
+        };
+        assert!(!symbols.is_empty() && cases.len() > 1);
+        let region = solver.project(&pc, &terms, None).expect("a region");
+        // The whole question, quantified, decided by `qsat` (Z3's `qe` does not
+        // eliminate it within its limit).
+        let bound: Vec<Int> = (1..=3).map(|n| solver.symbol(n)).collect();
+        let bound: Vec<&dyn z3::ast::Ast> = bound.iter().map(|b| b as &dyn z3::ast::Ast).collect();
+        let body = solver.question(&terms, &projected);
+        let whole = z3::ast::exists_const(&bound, &[], &Bool::and(&body));
+        let z = z3::Tactic::new("qsat").solver();
+        z.assert(region.iff(&whole).not());
+        assert_eq!(z.check(), SatResult::Unsat, "{region}");
+    }
+
     #[test]
     fn a_coverage_check_is_charged_by_the_nodes_of_its_regions_or_as_nonlinear() {
         let mut solver = Solver::new();
@@ -1343,7 +1478,7 @@ mod tests {
                 coefficients: [(linear::Var::Slot(0), 1)].into_iter().collect(),
                 constant: i64::MIN,
             },
-            equality: false,
+            relation: linear::Relation::NonNegative,
         };
         let bound = Int::from_str("9223372036854775808").unwrap();
         let z = z3::Solver::new();
