@@ -263,6 +263,7 @@ fn holi_check_stops_at_its_limits_during_a_query() {
                 "1",
                 flag,
                 "1",
+                "-v",
             ])
             .output()
             .expect("holi runs");
@@ -271,6 +272,11 @@ fn holi_check_stops_at_its_limits_during_a_query() {
         assert!(took < Duration::from_secs(1) + TIGHTLY, "{flag}: {took:?}");
         assert_eq!(out.status.code(), Some(3), "{stdout}");
         assert!(stdout.contains(note), "{stdout}");
+        // No search completed, and `-v` does not say one did.
+        assert!(
+            stdout.contains("report from: the whole search (incomplete"),
+            "{stdout}"
+        );
     }
 }
 

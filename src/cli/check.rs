@@ -452,7 +452,7 @@ fn quiet_line(
 }
 
 /// Every counter of the search, for `-v`.
-fn verbose_stats(s: &Stats, plan: &SearchPlan) -> String {
+fn verbose_stats(s: &Stats, plan: &SearchPlan, complete: bool) -> String {
     let mut out = String::from("  search:\n");
     let _ = writeln!(out, "    plan: {plan}");
     let searched = match s.searched {
@@ -461,10 +461,14 @@ fn verbose_stats(s: &Stats, plan: &SearchPlan) -> String {
         Searched::ByParts => "the parts one at a time",
         Searched::ByPartsWithoutSemantic => "the parts one at a time, without semantic subsumption",
     };
-    let _ = writeln!(
-        out,
-        "    report from: {searched} (the cheapest complete search)"
-    );
+    // A search cut by a limit reports the whole search so far, with every trace the
+    // searches raced beside it found ([`crate::symbolic::race`]): none completed.
+    let which = if complete {
+        "the cheapest complete search"
+    } else {
+        "incomplete: what it found so far, with every trace the others found"
+    };
+    let _ = writeln!(out, "    report from: {searched} ({which})");
     for (what, n) in [
         ("configurations", s.configurations),
         ("solver queries", s.solver_queries),
@@ -657,9 +661,13 @@ fn check_file(
             (k, l),
             report.scope.as_ref(),
         )),
-        Format::Text if ui.verbose() => sink
-            .text(&report.text(ui.color_stdout))
-            .and_then(|()| sink.text(&verbose_stats(&result.stats, &result.plan))),
+        Format::Text if ui.verbose() => sink.text(&report.text(ui.color_stdout)).and_then(|()| {
+            sink.text(&verbose_stats(
+                &result.stats,
+                &result.plan,
+                result.inconclusive.is_empty(),
+            ))
+        }),
         Format::Text => sink.text(&report.text(ui.color_stdout)),
         Format::Json | Format::Sarif => sink.report(&report),
     };
