@@ -25,7 +25,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.4.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.5.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -292,6 +292,8 @@ pub struct JsonStats {
     /// over-approximation (`--no-havoc`).
     pub unreachable_sites: u64,
     pub seconds: f64,
+    /// Time in the solver, summed over the searches and threads counted.
+    pub solver_seconds: f64,
 }
 
 /// Where explored paths got stuck.
@@ -561,6 +563,7 @@ impl Report<'_> {
                 solver_queries: stats.solver_queries,
                 unreachable_sites: stats.unreachable_sites,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
+                solver_seconds: (stats.solver_seconds * 1000.0).round() / 1000.0,
             },
             inconclusive: &self.result.inconclusive,
             stuck: JsonStuck {

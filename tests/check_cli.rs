@@ -82,6 +82,8 @@ fn json_report_has_the_documented_shape() {
         "1",
         "--format",
         "json",
+        "--jobs",
+        "1",
     ]);
     assert_eq!(code(&out), 1);
     let v = json(&out);
@@ -113,9 +115,17 @@ fn json_report_has_the_documented_shape() {
     // Replay is on by default: the counterexample is confirmed and carries its client.
     assert_eq!(c["replayed"], true);
     assert!(c["client"].as_str().is_some_and(|s| s.contains("main = {")));
-    for key in ["configurations", "solver_queries", "seconds"] {
+    for key in [
+        "configurations",
+        "solver_queries",
+        "seconds",
+        "solver_seconds",
+    ] {
         assert!(v["stats"][key].is_number(), "{key}");
     }
+    // One thread here: the solver's time is part of the search's.
+    let solver = v["stats"]["solver_seconds"].as_f64().unwrap();
+    assert!(solver <= v["stats"]["seconds"].as_f64().unwrap() + 0.002);
     assert!(v.get("inconclusive").is_none());
 }
 

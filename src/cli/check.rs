@@ -486,6 +486,8 @@ fn verbose_stats(s: &Stats, plan: &SearchPlan, complete: bool) -> String {
     ] {
         let _ = writeln!(out, "    {what:<36} {n}");
     }
+    let solver = "time in the solver (s)";
+    let _ = writeln!(out, "    {solver:<36} {:.3}", s.solver_seconds);
     out
 }
 

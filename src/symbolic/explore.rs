@@ -275,6 +275,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// Adds the solver's counts to the statistics, once the search is over.
     fn count_solver(&mut self) {
         self.stats.solver_queries += self.decider.solver.queries;
+        self.stats.solver_seconds += self.decider.solver.busy.as_secs_f64();
         self.stats.cached_answers += self.decider.cached;
     }
 

@@ -245,17 +245,21 @@ pub struct Stats {
     /// The longest trace explored, in moves.
     pub max_moves: u32,
     pub seconds: f64,
+    /// Time in the solver ([`solver::Solver::busy`]), summed over the searches and
+    /// threads whose counters these are, like the other counters.
+    pub solver_seconds: f64,
     /// Which search's report this is: the [`race`] may take another than the whole
     /// search with every pruning.
     pub searched: Searched,
 }
 
 impl Stats {
-    /// Adds the counters of `part` (not the time).
+    /// Adds the counters of `part` (not the wall time).
     pub fn add(&mut self, part: &Stats) {
         let total = self;
         total.configurations += part.configurations;
         total.solver_queries += part.solver_queries;
+        total.solver_seconds += part.solver_seconds;
         total.cached_answers += part.cached_answers;
         total.undeclared_calls += part.undeclared_calls;
         total.stuck_paths += part.stuck_paths;

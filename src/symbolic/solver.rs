@@ -50,6 +50,9 @@ pub struct Solver {
     /// Z3 constants of the symbols, by number (index 0 unused).
     symbols: Vec<Int>,
     pub queries: u64,
+    /// Time spent in [`Solver::check`], [`Solver::project`] and [`Solver::covered`]:
+    /// Z3 and the solver process, with the encoding of their questions.
+    pub busy: Duration,
     /// The work done so far, estimated in configurations ([`work`]): a count, not a
     /// time, so that searches can be compared whatever the machine's load.
     pub work: u64,
@@ -96,6 +99,7 @@ impl Solver {
             bools: FxHashMap::default(),
             symbols: Vec::new(),
             queries: 0,
+            busy: Duration::ZERO,
             work: 0,
             projections: FxHashMap::default(),
             region_nodes: HashMap::new(),
@@ -126,6 +130,21 @@ impl Solver {
     /// than `limit` is `TimedOut`; one running when the interrupt flag is set (or
     /// started after) is `Interrupted`.
     pub fn check(
+        &mut self,
+        pc: &Option<Arc<PcNode>>,
+        term: &Term,
+        holds: bool,
+        symbols: u32,
+        limit: Option<Duration>,
+    ) -> Answer {
+        let start = Instant::now();
+        let answer = self.satisfiable(pc, term, holds, symbols, limit);
+        self.busy += start.elapsed();
+        answer
+    }
+
+    /// [`Solver::check`], untimed.
+    fn satisfiable(
         &mut self,
         pc: &Option<Arc<PcNode>>,
         term: &Term,
@@ -262,6 +281,19 @@ impl Solver {
     /// them, and clears its interrupts after them, [`Solver::run`]), and a cut `qe` is
     /// left to finish in its own thread.
     pub fn project(
+        &mut self,
+        pc: &Option<Arc<PcNode>>,
+        terms: &[Term],
+        limit: Option<Duration>,
+    ) -> Option<Bool> {
+        let start = Instant::now();
+        let region = self.region(pc, terms, limit);
+        self.busy += start.elapsed();
+        region
+    }
+
+    /// [`Solver::project`], untimed.
+    fn region(
         &mut self,
         pc: &Option<Arc<PcNode>>,
         terms: &[Term],
@@ -533,6 +565,20 @@ impl Solver {
     /// of `regions` (formulas over the slots, as [`Solver::project`] makes them).
     /// `false` when Z3 cannot tell within `limit` or is interrupted.
     pub fn covered(
+        &mut self,
+        pc: &Option<Arc<PcNode>>,
+        terms: &[Term],
+        regions: &[&Bool],
+        limit: Option<Duration>,
+    ) -> bool {
+        let start = Instant::now();
+        let covered = self.within(pc, terms, regions, limit);
+        self.busy += start.elapsed();
+        covered
+    }
+
+    /// [`Solver::covered`], untimed.
+    fn within(
         &mut self,
         pc: &Option<Arc<PcNode>>,
         terms: &[Term],
