@@ -92,6 +92,9 @@ pub struct RunRecord {
     pub binary: Option<Binary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
+    /// `stats.solver_seconds` of the JSON report (absent from files written before it).
+    #[serde(default)]
+    pub solver_seconds: Option<f64>,
 }
 
 impl RunRecord {
@@ -112,6 +115,7 @@ impl RunRecord {
             note,
             binary: None,
             round: None,
+            solver_seconds: None,
         }
     }
 
@@ -190,10 +194,23 @@ pub struct RunsWriter {
 }
 
 impl RunsWriter {
+    /// Refuses a file written before the last column was added: its rows would not
+    /// line up with the ones appended.
     pub fn open(path: &Path) -> io::Result<Self> {
         let fresh = std::fs::metadata(path)
             .map(|m| m.len() == 0)
             .unwrap_or(true);
+        if !fresh {
+            let text = std::fs::read_to_string(path)?;
+            let header = text.lines().next().unwrap_or_default();
+            if !header.split(',').any(|column| column == "solver_seconds") {
+                return Err(io::Error::other(format!(
+                    "{} was written before its `solver_seconds` column: resume it with the \
+                     holi-bench that wrote it, or use a new --name",
+                    path.display()
+                )));
+            }
+        }
         let file = OpenOptions::new().create(true).append(true).open(path)?;
         let writer = csv::WriterBuilder::new()
             .has_headers(fresh)
@@ -252,7 +269,7 @@ mod tests {
         let row = RunRecord::bare("a.holi", 2, 1, Status::Done, 1.0, String::new());
         RunsWriter::open(&grid).unwrap().append(&row).unwrap();
         let text = std::fs::read_to_string(&grid).unwrap();
-        assert!(text.starts_with("file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note\n"), "{text}");
+        assert!(text.starts_with("file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note,solver_seconds\n"), "{text}");
 
         let compare = dir.path().join("compare.csv");
         let mut writer = RunsWriter::open(&compare).unwrap();
@@ -263,8 +280,13 @@ mod tests {
             writer.append(&row).unwrap();
         }
         let text = std::fs::read_to_string(&compare).unwrap();
-        assert!(text.starts_with("file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note,binary,round\n"), "{text}");
-        assert!(text.contains(",done,,new,2\n"), "{text}");
+        assert!(text.starts_with("file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note,binary,round,solver_seconds\n"), "{text}");
+        assert!(text.contains(",done,,new,2,\n"), "{text}");
+        // A file of the format before `solver_seconds` is read, but not appended to.
+        let old = dir.path().join("old.csv");
+        std::fs::write(&old, "file,k,l,verdict,failing_traces,min_moves,seconds,peak_rss_mb,configurations,solver_queries,status,note\na.holi,2,1,,,,1.0,,,,done,\n").unwrap();
+        assert_eq!(read_runs(&old).unwrap().len(), 1);
+        assert!(RunsWriter::open(&old).is_err());
         let rows = read_runs_by_run(&compare).unwrap();
         assert_eq!(rows.len(), 3);
         let key = ("a.holi".to_string(), 2, 1, Some(Binary::New), Some(2));

@@ -250,6 +250,10 @@ pub fn parse_report(stdout: &str) -> Result<RunRecord, String> {
         note: String::new(),
         binary: None,
         round: None,
+        solver_seconds: value
+            .get("stats")
+            .and_then(|s| s.get("solver_seconds"))
+            .and_then(Value::as_f64),
     })
 }
 

@@ -20,9 +20,10 @@ const BASE: Shape = Shape {
     callbacks: 0,
     nesting: 1,
     size: 3,
+    references: 2,
 };
 
-const FAMILIES: [&str; 4] = ["methods", "callbacks", "nesting", "size"];
+const FAMILIES: [&str; 5] = ["methods", "callbacks", "nesting", "size", "references"];
 
 #[derive(Args, Debug)]
 pub struct ScaleArgs {
@@ -36,18 +37,21 @@ pub struct ScaleArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Values of the number of public methods (base shape: 2 methods, no callback,
-    /// nesting 1, size 3).
-    #[arg(long, default_value = "1,2,3,4,6,8")]
+    /// nesting 1, size 3, 2 references).
+    #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1000")]
     methods: String,
-    /// Values of the number of imported callbacks.
-    #[arg(long, default_value = "0,1,2,3,4,6")]
+    /// Values of the number of imported callbacks (dealt over the 2 methods).
+    #[arg(long, default_value = "0,1,2,3,4,6,8")]
     callbacks: String,
     /// Values of the nesting depth of conditionals.
     #[arg(long, default_value = "0,1,2,3,4,6")]
     nesting: String,
     /// Values of the number of simple statements per method.
-    #[arg(long, default_value = "1,2,4,8,16,32")]
+    #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
     size: String,
+    /// Values of the number of global references.
+    #[arg(long, default_value = "1,2,4,8,16,32,64")]
+    references: String,
     #[command(flatten)]
     run: RunOptions,
 }
@@ -62,8 +66,15 @@ pub struct Library {
     pub callbacks: u32,
     pub nesting: u32,
     pub size: u32,
+    /// Absent from files written before the family existed: the base shape's 2.
+    #[serde(default = "base_references")]
+    pub references: u32,
     pub bytes: usize,
     pub seed: u64,
+}
+
+fn base_references() -> u32 {
+    BASE.references
 }
 
 fn shape_with(family: &str, value: u32) -> Shape {
@@ -72,6 +83,7 @@ fn shape_with(family: &str, value: u32) -> Shape {
         "methods" => shape.methods = value,
         "callbacks" => shape.callbacks = value,
         "nesting" => shape.nesting = value,
+        "references" => shape.references = value,
         _ => shape.size = value,
     }
     shape
@@ -113,6 +125,7 @@ pub fn generate_libraries(
                 callbacks: shape.callbacks,
                 nesting: shape.nesting,
                 size: shape.size,
+                references: shape.references,
                 bytes: text.len(),
                 seed,
             });
@@ -130,6 +143,7 @@ pub fn run(args: ScaleArgs) -> Result<(), String> {
         ("callbacks", meta::parse_bounds(&args.callbacks)?),
         ("nesting", meta::parse_bounds(&args.nesting)?),
         ("size", meta::parse_bounds(&args.size)?),
+        ("references", meta::parse_bounds(&args.references)?),
     ];
     let dir = results_dir(&args.run, "scale")?;
     let libraries = generate_libraries(&dir, &families, args.seed)?;
@@ -179,13 +193,16 @@ pub fn write_scale_report(dir: &Path) -> Result<String, String> {
         out,
         "Libraries come from a seeded generator (`holi-bench scale`; files in `programs/`, \
          shapes in `libraries.csv`). Each family varies one parameter of the base shape \
-         (methods {}, callbacks {}, nesting {}, size {}): public methods taking an int, \
-         imported callbacks (alternately `int -> unit` and `unit -> int`) called from the \
-         library, `if`s nested `nesting` deep, `size` simple statements per method, two \
-         global references, and an assertion in every method's innermost branch. Plots show \
-         runs that finished (`done`), on a log scale; the tables list every run.\n",
-        BASE.methods, BASE.callbacks, BASE.nesting, BASE.size
+         (methods {}, callbacks {}, nesting {}, size {}, references {}): public methods \
+         taking an int, imported callbacks (alternately `int -> unit` and `unit -> int`) \
+         called from the library, `if`s nested `nesting` deep, `size` simple statements per \
+         method over `references` global references, and an assertion in every method's \
+         innermost branch. Plots show runs that finished (`done`), on log scales: wall time, \
+         configurations, time in the solver (`stats.solver_seconds`) and peak memory; the \
+         tables list every run.\n",
+        BASE.methods, BASE.callbacks, BASE.nesting, BASE.size, BASE.references
     );
+    write_growth(&mut out, &libraries, &runs, &bounds);
     for family in FAMILIES {
         let members: Vec<&Library> = libraries
             .iter()
@@ -198,7 +215,7 @@ pub fn write_scale_report(dir: &Path) -> Result<String, String> {
         plot_family(&dir.join(&svg), family, &members, &runs, &bounds)?;
         let _ = writeln!(
             out,
-            "## Cost vs {family}\n\n![seconds and configurations vs {family}]({svg})\n"
+            "## Cost vs {family}\n\n![seconds, configurations, solver time and memory vs {family}]({svg})\n"
         );
         out.push_str(&format!("| {family} | bytes |"));
         for (k, l) in &bounds {
@@ -222,6 +239,82 @@ pub fn write_scale_report(dir: &Path) -> Result<String, String> {
     let path = dir.join("report.md");
     std::fs::write(&path, &out).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(out)
+}
+
+/// The slope of `ln y` against `ln x` by least squares over the larger half of the
+/// points (at least three, `x ≥ 1`), where fixed costs (start-up, parsing) weigh least:
+/// `y ∝ x^slope`. `None` with fewer than three such points.
+pub fn growth(points: &[(f64, f64)]) -> Option<f64> {
+    let mut usable: Vec<(f64, f64)> = (points.iter())
+        .filter(|(x, y)| *x >= 1.0 && *y > 0.0)
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
+    usable.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let keep = (usable.len() / 2).max(3);
+    if usable.len() < 3 {
+        return None;
+    }
+    let tail = &usable[usable.len() - keep.min(usable.len())..];
+    let n = tail.len() as f64;
+    let (mx, my) = (
+        tail.iter().map(|p| p.0).sum::<f64>() / n,
+        tail.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let sxx: f64 = tail.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = tail.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// The table of measured growth: per family and bound, the exponents of time and
+/// configurations over the finished runs, and the largest value that finished.
+fn write_growth(
+    out: &mut String,
+    libraries: &[Library],
+    runs: &BTreeMap<(String, u32, u32), RunRecord>,
+    bounds: &BTreeSet<(u32, u32)>,
+) {
+    let _ = writeln!(
+        out,
+        "## Measured growth\n\nFitted on the larger half of each curve's finished runs \
+         (at least three; `growth` in `benchmark/src/scale.rs`): time ∝ value^a, \
+         configurations ∝ value^b. A dash: fewer than three runs finished.\n\n\
+         | family | bounds | finished | largest finished (time) | time exponent a | configurations exponent b |\n\
+         |---|---|---|---|---|---|"
+    );
+    for family in FAMILIES {
+        let members: Vec<&Library> = (libraries.iter())
+            .filter(|lib| lib.family == family)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        for &(k, l) in bounds {
+            let done: Vec<(&Library, &RunRecord)> = (members.iter())
+                .filter_map(|lib| Some((*lib, runs.get(&(lib.file.clone(), k, l))?)))
+                .filter(|(_, run)| run.status == Status::Done)
+                .collect();
+            let points = |metric: fn(&RunRecord) -> Option<f64>| -> Vec<(f64, f64)> {
+                (done.iter())
+                    .filter_map(|(lib, run)| Some((f64::from(lib.value), metric(run)?)))
+                    .collect()
+            };
+            let exponent = |p: Option<f64>| p.map_or("–".to_string(), |a| format!("{a:.2}"));
+            let largest = (done.iter())
+                .max_by_key(|(lib, _)| lib.value)
+                .map_or("–".to_string(), |(lib, run)| {
+                    format!("{} ({})", lib.value, seconds_text(run.seconds))
+                });
+            let _ = writeln!(
+                out,
+                "| {family} | k{k} l{l} | {}/{} | {largest} | {} | {} |",
+                done.len(),
+                members.len(),
+                exponent(growth(&points(|r| Some(r.seconds)))),
+                exponent(growth(&points(|r| r.configurations.map(|c| c as f64)))),
+            );
+        }
+    }
+    out.push('\n');
 }
 
 fn cell_text(run: &RunRecord) -> String {
@@ -306,7 +399,7 @@ fn plot_family(
     runs: &BTreeMap<(String, u32, u32), RunRecord>,
     bounds: &BTreeSet<(u32, u32)>,
 ) -> Result<(), String> {
-    let panels: [(&str, Series); 2] = [
+    let panels: [(&str, Series); 4] = [
         (
             "seconds",
             series(members, runs, bounds, |r| Some(r.seconds)),
@@ -317,12 +410,26 @@ fn plot_family(
                 r.configurations.map(|c| c as f64)
             }),
         ),
+        (
+            "solver seconds",
+            series(members, runs, bounds, |r| r.solver_seconds),
+        ),
+        ("peak MB", series(members, runs, bounds, |r| r.peak_rss_mb)),
     ];
     let x_max = members.iter().map(|lib| lib.value).max().unwrap_or(1) as f64;
     let x_min = members.iter().map(|lib| lib.value).min().unwrap_or(0) as f64;
-    let root = SVGBackend::new(path, (960, 400)).into_drawing_area();
+    // Sizes that span orders of magnitude are drawn at log₂ of the value (labelled
+    // with the value): 1..1,024 statements would crowd the small ones into a corner.
+    let log_x = x_min >= 1.0 && x_max / x_min >= 16.0;
+    let at = |x: f64| if log_x { x.log2() } else { x };
+    let (x_min, x_max) = (at(x_min), at(x_max));
+    let label = |x: &f64| {
+        let value = if log_x { x.exp2() } else { *x };
+        format!("{value:.0}")
+    };
+    let root = SVGBackend::new(path, (960, 800)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    for (area, (metric, lines)) in root.split_evenly((1, 2)).iter().zip(panels) {
+    for (area, (metric, lines)) in root.split_evenly((2, 2)).iter().zip(panels) {
         let ys: Vec<f64> = lines
             .iter()
             .flat_map(|(_, p)| p.iter().map(|(_, y)| *y))
@@ -348,13 +455,14 @@ fn plot_family(
             .configure_mesh()
             .max_light_lines(0)
             .x_labels(members.len().max(2))
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            .x_label_formatter(&label)
             .y_label_formatter(&|y| short_number(*y))
             .x_desc(family)
             .y_desc(metric)
             .draw()
             .map_err(|e| e.to_string())?;
         for (index, (label, points)) in lines.into_iter().enumerate() {
+            let points: Vec<(f64, f64)> = points.into_iter().map(|(x, y)| (at(x), y)).collect();
             let (r, g, b) = PALETTE[index % PALETTE.len()];
             let color = RGBColor(r, g, b).to_rgba();
             chart
@@ -406,6 +514,22 @@ mod tests {
     }
 
     #[test]
+    fn growth_is_the_slope_of_the_larger_half_in_log_log() {
+        // A fixed cost of 10 at small sizes, then time ∝ size²: the fit sees the square.
+        let points: Vec<(f64, f64)> = [1, 2, 4, 8, 16, 32, 64, 128]
+            .map(|x| (f64::from(x), 10.0 + f64::from(x * x)))
+            .to_vec();
+        let a = growth(&points).unwrap();
+        assert!((a - 2.0).abs() < 0.05, "{a}");
+        let linear: Vec<(f64, f64)> = [0, 3, 9, 27]
+            .map(|x| (f64::from(x), 5.0 * f64::from(x)))
+            .to_vec();
+        assert!((growth(&linear).unwrap() - 1.0).abs() < 1e-9);
+        // Size 0 has no logarithm; two points are no curve.
+        assert_eq!(growth(&linear[..3]), None);
+    }
+
+    #[test]
     fn the_report_plots_finished_runs() {
         let dir = tempfile::tempdir().unwrap();
         let families = vec![("nesting", vec![0, 1, 2])];
@@ -423,8 +547,15 @@ mod tests {
             writer.append(&run).unwrap();
         }
         let text = write_scale_report(dir.path()).unwrap();
-        assert!(text.contains("![seconds and configurations vs nesting](scale-nesting.svg)"));
+        assert!(text.contains(
+            "![seconds, configurations, solver time and memory vs nesting](scale-nesting.svg)"
+        ));
         assert!(text.contains("| 1 |"), "{text}");
+        // Two finished runs: no exponent, and the largest that finished.
+        assert!(
+            text.contains("| nesting | k2 l1 | 2/3 | 1 (1.00 s) | – | – |"),
+            "{text}"
+        );
         assert!(text.contains("timeout"));
         let svg = std::fs::read_to_string(dir.path().join("scale-nesting.svg")).unwrap();
         assert!(

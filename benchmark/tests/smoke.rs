@@ -133,7 +133,7 @@ fn a_tiny_comparison_of_holi_with_itself_agrees_and_resumes() {
             .lines()
             .next()
             .unwrap()
-            .ends_with(",note,binary,round"),
+            .ends_with(",note,binary,round,solver_seconds"),
         "{header}"
     );
     let runs = rows(&out.join("runs.csv"));
@@ -268,6 +268,8 @@ fn a_tiny_scaling_run_plots() {
         "1",
         "--size",
         "1",
+        "--references",
+        "1,8",
         "--timeout",
         "60",
         "--out",
@@ -277,15 +279,23 @@ fn a_tiny_scaling_run_plots() {
         "--quiet",
     ]);
     let runs = rows(&out.join("runs.csv"));
-    assert_eq!(runs.len(), 5, "{runs:?}");
+    assert_eq!(runs.len(), 7, "{runs:?}");
     assert!(runs.iter().all(|row| row[10] != "error"), "{runs:?}");
+    // Each finished run has its time in the solver, the last column.
+    assert!(
+        runs.iter().all(|row| row[12].parse::<f64>().is_ok()),
+        "{runs:?}"
+    );
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    for family in ["methods", "callbacks", "nesting", "size"] {
+    assert!(report.contains("## Measured growth"), "{report}");
+    for family in ["methods", "callbacks", "nesting", "size", "references"] {
         assert!(
             report.contains(&format!("](scale-{family}.svg)")),
             "{report}"
         );
         let svg = std::fs::read_to_string(out.join(format!("scale-{family}.svg"))).unwrap();
-        assert!(svg.contains(&format!("seconds vs {family}")));
+        for metric in ["seconds", "configurations", "solver seconds", "peak MB"] {
+            assert!(svg.contains(&format!("{metric} vs {family}")), "{metric}");
+        }
     }
 }
