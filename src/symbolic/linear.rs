@@ -370,11 +370,11 @@ fn eliminate(mut constraints: Vec<Constraint>) -> Result<Projection, Beyond> {
             continue;
         }
         if let Some((at, symbol)) = scaled_definition(&constraints) {
-            // On an overflow the system is left to `qe` as it is.
-            if let Ok(substituted) = defined_as_quotient(&constraints, at, symbol) {
-                constraints = substituted;
-                continue;
-            }
+            // An overflow here is one of `qe` too: a library that adds two references
+            // again and again (`a := !a + !b; b := !b + !a`, 60 times) gave `qe` two
+            // equations with coefficients near 2⁴⁰ and it ran out the solver's limit.
+            constraints = defined_as_quotient(&constraints, at, symbol)?;
+            continue;
         }
         break;
     }
@@ -891,6 +891,14 @@ mod tests {
         let system = vec![
             constraint(&[(x1, 1)], -(i64::MAX / 2 + 2), true),
             constraint(&[(y0, 1), (x1, -2), (x2, -2)], 0, true),
+        ];
+        assert_eq!(eliminate(system), Err(Beyond::Overflow));
+        // y0 = 2⁴⁰·x1 + 2⁴⁰ and y1 = (2⁴⁰ + 1)·x1 + 2⁴¹: defining x1 by the first
+        // multiplies the second, its constant too, by 2⁴⁰, past 2⁶³.
+        let big = 1 << 40;
+        let system = vec![
+            constraint(&[(y0, 1), (x1, -big)], -big, true),
+            constraint(&[(Var::Slot(1), 1), (x1, -(big + 1))], -2 * big, true),
         ];
         assert_eq!(eliminate(system), Err(Beyond::Overflow));
     }
