@@ -42,6 +42,49 @@ pub const TREE_WALK: u32 = 512;
 /// A tree walk ran out of [`TREE_WALK`].
 struct TooLarge;
 
+/// `Σ k·symbol + c`: coefficients by symbol (none zero), and the constant.
+type LinearForm = (std::collections::BTreeMap<u32, BigInt>, BigInt);
+
+fn scaled((coefficients, constant): LinearForm, by: &BigInt) -> LinearForm {
+    let coefficients = (coefficients.into_iter())
+        .map(|(n, k)| (n, k * by))
+        .filter(|(_, k)| !k.is_zero())
+        .collect();
+    (coefficients, constant * by)
+}
+
+/// `k1 * x1 + k2 * x2 - … + c`, a coefficient 1 left out, symbols in order.
+fn render_linear((coefficients, constant): &LinearForm, name: &dyn Fn(u32) -> String) -> String {
+    let mut out = String::new();
+    let addends = (coefficients.iter())
+        .map(|(n, k)| (k.clone(), Some(*n)))
+        .chain((!constant.is_zero() || coefficients.is_empty()).then(|| (constant.clone(), None)));
+    for (k, symbol) in addends {
+        let negative = k.sign() == num_bigint::Sign::Minus;
+        let magnitude = if negative { -k } else { k };
+        match (out.is_empty(), negative) {
+            (true, true) => out.push('-'),
+            (true, false) => {}
+            (false, true) => out.push_str(" - "),
+            (false, false) => out.push_str(" + "),
+        }
+        match symbol {
+            Some(n) if magnitude == BigInt::from(1) => out.push_str(&name(n)),
+            Some(n) => out.push_str(&format!("{magnitude} * {}", name(n))),
+            None => out.push_str(&magnitude.to_string()),
+        }
+    }
+    out
+}
+
+/// What [`Term::render`] writes of a large term that is not linear: how often each
+/// node is an operand, the names bound so far, and their `let`s.
+struct Shared {
+    uses: FxHashMap<*const Node, u32>,
+    names: FxHashMap<*const Node, String>,
+    bindings: String,
+}
+
 /// Counts a node against the tree walk's budget.
 fn visit(budget: &mut u32) -> Result<(), TooLarge> {
     *budget = budget.checked_sub(1).ok_or(TooLarge)?;
@@ -296,11 +339,144 @@ impl Term {
         linear
     }
 
-    /// HOLi-like infix text with the fewest parentheses, symbols named by `name`.
+    /// HOLi-like infix text with the fewest parentheses, symbols named by `name`. A
+    /// term larger than [`TREE_WALK`] nodes as a tree is written by its DAG, in text
+    /// that grows with the nodes made: a linear one as `k1 * x1 + … + c`, any other with
+    /// its shared subterms bound by `let` (a returned value after sixty statements
+    /// `a := !a + !b; b := !b + !a` is a tree of 2⁶⁰ nodes, and counting the failing
+    /// traces, by their text, ran past every limit).
     pub fn render(&self, name: &dyn Fn(u32) -> String) -> String {
         let mut out = String::new();
-        self.render_into(name, 0, &mut out);
-        out
+        if self
+            .render_tree(name, 0, &mut out, &mut { TREE_WALK })
+            .is_ok()
+        {
+            return out;
+        }
+        if let Some(form) = self.linear_form(&mut FxHashMap::default()) {
+            return render_linear(&form, name);
+        }
+        let mut uses = FxHashMap::default();
+        self.count_uses(&mut uses);
+        let mut shared = Shared {
+            uses,
+            names: FxHashMap::default(),
+            bindings: String::new(),
+        };
+        let mut body = String::new();
+        self.render_shared(name, 0, &mut shared, &mut body);
+        shared.bindings + &body
+    }
+
+    /// Writes the term as a tree, if it has at most `budget` nodes.
+    fn render_tree(
+        &self,
+        name: &dyn Fn(u32) -> String,
+        min: u8,
+        out: &mut String,
+        budget: &mut u32,
+    ) -> Result<(), TooLarge> {
+        if let Term::Node(_) = self {
+            visit(budget)?;
+        }
+        self.render_with(name, min, out, &mut |t, min, out| {
+            t.render_tree(name, min, out, budget)
+        })
+    }
+
+    /// The term as `Σ k·symbol + c` over the integers, each shared node computed once;
+    /// `None` if it is not linear (a product of symbols, a division, logic).
+    fn linear_form(
+        &self,
+        done: &mut FxHashMap<*const Node, Option<LinearForm>>,
+    ) -> Option<LinearForm> {
+        let node = match self {
+            Term::Const(c) => return Some((std::collections::BTreeMap::new(), c.clone())),
+            Term::Node(node) => node,
+        };
+        if let Some(form) = done.get(&id(node)) {
+            return form.clone();
+        }
+        let form = match &**node {
+            Node::Sym(n) => Some((
+                [(*n, BigInt::from(1))].into_iter().collect(),
+                BigInt::zero(),
+            )),
+            Node::Bin(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                let (a, b) = (a.linear_form(done), b.linear_form(done));
+                a.zip(b).map(|((mut ka, ca), (kb, cb))| {
+                    let sign = if *op == BinOp::Add { 1 } else { -1 };
+                    for (n, k) in kb {
+                        *ka.entry(n).or_insert_with(BigInt::zero) += k * sign;
+                    }
+                    ka.retain(|_, k| !k.is_zero());
+                    (ka, ca + cb * sign)
+                })
+            }
+            Node::Bin(BinOp::Mul, a, b) => match (a.as_const(), b.as_const()) {
+                (Some(c), _) => b.linear_form(done).map(|f| scaled(f, c)),
+                (_, Some(c)) => a.linear_form(done).map(|f| scaled(f, c)),
+                _ => None,
+            },
+            _ => None,
+        };
+        done.insert(id(node), form.clone());
+        form
+    }
+
+    /// How many times each node is an operand in the DAG (each node's operands counted
+    /// once, however often the node is met).
+    fn count_uses(&self, uses: &mut FxHashMap<*const Node, u32>) {
+        let Term::Node(node) = self else { return };
+        let seen = uses.contains_key(&id(node));
+        *uses.entry(id(node)).or_insert(0) += 1;
+        if seen {
+            return;
+        }
+        match &**node {
+            Node::Sym(_) => {}
+            Node::Not(a) => a.count_uses(uses),
+            Node::Bin(_, a, b) => {
+                a.count_uses(uses);
+                b.count_uses(uses);
+            }
+        }
+    }
+
+    /// Writes the term, a node used more than once (not a symbol) as the name of a
+    /// `let` binding made the first time it is written.
+    fn render_shared(
+        &self,
+        name: &dyn Fn(u32) -> String,
+        min: u8,
+        shared: &mut Shared,
+        out: &mut String,
+    ) {
+        if let Term::Node(node) = self {
+            let many = shared.uses.get(&id(node)).is_some_and(|&n| n > 1);
+            if many && !matches!(**node, Node::Sym(_)) {
+                if let Some(bound) = shared.names.get(&id(node)) {
+                    out.push_str(bound);
+                    return;
+                }
+                let mut text = String::new();
+                let _ = self.render_with(name, 0, &mut text, &mut |t, min, out| {
+                    t.render_shared(name, min, shared, out);
+                    Ok(())
+                });
+                let bound = format!("t{}", shared.names.len() + 1);
+                shared
+                    .bindings
+                    .push_str(&format!("let {bound} = {text} in "));
+                out.push_str(&bound);
+                shared.names.insert(id(node), bound);
+                return;
+            }
+        }
+        let _ = self.render_with(name, min, out, &mut |t, min, out| {
+            t.render_shared(name, min, shared, out);
+            Ok(())
+        });
     }
 
     /// Appends the term's structure to `out`, in prefix order, with each symbol written
@@ -386,7 +562,14 @@ impl Term {
         }
     }
 
-    fn render_into(&self, name: &dyn Fn(u32) -> String, min: u8, out: &mut String) {
+    /// Writes the term at binding strength `min`, its operands by `operand`.
+    fn render_with(
+        &self,
+        name: &dyn Fn(u32) -> String,
+        min: u8,
+        out: &mut String,
+        operand: &mut dyn FnMut(&Term, u8, &mut String) -> Result<(), TooLarge>,
+    ) -> Result<(), TooLarge> {
         let level = self.level();
         let paren = level < min;
         if paren {
@@ -400,21 +583,22 @@ impl Term {
                     // Left-associative operators; comparisons do not chain.
                     let right_min = level + 1;
                     let left_min = if is_comparison(*op) { level + 1 } else { level };
-                    a.render_into(name, left_min, out);
+                    operand(a, left_min, out)?;
                     out.push(' ');
                     out.push_str(op.symbol());
                     out.push(' ');
-                    b.render_into(name, right_min, out);
+                    operand(b, right_min, out)?;
                 }
                 Node::Not(a) => {
                     out.push_str("not ");
-                    a.render_into(name, level + 1, out);
+                    operand(a, level + 1, out)?;
                 }
             },
         }
         if paren {
             out.push(')');
         }
+        Ok(())
     }
 
     /// Binding strength, loosest first (HOLi's precedence, SYNTAX-NOTES §5).
@@ -492,6 +676,49 @@ mod tests {
         assert_eq!(show(&Term::not(&lt)), "not (100 - (x1 + x2) < 0)");
         let neg = Term::binary(BinOp::Sub, &x, &c(-1)).unwrap();
         assert_eq!(show(&neg), "x1 - (-1)");
+    }
+
+    #[test]
+    fn a_large_linear_term_renders_as_its_linear_form() {
+        // a := x1; b := x1 + 1; then sixty times `a := a + b; b := b + a`: a tree of
+        // about 2⁶⁰ nodes, 120 in the DAG.
+        let add = |p: &Term, q: &Term| Term::binary(BinOp::Add, p, q).unwrap();
+        let x = Term::sym(1);
+        let (mut a, mut b) = (x.clone(), add(&x, &c(1)));
+        let (mut ka, mut ca, mut kb, mut cb) = (1u64, 0u64, 1u64, 1u64);
+        for _ in 0..30 {
+            a = add(&a, &b);
+            (ka, ca) = (ka + kb, ca + cb);
+            b = add(&b, &a);
+            (kb, cb) = (kb + ka, cb + ca);
+        }
+        assert_eq!(show(&a), format!("{ka} * x1 + {ca}"));
+        // Negative coefficients, a coefficient 1 and no constant.
+        let sub = |p: &Term, q: &Term| Term::binary(BinOp::Sub, p, q).unwrap();
+        let y = Term::sym(2);
+        let d = sub(&sub(&y, &a), &c(ca as i64));
+        assert_eq!(show(&d), format!("-{ka} * x1 + x2 - {}", 2 * ca));
+    }
+
+    #[test]
+    fn a_large_nonlinear_term_renders_its_shared_subterms_once() {
+        // t := t * t + x1, twenty times: a tree of about 2²⁰ nodes.
+        let x = Term::sym(1);
+        let mut t = x.clone();
+        for _ in 0..20 {
+            let square = Term::binary(BinOp::Mul, &t, &t).unwrap();
+            t = Term::binary(BinOp::Add, &square, &x).unwrap();
+        }
+        let text = show(&t);
+        assert!(
+            text.starts_with("let t1 = x1 * x1 + x1 in let t2 = t1 * t1 + x1 in "),
+            "{text}"
+        );
+        assert!(text.ends_with("in t19 * t19 + x1"), "{text}");
+        assert!(text.len() < 1000, "{text}");
+        // A small term is still written as a tree.
+        let small = Term::binary(BinOp::Mul, &x, &x).unwrap();
+        assert_eq!(show(&small), "x1 * x1");
     }
 
     #[test]
