@@ -137,8 +137,13 @@ impl Solver {
         symbols: u32,
         limit: Option<Duration>,
     ) -> Answer {
+        self.timed(|s| s.satisfiable(pc, term, holds, symbols, limit))
+    }
+
+    /// `ask(self)`, its time added to [`Solver::busy`].
+    fn timed<R>(&mut self, ask: impl FnOnce(&mut Self) -> R) -> R {
         let start = Instant::now();
-        let answer = self.satisfiable(pc, term, holds, symbols, limit);
+        let answer = ask(self);
         self.busy += start.elapsed();
         answer
     }
@@ -286,10 +291,7 @@ impl Solver {
         terms: &[Term],
         limit: Option<Duration>,
     ) -> Option<Bool> {
-        let start = Instant::now();
-        let region = self.region(pc, terms, limit);
-        self.busy += start.elapsed();
-        region
+        self.timed(|s| s.region(pc, terms, limit))
     }
 
     /// [`Solver::project`], untimed.
@@ -571,10 +573,7 @@ impl Solver {
         regions: &[&Bool],
         limit: Option<Duration>,
     ) -> bool {
-        let start = Instant::now();
-        let covered = self.within(pc, terms, regions, limit);
-        self.busy += start.elapsed();
-        covered
+        self.timed(|s| s.within(pc, terms, regions, limit))
     }
 
     /// [`Solver::covered`], untimed.
