@@ -2127,6 +2127,18 @@ mod tests {
         );
     }
 
+    /// Libraries at hand that the proof attempt proves, at the least: three of the
+    /// examples and the corpus, two more of HOLiK's when `../shared` is there (a clean
+    /// clone outside the workplace has none of them).
+    fn least_proved() -> usize {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        if root.join("../shared/holik-bench/programs").is_dir() {
+            5
+        } else {
+            3
+        }
+    }
+
     /// Every library at hand: the examples, the corpus and HOLiK's (when `../shared`
     /// is there), built.
     fn libraries_at_hand() -> Vec<(std::path::PathBuf, Library)> {
@@ -2177,7 +2189,7 @@ mod tests {
             proved += usize::from(matches!(sliced.1, Outcome::Proved { .. }));
         }
         assert!(
-            proved >= 5,
+            proved >= least_proved(),
             "only {proved} libraries proved: nothing was compared"
         );
     }
@@ -2196,7 +2208,7 @@ mod tests {
             proved += usize::from(is_proved(&cut));
         }
         assert!(
-            proved >= 5,
+            proved >= least_proved(),
             "only {proved} libraries proved: nothing was compared"
         );
         let closed = library("int a := 0; int b := 0; public m (x:int) :(unit) = { a := !b + x };");
