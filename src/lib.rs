@@ -69,7 +69,8 @@
 //!   renaming, or with values inside explored regions of the same shape, with budgets
 //!   no larger and no failure below them to shorten; references whose contents nothing
 //!   observes, [`symbolic::inert`], left out of the comparison), calls one of several
-//!   interchangeable revealed closures, and, once every failure site in live code
+//!   interchangeable revealed closures, makes no client call that nothing after it
+//!   could read from ([`symbolic::relevance`]), and, once every failure site in live code
 //!   ([`build::Library::live_codes`]) has a trace, cuts traces as long as the longest
 //!   of them (branch and bound). A library of independent parts may be checked part
 //!   by part ([`symbolic::split`]) only where a lower and an upper bound per site

@@ -25,7 +25,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.5.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.6.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -287,6 +287,8 @@ pub struct JsonStats {
     /// Of those, pruned because the values of their symbolic integers lie within
     /// regions already explored (semantic subsumption).
     pub covered: u64,
+    /// Client calls not made: nothing after them could read what they write.
+    pub irrelevant_calls: u64,
     pub solver_queries: u64,
     /// Failure sites proved unreachable: outside live code, or by the
     /// over-approximation (`--no-havoc`).
@@ -560,6 +562,7 @@ impl Report<'_> {
                 configurations: stats.configurations,
                 subsumed: stats.subsumed,
                 covered: stats.covered,
+                irrelevant_calls: stats.irrelevant_calls,
                 solver_queries: stats.solver_queries,
                 unreachable_sites: stats.unreachable_sites,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
@@ -874,6 +877,25 @@ impl Report<'_> {
                 plural(s.projections as usize),
                 s.coverage_checks,
                 plural(s.coverage_checks as usize)
+            );
+        }
+        if s.irrelevant_calls > 0 {
+            let _ = writeln!(
+                out,
+                "  {} client call{} not made: nothing after {} could read what {} write{}",
+                s.irrelevant_calls,
+                plural(s.irrelevant_calls as usize),
+                if s.irrelevant_calls == 1 {
+                    "it"
+                } else {
+                    "them"
+                },
+                if s.irrelevant_calls == 1 {
+                    "it"
+                } else {
+                    "they"
+                },
+                if s.irrelevant_calls == 1 { "s" } else { "" },
             );
         }
         if s.unreachable_sites > 0 {

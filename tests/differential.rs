@@ -8,7 +8,9 @@
 //! with a note when that directory is absent. The default test covers the cells the
 //! plain search finishes quickly; the ignored one the whole benchmark grid:
 //! `cargo test --release --test differential -- --ignored --nocapture`
-//! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10).
+//! (`HOLI_DIFF_SECONDS` sets the per-run limit, default 10). Skipping client calls
+//! that nothing after them could read is also compared on generated libraries of
+//! methods that rarely call the client, which the benchmark hardly has.
 
 use holi::build::Library;
 use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, SearchPlan, Verdict};
@@ -17,6 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod corpus;
+mod prop_gen;
 mod sites;
 use sites::sites;
 
@@ -893,4 +896,47 @@ fn split_check(
         SearchPlan::new(options, lib),
         &mut |_| {},
     )
+}
+
+/// Generated libraries of methods that mostly never call the client: the search that
+/// skips calls nothing after them could read ([`holi::symbolic::relevance`]) has the
+/// plain exploration's verdict and, per failure site, its minimal trace length; and it
+/// does skip calls.
+#[test]
+fn irrelevant_calls_are_skipped_and_every_site_keeps_its_minimal_trace() {
+    use proptest::test_runner::{Config, TestRunner};
+    let skipped = std::cell::Cell::new(0u64);
+    let mut runner = TestRunner::new(Config {
+        cases: 64,
+        ..Config::default()
+    });
+    let cases = (prop_gen::atomic_library(), 1u32..3, 1u32..4);
+    let outcome = runner.run(&cases, |(source, k, l)| {
+        let run = |memo: bool, relevance: bool| {
+            run_options(
+                &source,
+                CheckOptions {
+                    k,
+                    l,
+                    memo,
+                    relevance,
+                    max_configurations: Some(50_000),
+                    ..CheckOptions::default()
+                },
+            )
+        };
+        let (plain, kept, skipping) = (run(false, false), run(true, false), run(true, true));
+        proptest::prop_assume!(complete(&plain) && complete(&kept) && complete(&skipping));
+        let cell = format!("k={k} l={l}\n{source}");
+        proptest::prop_assert_eq!(plain.verdict, skipping.verdict, "{}", cell);
+        proptest::prop_assert_eq!(sites(&plain), sites(&skipping), "{}", cell);
+        proptest::prop_assert_eq!(sites(&kept), sites(&skipping), "{}", cell);
+        proptest::prop_assert_eq!(kept.stats.irrelevant_calls, 0);
+        skipped.set(skipped.get() + skipping.stats.irrelevant_calls);
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    assert!(skipped.get() > 0, "no call was ever skipped");
 }

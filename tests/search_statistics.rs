@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 const TABLE: &str = "tests/data/search-statistics.csv";
 
 const HEADER: &str = "file,k,l,verdict,configurations,solver_queries,cached_answers,subsumed,\
-                      covered,coverage_checks,projections,unreachable_sites,stuck_paths,\
-                      max_moves,failing_traces,counterexamples";
+                      covered,irrelevant_calls,coverage_checks,projections,unreachable_sites,\
+                      stuck_paths,max_moves,failing_traces,counterexamples";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -48,13 +48,14 @@ fn verdict_name(v: Verdict) -> &'static str {
 fn row(file: &str, k: u32, l: u32, r: &CheckResult) -> String {
     let s = &r.stats;
     format!(
-        "{file},{k},{l},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{file},{k},{l},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         verdict_name(r.verdict),
         s.configurations,
         s.solver_queries,
         s.cached_answers,
         s.subsumed,
         s.covered,
+        s.irrelevant_calls,
         s.coverage_checks,
         s.projections,
         s.unreachable_sites,

@@ -82,9 +82,9 @@ fn bench_step(c: &mut Criterion) {
     let start = Config::initial(&lib, 3, 2);
     let mut group = c.benchmark_group("step");
     group.bench_function("opponent_moves", |b| {
-        b.iter(|| moves::opponent_moves(black_box(&start), &lib, true, None))
+        b.iter(|| moves::opponent_moves(black_box(&start), &lib, true, None, None, &mut 0))
     });
-    let first_call = moves::opponent_moves(&start, &lib, true, None)
+    let first_call = moves::opponent_moves(&start, &lib, true, None, None, &mut 0)
         .into_iter()
         .next()
         .expect("the client can call a method");

@@ -24,13 +24,14 @@ use std::time::Duration;
 pub use analysis::write_report;
 
 /// The `--no-X` options of `holi check` that switch off one pruning each.
-pub const VARIANTS: [&str; 6] = [
+pub const VARIANTS: [&str; 7] = [
     "no-split",
     "no-semantic",
     "no-memo",
     "no-bound",
     "no-havoc",
     "no-inert",
+    "no-relevance",
 ];
 
 /// The name of the run with holi's default options.
@@ -69,7 +70,7 @@ pub struct RandomArgs {
     floor: f64,
     /// Where the default was more than 2× slower than the best variant, run both this
     /// many times more, alternately, and compare the medians: one run of each is noisy,
-    /// and the fastest of six variants is biased low.
+    /// and the fastest of seven variants is biased low.
     #[arg(long, default_value_t = 2)]
     confirm: u32,
     /// Only write the libraries (and libraries.csv); run nothing.

@@ -85,6 +85,10 @@ pub struct CheckArgs {
     /// that can be checked one at a time (for comparison).
     #[arg(long)]
     pub no_split: bool,
+    /// Make every client call, also those that no shortest failing trace makes because
+    /// nothing after them could read what they write (for comparison).
+    #[arg(long)]
+    pub no_relevance: bool,
     /// Stop at the first failing trace, searching shorter traces first: a shortest
     /// counterexample, sooner.
     #[arg(long, conflicts_with = "all")]
@@ -475,6 +479,7 @@ fn verbose_stats(s: &Stats, plan: &SearchPlan, complete: bool) -> String {
         ("answers from the cache", s.cached_answers),
         ("client turns subsumed", s.subsumed),
         ("of them covered semantically", s.covered),
+        ("irrelevant client calls skipped", s.irrelevant_calls),
         ("coverage checks", s.coverage_checks),
         ("regions made", s.projections),
         ("failure sites proved unreachable", s.unreachable_sites),
@@ -564,6 +569,7 @@ fn check_file(
         inert: !args.no_inert,
         bound: !args.no_bound,
         split: !args.no_split,
+        relevance: !args.no_relevance,
         havoc: !args.no_havoc,
         first: args.first,
         timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),

@@ -7,6 +7,7 @@
 //! configuration in time independent of its size, and siblings share all their history.
 
 use super::ir::{CodeId, Expr, FunCode, GlobalName, RefId, TypeId};
+use super::relevance::Sinks;
 use super::term::{Node, Term, Witness};
 use super::value::{Env, Name, Value};
 use crate::build::{Initial, Library};
@@ -329,6 +330,9 @@ pub struct Config<'p> {
     /// The cells of ML-like references; `None` until the first location exists, so
     /// a library without references carries one null pointer.
     pub heap: Option<Arc<Heap>>,
+    /// The calls no later call was seen to read from, while every client call so far
+    /// was atomic and the search tracks them ([`super::relevance`]).
+    pub sinks: Option<Sinks>,
 }
 
 impl<'p> Config<'p> {
@@ -368,6 +372,7 @@ impl<'p> Config<'p> {
             trace: List::default(),
             moves: 0,
             heap,
+            sinks: None,
         }
     }
 
@@ -680,7 +685,7 @@ public m (u:unit) :(unit) = {
         let c = closure(&mut cfg, &lib, f, &[plus_one(1)]);
         cfg.revealed = [(a, ty), (b, ty), (c, ty)].into_iter().collect();
         let called = |symmetry| -> Vec<Name> {
-            super::super::moves::opponent_moves(&cfg, &lib, symmetry, None)
+            super::super::moves::opponent_moves(&cfg, &lib, symmetry, None, None, &mut 0)
                 .iter()
                 .filter_map(|next| next.trace.top().map(|m| m.name))
                 .collect()

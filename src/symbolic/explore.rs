@@ -31,6 +31,7 @@ use super::havoc::{Havoc, Invariant};
 use super::havoc_turn::{self, Sides};
 use super::memo;
 use super::moves::{self, StandIn};
+use super::relevance::Relevance;
 use super::solver::work;
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
@@ -97,6 +98,9 @@ pub struct Explorer<'p, 'o> {
     violated: Vec<Invariant>,
     /// The split's stand-in, played by the search.
     stand_in: Option<StandIn>,
+    /// The footprints of atomic calls, when calls that no shortest failing trace
+    /// makes are not made.
+    relevance: Option<Arc<Relevance>>,
     stats: Stats,
     inconclusive: Vec<String>,
     /// Projections that gave a region.
@@ -118,7 +122,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
         plan: SearchPlan,
         decider: branch::Decider,
     ) -> Explorer<'p, 'o> {
-        let initial = Config::initial(lib, options.k, options.l);
+        let relevance = plan.relevance().then(|| Relevance::of(lib, None)).flatten();
+        let initial = start(lib, options, relevance.is_some());
         let memo = plan.memo().then(|| new_memo(lib, plan));
         Explorer {
             lib,
@@ -139,6 +144,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             havoc: None,
             violated: Vec::new(),
             stand_in: None,
+            relevance: relevance.map(Arc::new),
             stats: Stats::default(),
             inconclusive: Vec::new(),
             regions_made: 0,
@@ -207,6 +213,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
 
     /// Lets the search play `stand_in` itself ([`StandIn`]).
     pub fn with_stand_in(mut self, stand_in: StandIn) -> Self {
+        // The stand-in's code is a placeholder: its calls call the client back.
+        if self.relevance.is_some() {
+            self.relevance = Relevance::of(self.lib, Some(stand_in.method)).map(Arc::new);
+        }
         self.stand_in = Some(stand_in);
         self
     }
@@ -356,6 +366,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 l: self.options.l,
                 symmetry: self.memo.is_some(),
                 stand_in: self.stand_in,
+                // The over-approximation's client turns write references.
+                relevance: self.relevance.clone().filter(|_| self.havoc.is_none()),
             };
             step::step(cfg, &rules, self);
             self.budget.charge(self.decider.solver.work);
@@ -531,6 +543,20 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
     fn out_of_frames(&mut self) {
         self.stats.frame_limit_paths += 1;
     }
+
+    fn irrelevant_calls(&mut self, calls: u64) {
+        self.stats.irrelevant_calls += calls;
+    }
+}
+
+/// The configuration a search of `lib` starts from; `relevance` says whether it
+/// tracks the sinks of atomic calls ([`super::relevance`]).
+pub fn start<'p>(lib: &'p Library, options: &CheckOptions, relevance: bool) -> Config<'p> {
+    let mut initial = Config::initial(lib, options.k, options.l);
+    if relevance {
+        initial.sinks = Some(Relevance::start());
+    }
+    initial
 }
 
 /// An empty memo, leaving inert references out of its keys unless told not to.

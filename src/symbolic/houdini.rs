@@ -83,7 +83,7 @@ fn havoc_within(
     havoc: Havoc,
     decider: Decider,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<(CheckResult, Vec<Invariant>, Decider), Stats> {
+) -> Result<(CheckResult, Vec<Invariant>, Decider), Box<Stats>> {
     let mut explorer = Explorer::asking(lib, options, plan, decider)
         .with_targets(targets)
         .with_havoc(havoc, BUDGET);
@@ -91,7 +91,7 @@ fn havoc_within(
     let violated = explorer.violated().to_vec();
     let (result, decider) = explorer.finish_keeping();
     if capped || !result.inconclusive.is_empty() {
-        Err(result.stats)
+        Err(Box::new(result.stats))
     } else {
         Ok((result, violated, decider))
     }

@@ -4,7 +4,8 @@
 //! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
 //! ([`ir`]); [`CheckOptions`] resolve into the [`plan`] of the search; [`explore`]
 //! searches configurations ([`config`]) depth first, taking each one [`step`]: running
-//! internal steps with [`machine`], making boundary moves with [`moves`] and deciding
+//! internal steps with [`machine`], making boundary moves with [`moves`] (leaving out
+//! client calls nothing after them could read from, [`relevance`]) and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
 //! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or
@@ -43,6 +44,7 @@ pub mod moves;
 pub mod part_search;
 pub mod plan;
 pub mod race;
+pub mod relevance;
 pub mod solver;
 pub mod split;
 pub mod step;
@@ -107,6 +109,10 @@ pub struct CheckOptions {
     /// With `memo` (and without `all` or `first`), check a library made of independent
     /// components one component at a time when that gives the same report ([`split`]).
     pub split: bool,
+    /// With `memo`, do not make client calls that cannot be calls of a shortest
+    /// failing trace because nothing after them could read what they write
+    /// ([`relevance`]).
+    pub relevance: bool,
     /// Stop at the first failing trace; the search deepens on trace length, so it is
     /// a shortest one.
     pub first: bool,
@@ -158,6 +164,7 @@ impl Default for CheckOptions {
             inert: true,
             bound: true,
             split: true,
+            relevance: true,
             first: false,
             havoc: true,
             timeout: None,
@@ -233,6 +240,9 @@ pub struct Stats {
     pub subsumed: u64,
     /// Of those, the ones pruned by semantic subsumption.
     pub covered: u64,
+    /// Client calls not made because nothing after them could read what they write
+    /// ([`relevance`]).
+    pub irrelevant_calls: u64,
     /// Semantic subsumption: solver checks whether explored regions cover a
     /// configuration, and projections of explored configurations onto their shape.
     pub coverage_checks: u64,
@@ -266,6 +276,7 @@ impl Stats {
         total.frame_limit_paths += part.frame_limit_paths;
         total.subsumed += part.subsumed;
         total.covered += part.covered;
+        total.irrelevant_calls += part.irrelevant_calls;
         total.coverage_checks += part.coverage_checks;
         total.projections += part.projections;
         total.unreachable_sites += part.unreachable_sites;

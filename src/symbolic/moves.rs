@@ -19,6 +19,7 @@
 
 use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
 use super::ir::{ImportId, MethodId, TypeId, TypeNode};
+use super::relevance::{Call, Relevance};
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
@@ -294,6 +295,8 @@ pub fn opponent_moves<'p>(
     lib: &'p Library,
     symmetry: bool,
     stand_in: Option<&StandIn>,
+    relevance: Option<&Relevance>,
+    irrelevant: &mut u64,
 ) -> Vec<Config<'p>> {
     let mut next = Vec::new();
     if let (Some(&GameFrame::StandIn { remaining, saved_l }), Some(s)) = (cfg.stack.top(), stand_in)
@@ -355,11 +358,24 @@ pub fn opponent_moves<'p>(
                 .filter(|&(i, _)| !(symmetry && cfg.duplicates_earlier_revealed(i)))
                 .map(|(_, &entry)| entry),
         );
+    // Sinks are tracked at top level only, where every call so far was atomic.
+    let tracked = relevance
+        .zip(cfg.sinks.as_deref())
+        .filter(|_| cfg.stack.is_empty() && cfg.revealed.is_empty());
     for (name, ty) in publics {
         let Some((param, _)) = lib.types.arrow(ty) else {
             continue;
         };
+        let sinks = match tracked.map(|(r, sinks)| r.call(sinks, name, cfg.l)) {
+            Some(Call::Irrelevant) => {
+                *irrelevant += 1;
+                continue;
+            }
+            Some(Call::Tracked(sinks)) => Some(sinks),
+            Some(Call::Untracked) | None => None,
+        };
         let mut c = cfg.clone();
+        c.sinks = sinks;
         if lib.uses_refs {
             c.client_turn();
         }

@@ -29,6 +29,7 @@ struct Pruning {
     bound: Option<Havoc>,
     /// Only with [`Goal::ShortestPerSite`].
     split: bool,
+    relevance: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +65,7 @@ impl SearchPlan {
                 .bound
                 .then_some(Havoc(options.havoc && !lib.uses_refs)),
             split: options.split && goal == Goal::ShortestPerSite && !lib.uses_refs,
+            relevance: options.relevance,
         });
         SearchPlan { goal, pruning }
     }
@@ -102,6 +104,11 @@ impl SearchPlan {
         self.pruning.is_some_and(|p| p.split)
     }
 
+    /// Client calls that no shortest failing trace makes are not made.
+    pub fn relevance(&self) -> bool {
+        self.pruning.is_some_and(|p| p.relevance)
+    }
+
     /// Whether the check races searches ([`super::race`]): the split, or a twin
     /// without semantic subsumption, beside the whole search.
     pub fn races(&self) -> bool {
@@ -127,6 +134,7 @@ impl SearchPlan {
             pruning: Some(Pruning {
                 bound: Some(Havoc(false)),
                 split: false,
+                relevance: false,
                 ..p
             }),
         })
@@ -144,6 +152,7 @@ impl Default for SearchPlan {
                 inert: true,
                 bound: Some(Havoc(true)),
                 split: true,
+                relevance: true,
             }),
         }
     }
@@ -160,13 +169,14 @@ impl fmt::Display for SearchPlan {
         let on = |b: bool| if b { "on" } else { "off" };
         write!(
             f,
-            "{goal}; memo {}, semantic {}, inert {}, bound {}, havoc {}, split {}",
+            "{goal}; memo {}, semantic {}, inert {}, bound {}, havoc {}, split {}, relevance {}",
             on(self.memo()),
             on(self.semantic()),
             on(self.inert()),
             on(self.bound()),
             on(self.havoc()),
-            on(self.split())
+            on(self.split()),
+            on(self.relevance())
         )
     }
 }
@@ -192,6 +202,7 @@ mod tests {
         });
         assert_eq!(every.goal(), Goal::Every);
         assert!(!every.memo() && !every.semantic() && !every.bound() && !every.split());
+        assert!(!every.relevance());
         assert!(!every.races());
         // Without the memo nothing builds on it.
         let plain = plan(CheckOptions {
@@ -199,7 +210,7 @@ mod tests {
             ..CheckOptions::default()
         });
         assert!(!plain.semantic() && !plain.inert() && !plain.bound() && !plain.havoc());
-        assert!(!plain.split() && !plain.races());
+        assert!(!plain.split() && !plain.races() && !plain.relevance());
         // The over-approximation needs branch and bound; the split, the shortest
         // failure per site.
         let unbounded = plan(CheckOptions {
@@ -226,5 +237,6 @@ mod tests {
         };
         assert_eq!(havoc.goal(), Goal::ShortestPerSite);
         assert!(havoc.bound() && !havoc.havoc() && !havoc.split() && !havoc.semantic());
+        assert!(!havoc.relevance());
     }
 }

@@ -13,6 +13,7 @@ use super::config::{Config, Control};
 use super::havoc_turn::Sides;
 use super::machine::{self, Stop, Stuck};
 use super::moves::{self, StandIn};
+use super::relevance::Relevance;
 use super::term::{Term, Witness};
 use super::value::Value;
 use super::StuckReason;
@@ -43,6 +44,8 @@ pub trait Search<'p>: Sides<'p> {
     fn stuck(&mut self, reason: StuckReason, span: Span);
     /// The path ended on the frame limit.
     fn out_of_frames(&mut self);
+    /// `calls` client calls were not made: no shortest failing trace makes them.
+    fn irrelevant_calls(&mut self, calls: u64);
 }
 
 /// The rules of the game a step follows.
@@ -55,6 +58,9 @@ pub struct Rules<'p> {
     pub symmetry: bool,
     /// The split's stand-in, played by the search.
     pub stand_in: Option<StandIn>,
+    /// The footprints by which client calls that cannot be in a shortest failing
+    /// trace are not made; `None` makes every call.
+    pub relevance: Option<Arc<Relevance>>,
 }
 
 /// Runs `cfg` to its next stop and hands its successors and findings to `search`.
@@ -63,8 +69,16 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
     match machine::run(&mut cfg, lib) {
         Stop::Opponent => {
             if search.opponent(&mut cfg) {
-                let next =
-                    moves::opponent_moves(&cfg, lib, rules.symmetry, rules.stand_in.as_ref());
+                let mut irrelevant = 0;
+                let next = moves::opponent_moves(
+                    &cfg,
+                    lib,
+                    rules.symmetry,
+                    rules.stand_in.as_ref(),
+                    rules.relevance.as_deref(),
+                    &mut irrelevant,
+                );
+                search.irrelevant_calls(irrelevant);
                 next.into_iter().rev().for_each(|c| search.push(c));
             }
         }

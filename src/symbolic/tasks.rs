@@ -34,9 +34,10 @@
 
 use super::config::Config;
 use super::context;
-use super::explore::{Advance, Explorer, TaskEnd};
+use super::explore::{self, Advance, Explorer, TaskEnd};
 use super::findings::Findings;
 use super::memo;
+use super::relevance::Relevance;
 use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use std::collections::{BTreeMap, VecDeque};
@@ -138,7 +139,11 @@ impl<'p, 'o> Parallel<'p, 'o> {
             plan,
             sizes: options.task_sizes,
             start: Instant::now(),
-            queue: vec![vec![Config::initial(lib, options.k, options.l)]],
+            queue: vec![vec![explore::start(
+                lib,
+                options,
+                plan.relevance() && Relevance::of(lib, None).is_some(),
+            )]],
             committed: 0,
             views: VecDeque::from([view]),
             views_from: 0,

@@ -410,3 +410,106 @@ pub fn ref_client(kinds: Vec<u8>) -> BoxedStrategy<String> {
         })
         .boxed()
 }
+
+/// A statement of a method that calls nothing: `r := e`, an assert of one or two
+/// references, or a test of a reference, so that failures take a few calls that feed
+/// one another.
+fn plain_stmt(refs: usize, value: &'static str) -> BoxedStrategy<String> {
+    let leaf = proptest::strategy::Union::new_weighted(vec![
+        (
+            3,
+            (
+                0..refs,
+                0..refs,
+                prop_oneof![Just(value), Just("1"), Just("2")],
+            )
+                .prop_map(|(a, b, v)| format!("r{a} := (!r{b} + {v})"))
+                .boxed(),
+        ),
+        (
+            1,
+            (0..refs, 0i64..3)
+                .prop_map(|(a, c)| format!("r{a} := {c}"))
+                .boxed(),
+        ),
+        (
+            2,
+            (0..refs, 2i64..6)
+                .prop_map(|(a, c)| format!("assert(not((!r{a} == {c})))"))
+                .boxed(),
+        ),
+        (
+            2,
+            (0..refs, 0..refs, 2i64..6)
+                .prop_map(|(a, b, c)| format!("assert(not(((!r{a} + !r{b}) == {c})))"))
+                .boxed(),
+        ),
+    ])
+    .boxed();
+    leaf.prop_recursive(1, 4, 2, move |inner| {
+        (0..refs, 0i64..3, inner.clone(), inner)
+            .prop_map(|(a, c, t, f)| format!("(if (!r{a} < {c}) then ({t}) else ({f}))"))
+            .boxed()
+    })
+    .boxed()
+}
+
+/// A library of methods that mostly never call the client: integer references, a
+/// private helper, and public methods that take an integer or nothing, some calling
+/// the helper, some returning an integer, and at times one that calls the client back
+/// (which ends what [`holi::symbolic::relevance`] can tell about a trace).
+pub fn atomic_library() -> BoxedStrategy<String> {
+    (2usize..5, proptest::collection::vec(0u8..8, 2..6))
+        .prop_flat_map(|(refs, kinds)| {
+            let block = move |value| {
+                proptest::collection::vec(plain_stmt(refs, value), 1..4).prop_map(|s| s.join("; "))
+            };
+            let methods: Vec<BoxedStrategy<String>> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, &kind)| match kind {
+                    0..=3 => block("x")
+                        .prop_map(move |b| format!("public m{i} (x:int) :(unit) = {{ {b} }};"))
+                        .boxed(),
+                    4 => block("x")
+                        .prop_map(move |b| {
+                            format!("public m{i} (x:int) :(unit) = {{ {b}; r0 := h(x) }};")
+                        })
+                        .boxed(),
+                    5 => (block("1"), 0..refs)
+                        .prop_map(move |(b, r)| {
+                            format!("public m{i} (u:unit) :(int) = {{ {b}; !r{r} }};")
+                        })
+                        .boxed(),
+                    6 => block("1")
+                        .prop_map(move |b| format!("public m{i} (u:unit) :(unit) = {{ {b} }};"))
+                        .boxed(),
+                    _ => block("x")
+                        .prop_map(move |b| {
+                            format!("public m{i} (x:int) :(unit) = {{ cb(); {b} }};")
+                        })
+                        .boxed(),
+                })
+                .collect();
+            (
+                proptest::collection::vec(0i64..3, refs),
+                block("y"),
+                methods,
+            )
+        })
+        .prop_map(|(inits, helper, methods)| {
+            let mut text = String::from("import cb :(unit -> unit)\n");
+            for (i, v) in inits.iter().enumerate() {
+                text.push_str(&format!("int r{i} := {v};\n"));
+            }
+            text.push_str(&format!(
+                "private h (y:int) :(int) = {{ {helper}; !r1 }};\n"
+            ));
+            for m in methods {
+                text.push_str(&m);
+                text.push('\n');
+            }
+            text
+        })
+        .boxed()
+}
