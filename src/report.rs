@@ -880,22 +880,15 @@ impl Report<'_> {
             );
         }
         if s.irrelevant_calls > 0 {
+            let (them, they, verb) = match s.irrelevant_calls {
+                1 => ("it", "it", "writes"),
+                _ => ("them", "they", "write"),
+            };
             let _ = writeln!(
                 out,
-                "  {} client call{} not made: nothing after {} could read what {} write{}",
+                "  {} client call{} not made: nothing after {them} could read what {they} {verb}",
                 s.irrelevant_calls,
                 plural(s.irrelevant_calls as usize),
-                if s.irrelevant_calls == 1 {
-                    "it"
-                } else {
-                    "them"
-                },
-                if s.irrelevant_calls == 1 {
-                    "it"
-                } else {
-                    "they"
-                },
-                if s.irrelevant_calls == 1 { "s" } else { "" },
             );
         }
         if s.unreachable_sites > 0 {

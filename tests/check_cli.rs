@@ -618,3 +618,48 @@ public g (u:unit) :(unit) = { assert (!x <= 2) };
         assert!(stdout(&out).contains("SAFE"), "{}", stdout(&out));
     }
 }
+
+/// Calls that nothing after them could read from are left out, and both reports say
+/// how many; `--no-relevance` makes them all.
+#[test]
+fn calls_left_out_by_relevance_are_counted_in_both_reports() {
+    let (_dir, path) = library_file(
+        "chain.holi",
+        "int a := 1; int b := 0; int c := 0;
+         public ab (x:int) :(unit) = { if !a == 1 then (a := 0; b := 1) else () };
+         public bc (x:int) :(unit) = { if !b == 1 then (b := 0; c := 1) else () };
+         public cd (x:int) :(unit) = { assert(not(!c == 1)) };",
+    );
+    let text = holi(&["check", &path, "--k", "2", "--l", "3", "--no-prove"]);
+    assert_eq!(code(&text), 1, "{}", stdout(&text));
+    assert!(
+        stdout(&text)
+            .contains("client calls not made: nothing after them could read what they write"),
+        "{}",
+        stdout(&text)
+    );
+    let skipping = json(&holi(&[
+        "check", &path, "--k", "2", "--l", "3", "--format", "json",
+    ]));
+    let all = json(&holi(&[
+        "check",
+        &path,
+        "--k",
+        "2",
+        "--l",
+        "3",
+        "--format",
+        "json",
+        "--no-relevance",
+    ]));
+    let calls = |report: &serde_json::Value| report["stats"]["irrelevant_calls"].as_u64();
+    assert!(calls(&skipping).is_some_and(|n| n > 0), "{skipping}");
+    assert_eq!(calls(&all), Some(0));
+    let shortest = |report: &serde_json::Value| report["counterexamples"][0]["moves"].clone();
+    assert_eq!(
+        shortest(&skipping),
+        serde_json::json!(5),
+        "ab, bc, then cd fails"
+    );
+    assert_eq!(shortest(&skipping), shortest(&all));
+}

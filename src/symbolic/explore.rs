@@ -224,6 +224,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// Explores the over-approximation `havoc` ([`super::havoc`]) instead of the
     /// library, for which sites it reaches, within `budget` configurations.
     pub fn with_havoc(mut self, havoc: Havoc, budget: u64) -> Self {
+        // Its client turns write references: no call is left out.
+        self.relevance = None;
         self.havoc = Some(havoc);
         self.budget.cap(budget);
         self
@@ -366,8 +368,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 l: self.options.l,
                 symmetry: self.memo.is_some(),
                 stand_in: self.stand_in,
-                // The over-approximation's client turns write references.
-                relevance: self.relevance.clone().filter(|_| self.havoc.is_none()),
+                relevance: self.relevance.clone(),
             };
             step::step(cfg, &rules, self);
             self.budget.charge(self.decider.solver.work);
