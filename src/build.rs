@@ -82,6 +82,9 @@ pub struct Library {
     /// a path never gets stuck, so a search that cannot tell every stuck place may
     /// still say safe ([`crate::symbolic::split`]).
     pub may_get_stuck: bool,
+    /// By [`MethodId`], whether the checker found an ill-typed expression in the
+    /// method's code (W0201): its values need not have the types it declares.
+    pub ill_typed: Vec<bool>,
     /// Whether the program uses ML-like references (`lang/references.md`). Without
     /// them no location ever exists, and the search is exactly the one for HOLiK's
     /// fragment; with them, the prunings not argued for locations are off.
@@ -326,13 +329,26 @@ pub fn build(program: &Program) -> Library {
             .iter()
             .any(|m| m.start <= span.start && span.end <= m.end)
     };
+    let mismatches: Vec<Span> = crate::types::check_program("", program)
+        .into_iter()
+        .filter(|d| d.code == "W0201")
+        .flat_map(|d| d.labels.into_iter().map(|l| l.span))
+        .filter(in_methods)
+        .collect();
+    let ill_typed = method_spans
+        .iter()
+        .map(|m| {
+            mismatches
+                .iter()
+                .any(|span| m.start <= span.start && span.end <= m.end)
+        })
+        .collect();
     let may_get_stuck = !compiler.undeclared.is_empty()
         || store.iter().any(|i| matches!(i, Initial::Absent))
-        || crate::types::check_program("", program)
-            .iter()
-            .any(|d| d.code == "W0201" && d.labels.iter().any(|l| in_methods(&l.span)));
+        || !mismatches.is_empty();
     Library {
         may_get_stuck,
+        ill_typed,
         uses_refs: crate::references::first_use(program).is_some(),
         types: compiler.types,
         codes: compiler.codes,

@@ -907,7 +907,7 @@ fn irrelevant_calls_are_skipped_and_every_site_keeps_its_minimal_trace() {
     use proptest::test_runner::{Config, TestRunner};
     let skipped = std::cell::Cell::new(0u64);
     let mut runner = TestRunner::new(Config {
-        cases: 64,
+        cases: 32,
         ..Config::default()
     });
     let cases = (prop_gen::atomic_library(), 1u32..3, 1u32..4);
@@ -939,4 +939,61 @@ fn irrelevant_calls_are_skipped_and_every_site_keeps_its_minimal_trace() {
         panic!("{e}");
     }
     assert!(skipped.get() > 0, "no call was ever skipped");
+}
+
+/// Generated libraries with a sealed part beside one that calls the client: the split
+/// settles a sealed part by itself alone, whatever trampolines the rest offers
+/// ([`holi::symbolic::split`]), with the plain exploration's verdict and, per failure
+/// site, its minimal trace length.
+#[test]
+fn a_sealed_part_is_settled_alone_and_keeps_every_site_and_its_minimal_trace() {
+    use proptest::test_runner::{Config, TestRunner};
+    let settled = std::cell::Cell::new(0u32);
+    let mut runner = TestRunner::new(Config {
+        cases: 32,
+        ..Config::default()
+    });
+    let cases = (
+        prop_gen::reentrant_part(),
+        prop_gen::sealed_methods(),
+        1u32..4,
+        1u32..3,
+    );
+    let outcome = runner.run(&cases, |(open, sealed, k, l)| {
+        let source = format!("{open}{sealed}");
+        let options = CheckOptions {
+            k,
+            l,
+            max_configurations: Some(10_000),
+            ..CheckOptions::default()
+        };
+        let plain = run_options(
+            &source,
+            CheckOptions {
+                memo: false,
+                split: false,
+                ..options.clone()
+            },
+        );
+        proptest::prop_assume!(complete(&plain));
+        let loaded = holi::frontend::load_str("test.holi", &source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        let lib = holi::build::build(&loaded.program);
+        let cell = format!("k={k} l={l}\n{source}");
+        if let Ok(parts) = split_check(&loaded.program, &lib, &options) {
+            proptest::prop_assume!(complete(&parts));
+            proptest::prop_assert_eq!(plain.verdict, parts.verdict, "{}", cell);
+            proptest::prop_assert_eq!(sites(&plain), sites(&parts), "{}", cell);
+            settled.set(settled.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    assert!(
+        settled.get() >= 8,
+        "the split settled {} cases",
+        settled.get()
+    );
 }

@@ -34,6 +34,13 @@ pub struct Components {
     pub method: Vec<usize>,
     pub reference: Vec<usize>,
     pub count: usize,
+    /// By component, whether it is *sealed*: it holds no reference, its methods are well
+    /// typed, its public methods' types are first-order, and its code mentions no
+    /// import and no location. No
+    /// client function and no cell can then reach its code, nor any of its functions
+    /// the client, so a client call of one of its methods runs to its return or failure
+    /// without a move in between, on its argument alone.
+    pub sealed: Vec<bool>,
 }
 
 impl Components {
@@ -51,13 +58,20 @@ impl Components {
             let (ra, rb) = (find(parent, a), find(parent, b));
             parent[ra] = rb;
         };
-        for (m, method) in lib.methods.iter().enumerate() {
-            let mut mentions = Mentions::default();
-            mentions.code(lib, method.code);
-            for r in mentions.refs {
+        let mentions: Vec<Mentions> = lib
+            .methods
+            .iter()
+            .map(|method| {
+                let mut mentions = Mentions::default();
+                mentions.code(lib, method.code);
+                mentions
+            })
+            .collect();
+        for (m, mentions) in mentions.iter().enumerate() {
+            for &r in &mentions.refs {
                 union(&mut parent, m, methods + r as usize);
             }
-            for other in mentions.methods {
+            for &other in &mentions.methods {
                 union(&mut parent, m, other as usize);
             }
         }
@@ -72,14 +86,31 @@ impl Components {
             let next = number.len();
             *number.entry(root).or_insert(next)
         };
-        let method = (0..methods).map(|m| component(&mut parent, m)).collect();
-        let reference = (0..lib.refs.len())
+        let method: Vec<usize> = (0..methods).map(|m| component(&mut parent, m)).collect();
+        let reference: Vec<usize> = (0..lib.refs.len())
             .map(|r| component(&mut parent, methods + r))
             .collect();
+        let count = number.len();
+        let mut sealed = vec![true; count];
+        for &c in &reference {
+            sealed[c] = false;
+        }
+        for (m, (&c, mentions)) in method.iter().zip(&mentions).enumerate() {
+            let code = lib.method_code(m as MethodId);
+            let public = lib.methods[m].visibility == Visibility::Public;
+            let first_order =
+                lib.types.first_order(code.param_ty) && lib.types.first_order(code.ret_ty);
+            // Types say what crosses the part's edge only where they hold.
+            let typed = !lib.ill_typed[m];
+            if mentions.imports || mentions.cells || (public && !first_order) || !typed {
+                sealed[c] = false;
+            }
+        }
         Components {
             method,
             reference,
-            count: number.len(),
+            count,
+            sealed,
         }
     }
 }
@@ -90,6 +121,10 @@ struct Mentions {
     refs: HashSet<u32>,
     methods: HashSet<MethodId>,
     codes: HashSet<CodeId>,
+    /// Whether some import is mentioned.
+    imports: bool,
+    /// Whether some location is made or used.
+    cells: bool,
 }
 
 impl Mentions {
@@ -107,6 +142,8 @@ impl Mentions {
             ExprKind::Global(GlobalName::Method(m)) => {
                 self.methods.insert(*m);
             }
+            ExprKind::Global(GlobalName::Import(_)) => self.imports = true,
+            ExprKind::Alloc(..) | ExprKind::Load(_) | ExprKind::Store(..) => self.cells = true,
             ExprKind::Lambda(code) | ExprKind::LetRec(code, _) => self.code(lib, *code),
             _ => {}
         }
@@ -137,17 +174,31 @@ pub fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<Si
 
 /// For each component, the most calls to the client one frame of it can make within
 /// `k` open frames (counting the library functions it calls on the way, whose frames
-/// end inside it); `None` if some frame can make more than [`MAX_CALLBACKS`].
+/// end inside it; none for a sealed component, which no client function reaches);
+/// `None` if some frame can make more than [`MAX_CALLBACKS`].
 pub fn callbacks_per_component(lib: &Library, parts: &Components, k: u32) -> Option<Vec<u32>> {
+    // A sealed component's functions never leave its frames: a function value applied
+    // elsewhere is never one of them.
+    let mut values = lib.value_codes();
+    for (m, method) in lib.methods.iter().enumerate() {
+        if parts.sealed[parts.method[m]] {
+            let mut mentions = Mentions::default();
+            mentions.code(lib, method.code);
+            values.retain(|code| !mentions.codes.contains(code));
+        }
+    }
     let mut bound = Bound {
         lib,
-        values: lib.value_codes(),
+        values,
         done: std::collections::HashMap::new(),
     };
     // The client's call takes one frame; the library functions it calls, the rest.
     let depth = k.saturating_sub(1);
     let mut out = vec![0; parts.count];
     for (m, method) in lib.methods.iter().enumerate() {
+        if parts.sealed[parts.method[m]] {
+            continue;
+        }
         let mut mentions = Mentions::default();
         mentions.code(lib, method.code);
         for code in mentions.codes {
@@ -337,6 +388,44 @@ pub(super) mod tests {
         // function or `go` with no frame left, which calls two client functions at most.
         assert_eq!(callbacks_per_component(&looping, &parts, 2), Some(vec![4]));
         assert!(callbacks_per_component(&looping, &parts, 40).is_none());
+    }
+
+    #[test]
+    fn a_part_is_sealed_only_without_state_imports_cells_or_functions_at_its_edge() {
+        let (_, lib) = library(
+            "import ext :(int -> int)
+             int g := 0;
+             public pure (x:int) :(int) = {
+               letrec go (n:int) :(int) = if n < 1 then 0 else go(n - 1) in
+               (fun (y:int) :(int) -> go(y) + go(y)) x };
+             public stateful (x:int) :(unit) = { g := x };
+             public calls (x:int) :(int) = { ext(x) };
+             public cell (x:int) :(int) = { let c = ref x in !c };
+             public takes (f:int -> int) :(int) = { f(1) };
+             public gives (x:int) :(int -> int) = { fun (y:int) :(int) -> y };
+             public via (x:int) :(int) = { helper(x) };
+             private helper (x:int) :(int) = { ext(x) };
+             public hides (x:int) :(unit) = { fun (y:int) :(unit) -> assert(y == x) };",
+        );
+        let parts = Components::of(&lib);
+        let sealed = |name: &str| {
+            let m = lib.methods.iter().position(|m| m.name == name).unwrap();
+            parts.sealed[parts.method[m]]
+        };
+        assert!(sealed("pure"));
+        // `hides` says it returns nothing, and returns a function the client may call.
+        for name in [
+            "stateful", "calls", "cell", "takes", "gives", "via", "hides",
+        ] {
+            assert!(!sealed(name), "{name} is not sealed");
+        }
+        // A sealed part's frames call no client, and its functions are none of the
+        // values another part may apply.
+        let counts = callbacks_per_component(&lib, &parts, 4).unwrap();
+        let part =
+            |name: &str| parts.method[lib.methods.iter().position(|m| m.name == name).unwrap()];
+        assert_eq!(counts[part("pure")], 0);
+        assert_eq!(counts[part("takes")], 1);
     }
 
     #[test]

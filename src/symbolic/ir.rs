@@ -70,6 +70,15 @@ impl Types {
         }
     }
 
+    /// Whether values of this type hold no function and no location.
+    pub fn first_order(&self, id: TypeId) -> bool {
+        match self.node(id) {
+            TypeNode::Unit | TypeNode::Int => true,
+            TypeNode::Pair(a, b) => self.first_order(a) && self.first_order(b),
+            TypeNode::Ref(_) | TypeNode::Arrow(..) => false,
+        }
+    }
+
     /// The type as written in the source.
     pub fn to_ast(&self, id: TypeId) -> ast::Type {
         match self.node(id) {

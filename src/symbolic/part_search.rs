@@ -96,8 +96,9 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
             .iter()
             .map(|(key, cex)| (*key, cex.trace.0.len()))
             .collect();
-        let mut lower = if others == 0 {
-            // No other part calls back: the rest of the library cannot help.
+        let mut lower = if others == 0 || parts.sealed[c] {
+            // No other part calls back, or none can help a sealed part: the rest of
+            // the library cannot help (see [`super::split`]).
             alone.clone()
         } else if own.iter().all(|site| alone.contains_key(&key_of(site))) {
             // Every site is reached alone: the lower bound only has to rule out

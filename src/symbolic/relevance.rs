@@ -46,7 +46,7 @@
 //! each of at least two moves. Below a configuration that is not tracked nothing is
 //! tracked, and its summary is the plain search's.
 
-use super::ir::{Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode, Types};
+use super::ir::{Expr, ExprKind, GlobalName, MethodId, RefId};
 use super::value::Name;
 use crate::build::Library;
 use std::sync::Arc;
@@ -98,7 +98,7 @@ impl Relevance {
         let mut classes: Vec<Refs> = Vec::new();
         for &m in lib.public.iter().filter(|&&m| Some(m) != opaque) {
             let code = lib.method_code(m);
-            if !first_order(&lib.types, code.param_ty) || !first_order(&lib.types, code.ret_ty) {
+            if !lib.types.first_order(code.param_ty) || !lib.types.first_order(code.ret_ty) {
                 continue;
             }
             let Some((reads, writes)) = closure(&local, m) else {
@@ -274,15 +274,6 @@ fn closure(local: &[Local], m: MethodId) -> Option<(Refs, Refs)> {
         v.into_boxed_slice()
     };
     Some((sorted(reads), sorted(writes)))
-}
-
-/// Whether values of `ty` hold no function and no location.
-fn first_order(types: &Types, ty: TypeId) -> bool {
-    match types.node(ty) {
-        TypeNode::Unit | TypeNode::Int => true,
-        TypeNode::Pair(a, b) => first_order(types, a) && first_order(types, b),
-        TypeNode::Ref(_) | TypeNode::Arrow(..) => false,
-    }
 }
 
 /// Whether two sorted sets meet.

@@ -33,6 +33,18 @@
 //!
 //!   A shortest trace of the lower-bound search that never calls the stand-in is one of
 //!   C alone already.
+//! * **Sealed parts** ([`super::components::Components::sealed`]: no reference, no
+//!   import, no location, well typed, first-order public types; a method that is not
+//!   well typed may return a function where it declares an integer) need no
+//!   lower-bound search: C alone
+//!   is exact. No client function reaches C's code and none of C's functions leaves its
+//!   frames, so a site of C fails inside one client call of a method of C, which makes
+//!   no move before it fails and runs on its argument alone. The same call made first,
+//!   at top level, has the most frames any call has (a frame limit only cuts paths), so
+//!   it fails there too: each site C reaches anywhere, C alone reaches with one call,
+//!   the shortest trace to it, and a site C alone does not reach is unreachable. For
+//!   the same reasons a sealed part makes no callbacks ([`super::components::callbacks_per_component`]),
+//!   so it is no trampoline for the others.
 //! * **Tighter lower bounds** where the two do not meet: the other parts whose frames
 //!   can make more callbacks than a level t are kept real beside C, and the stand-in
 //!   makes up to t (`refine`, in [`super::part_search`]).

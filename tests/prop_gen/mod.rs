@@ -513,3 +513,71 @@ pub fn atomic_library() -> BoxedStrategy<String> {
         })
         .boxed()
 }
+
+/// One to three *sealed* public methods (no reference, no import, first-order types):
+/// each defines a recursive function and a closure, and asserts something of its
+/// argument through them, so that some of its sites need a particular argument or a
+/// deep recursion, and some are never reached.
+pub fn sealed_methods() -> BoxedStrategy<String> {
+    let base = Scope {
+        refs: 0,
+        vars: vec!["x", "n"],
+        int_funs: vec![],
+        cells: vec![],
+    };
+    let lambda = Scope {
+        vars: vec!["x", "y"],
+        int_funs: vec!["go".to_string()],
+        ..base.clone()
+    };
+    let body = Scope {
+        vars: vec!["x"],
+        int_funs: vec!["go".to_string(), "f".to_string()],
+        ..base.clone()
+    };
+    let one = (int_expr(&base), int_expr(&lambda), block(&body, vec![]));
+    proptest::collection::vec(one, 1..4)
+        .prop_map(|methods| {
+            let mut text = String::new();
+            for (i, (stop, lam, b)) in methods.into_iter().enumerate() {
+                text.push_str(&format!(
+                    "public s{i} (x:int) :(unit) = {{ \
+                     letrec go (n:int) :(int) = (if (n < 1) then {stop} else (n + go((n - 1)))) in \
+                     (let f = (fun (y:int) :(int) -> {lam}) in ({b})) }};\n"
+                ));
+            }
+            text
+        })
+        .boxed()
+}
+
+/// A small part that calls the client back: one reference, a method that calls `cb`
+/// between two statements and one that calls its argument between an assignment and
+/// an assert (the shape of the awkward example).
+pub fn reentrant_part() -> BoxedStrategy<String> {
+    let scope = Scope {
+        refs: 1,
+        vars: vec!["x"],
+        int_funs: vec![],
+        cells: vec![],
+    };
+    let ints = Scope {
+        vars: vec![],
+        ..scope.clone()
+    };
+    (
+        -1i64..3,
+        stmt(&scope, vec![]),
+        stmt(&scope, vec![]),
+        int_expr(&ints),
+        int_expr(&ints),
+    )
+        .prop_map(|(init, before, after, value, claim)| {
+            format!(
+                "import cb :(unit -> unit)\nint r0 := {init};\n\
+                 public m0 (x:int) :(unit) = {{ {before}; cb(); {after} }};\n\
+                 public m1 (f:unit -> unit) :(unit) = {{ r0 := {value}; f(); assert({claim}) }};\n"
+            )
+        })
+        .boxed()
+}
