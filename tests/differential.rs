@@ -997,3 +997,45 @@ fn a_sealed_part_is_settled_alone_and_keeps_every_site_and_its_minimal_trace() {
         settled.get()
     );
 }
+
+/// A library of one part settles without a search exactly when the over-approximation
+/// proves each of its sites unreachable: the awkward example (safe) does, the same
+/// library with the second assignment moved to a method of its own (unsafe) does not,
+/// and the whole search agrees with both.
+#[test]
+fn one_part_settles_only_when_every_site_is_proved_unreachable() {
+    let safe = "int x := 0;
+        public run (f:unit -> unit) :(unit) = { x := 0; f(); x := 1; f(); assert(!x == 1) };";
+    let unsafe_ = "int x := 0;
+        public run (f:unit -> unit) :(unit) = { x := 0; f(); f(); assert(!x == 0) };
+        public set (u:unit) :(unit) = { x := 1 };";
+    for (source, settles) in [(safe, true), (unsafe_, false)] {
+        let loaded = holi::frontend::load_str("test.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        let lib = holi::build::build(&loaded.program);
+        let options = CheckOptions {
+            k: 3,
+            l: 2,
+            ..CheckOptions::default()
+        };
+        let whole = run_options(
+            source,
+            CheckOptions {
+                split: false,
+                ..options.clone()
+            },
+        );
+        match split_check(&loaded.program, &lib, &options) {
+            Ok(parts) => {
+                assert!(settles, "{source}");
+                assert_eq!(parts.verdict, Verdict::Safe);
+                assert_eq!(whole.verdict, Verdict::Safe);
+                assert_eq!(parts.stats.unreachable_sites, 1);
+            }
+            Err(_) => {
+                assert!(!settles, "{source}");
+                assert_eq!(whole.verdict, Verdict::Unsafe);
+            }
+        }
+    }
+}

@@ -38,8 +38,12 @@ pub fn check_parts(
     total: &mut Stats,
 ) -> (Option<Partial>, Vec<Counterexample>, Vec<StuckSite>) {
     let parts = Components::of(lib);
-    if parts.count < 2 || lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
+    if lib.is_declared(TRAMPOLINE) || lib.is_declared(CALLBACK) {
         return (None, Vec::new(), Vec::new());
+    }
+    if parts.count < 2 {
+        let partial = unreachable_everywhere(lib, options, plan, progress, total);
+        return (partial, Vec::new(), Vec::new());
     }
     let Some(callbacks) = callbacks_per_component(lib, &parts, options.k) else {
         return (None, Vec::new(), Vec::new());
@@ -58,6 +62,32 @@ pub fn check_parts(
     };
     let partial = settle(&mut search, &callbacks);
     (partial, search.real.into_values().collect(), search.stuck)
+}
+
+/// A library of one part has nothing to split, but the over-approximation may show
+/// each of its sites unreachable, as it does a part's: then it settles with no
+/// failure and no search. `None` when some site may be reachable.
+fn unreachable_everywhere(
+    lib: &Library,
+    options: &CheckOptions,
+    plan: SearchPlan,
+    progress: &mut dyn FnMut(&Progress),
+    total: &mut Stats,
+) -> Option<Partial> {
+    let listed = lib.failure_sites().len();
+    let live = lib.live_failure_sites();
+    if !live.is_empty() {
+        let (reached, stats) = super::houdini::reachable(lib, options, plan, &live, progress);
+        total.add(&stats);
+        if !reached?.is_empty() {
+            return None;
+        }
+    }
+    total.unreachable_sites += listed as u64;
+    Some(Partial {
+        settled: Vec::new(),
+        open: Vec::new(),
+    })
 }
 
 /// [`check_parts`] with its searches set up.

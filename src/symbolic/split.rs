@@ -49,6 +49,9 @@
 //!   can make more callbacks than a level t are kept real beside C, and the stand-in
 //!   makes up to t (`refine`, in [`super::part_search`]).
 //!
+//! A library of one component has nothing to split; it settles only when the
+//! over-approximation proves every site unreachable, with no search at all.
+//!
 //! Where every site's upper bound meets its lower bound, those traces are the shortest
 //! per site. Where some do not, and each of those has a real trace, the whole library
 //! is searched for traces shorter than the longest of them ([`finish`]): the others are
