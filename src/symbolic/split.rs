@@ -117,9 +117,11 @@ pub fn check(
                 plan,
             })
         }
+        // With no open site, only stuck places keep it unsettled, and only the whole
+        // search knows them: [`finish`] has no traces to search below.
         partial => Err(Box::new(Unsettled {
             stats,
-            partial,
+            partial: partial.filter(|p| !p.open.is_empty()),
             found,
             stuck,
         })),
@@ -149,8 +151,8 @@ pub fn add_found(result: &mut CheckResult, found: Vec<Counterexample>) {
 pub struct Unsettled {
     /// The counters of the work done.
     pub stats: Stats,
-    /// What it found, if every part's searches were complete and every site that the
-    /// lower bounds reach has a real trace.
+    /// What it found, if every part's searches were complete, every site that the
+    /// lower bounds reach has a real trace, and some site is open ([`finish`]).
     pub partial: Option<Partial>,
     /// The shortest real failing trace per site that the parts' searches found,
     /// complete or not ([`add_found`]).
