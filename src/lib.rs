@@ -74,7 +74,8 @@
 //!   ([`build::Library::live_codes`]) has a trace, cuts traces as long as the longest
 //!   of them (branch and bound). A library of independent parts may be checked part
 //!   by part ([`symbolic::split`]) only where a lower and an upper bound per site
-//!   meet; otherwise it is searched whole. The whole search and the split, each with
+//!   meet (a part that touches no state and sees no function of the client's is its
+//!   own bound); otherwise it is searched whole. The whole search and the split, each with
 //!   and without semantic subsumption, race ([`symbolic::race`]), decided by
 //!   counted work only (configurations by the size of their path conditions, solver
 //!   operations by kind, [`symbolic::lane`]), so the report is the same for every
@@ -83,7 +84,8 @@
 //!   fixed window before it committed ([`symbolic::tasks`], `tests/tasks.rs`). A site
 //!   is left out of a part's searches only when it lies outside live code or an
 //!   over-approximation of every client ([`symbolic::havoc`], searched by
-//!   [`symbolic::houdini`]) does not reach it. Each
+//!   [`symbolic::houdini`]) does not reach it; a library of one part whose sites it
+//!   reaches none of needs no search. Each
 //!   rule is argued where it is implemented and checked against the plain search
 //!   (`tests/differential.rs`, which also checks that the over-approximation reaches
 //!   every site the library reaches); `--all` never prunes. No module of the engine

@@ -118,8 +118,8 @@ pub struct CheckOptions {
     pub first: bool,
     /// With `bound`, first prove failure sites unreachable in an over-approximation of
     /// the library ([`havoc`]), so that branch and bound need not wait for traces to
-    /// them (which never come) and a part of a split library whose sites are all
-    /// unreachable needs no search for a lower bound.
+    /// them (which never come), and a part of a split library (or a library of one
+    /// part) whose sites are all unreachable needs no search.
     pub havoc: bool,
     pub timeout: Option<Duration>,
     /// The longest one solver query may run; a query that does not finish in time is
