@@ -1040,14 +1040,16 @@ fn one_part_settles_only_when_every_site_is_proved_unreachable() {
     }
 }
 
-/// A library that may get stuck (here, ill-typed) and whose only site the
-/// over-approximation proves unreachable is not settled by its parts: only the whole
+/// A library that may get stuck (here, ill-typed), of two parts whose sites the
+/// over-approximation proves unreachable, is not settled by its parts: only the whole
 /// search knows where it gets stuck, and nothing is left for the parts' traces to bound.
 #[test]
 fn a_split_with_no_open_site_leaves_a_library_that_may_get_stuck_to_the_whole_search() {
     let source = "int x := 0;
         public run (f:unit -> unit) :(unit) = { x := 0; f(); x := 1; f(); assert(!x == 1) };
-        public bad (u:unit) :(unit) = { x := !x; 5 };";
+        public bad (u:unit) :(unit) = { x := !x; 5 };
+        int y := 0;
+        public other (u:unit) :(unit) = { y := 1; assert(!y == 1) };";
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     let lib = holi::build::build(&loaded.program);
