@@ -66,7 +66,8 @@ pub fn check_parts(
 
 /// A library of one part has nothing to split, but the over-approximation may show
 /// each of its sites unreachable, as it does a part's: then it settles with no
-/// failure and no search. `None` when some site may be reachable.
+/// failure and no search. `None` when some site may be reachable, or when only the
+/// whole search can settle it (it may get stuck: [`super::split::check`]).
 fn unreachable_everywhere(
     lib: &Library,
     options: &CheckOptions,
@@ -74,6 +75,9 @@ fn unreachable_everywhere(
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
 ) -> Option<Partial> {
+    if lib.may_get_stuck && !options.allow_stuck {
+        return None;
+    }
     let listed = lib.failure_sites().len();
     let live = lib.live_failure_sites();
     if !live.is_empty() {
