@@ -154,6 +154,28 @@ fn the_search_deadline_stops_a_running_query() {
     }
 }
 
+/// A deadline set by the caller holds in every search of the check, whatever time
+/// its `timeout` would leave (the rounds of the over-approximation and the split's
+/// searches used to start their clocks again).
+#[test]
+fn a_shared_deadline_ends_every_search_of_the_check() {
+    for jobs in [1, 2] {
+        let options = CheckOptions {
+            timeout: Some(Duration::from_secs(3600)),
+            deadline: Some(Instant::now()),
+            jobs,
+            ..options(3, 2)
+        };
+        let (result, took) = run(PELL, &options);
+        assert!(took < TIGHTLY, "{took:?}");
+        assert_eq!(result.verdict, Verdict::Inconclusive);
+        assert_eq!(
+            result.inconclusive,
+            vec!["search stopped: the time limit ran out".to_string()]
+        );
+    }
+}
+
 /// After a query is cut short the solver process is started again, and the answers
 /// to easy nonlinear questions are those of the in-process solver.
 #[test]

@@ -573,6 +573,8 @@ fn check_file(
         havoc: !args.no_havoc,
         first: args.first,
         timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+        // The command's own: every file and phase ends there.
+        deadline,
         // Z3 counts its timeout in 32-bit milliseconds: longer is no limit anyway.
         solver_timeout: Some(
             args.solver_timeout

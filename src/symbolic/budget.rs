@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 pub struct Budget {
     start: Instant,
     timeout: Option<Duration>,
+    /// The check's deadline ([`CheckOptions::deadline`]); without one, `timeout`
+    /// counts from `start`.
+    deadline: Option<Instant>,
     solver_timeout: Option<Duration>,
     max_configurations: Option<u64>,
     interrupt: Option<Arc<AtomicBool>>,
@@ -31,6 +34,7 @@ impl Budget {
         Budget {
             start: Instant::now(),
             timeout: options.timeout,
+            deadline: options.deadline,
             solver_timeout: options.solver_timeout,
             max_configurations: options.max_configurations,
             interrupt: options.interrupt.clone(),
@@ -56,6 +60,12 @@ impl Budget {
         self.start.elapsed()
     }
 
+    /// When the search must stop, if ever (a timeout too long to add is no limit).
+    fn deadline(&self) -> Option<Instant> {
+        self.deadline
+            .or_else(|| self.timeout.and_then(|t| self.start.checked_add(t)))
+    }
+
     /// Why the search must stop now, if it must, after `configurations`.
     pub fn exhausted(&self, configurations: u64) -> Option<String> {
         if self
@@ -65,8 +75,7 @@ impl Budget {
         {
             return Some("interrupted".to_string());
         }
-        if self.timeout.is_some_and(|t| self.elapsed() >= t) {
-            // After a split, the limit is only what was left of the user's.
+        if self.deadline().is_some_and(|d| Instant::now() >= d) {
             return Some("the time limit ran out".to_string());
         }
         if self
@@ -113,7 +122,9 @@ impl Budget {
     /// How long the next solver query may run: no longer than the search's own
     /// deadline, nor the per-query limit.
     pub fn query_limit(&self) -> Option<Duration> {
-        let remaining = self.timeout.map(|t| t.saturating_sub(self.elapsed()));
+        let remaining = self
+            .deadline()
+            .map(|d| d.saturating_duration_since(Instant::now()));
         match (remaining, self.solver_timeout) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -29,9 +29,11 @@ pub fn reachable(
     let Some(plan) = plan.for_havoc().filter(|_| applies(lib)) else {
         return (None, Stats::default());
     };
+    // One deadline for every round: each round's search would otherwise start the
+    // clock again.
     let options = CheckOptions {
         l: options.l.min(1),
-        ..options.clone()
+        ..options.deadline_from(std::time::Instant::now())
     };
     let depths = write_depths(lib, options.k);
     let writes = guarded_writes(lib);
@@ -113,6 +115,24 @@ mod tests {
         reachable(&lib, &options, plan, &lib.failure_sites(), &mut |_| {})
             .0
             .map(|r| r.len())
+    }
+
+    /// The rounds stop at the check's deadline, not `timeout` after they start: each
+    /// used to start the clock again, so that a check could run for as many timeouts
+    /// as it had rounds.
+    #[test]
+    fn a_passed_deadline_proves_nothing_whatever_the_timeout() {
+        let lib = library(LOCKED);
+        let options = CheckOptions {
+            k: 4,
+            l: 3,
+            timeout: Some(std::time::Duration::from_secs(3600)),
+            deadline: Some(std::time::Instant::now()),
+            ..CheckOptions::default()
+        };
+        let plan = SearchPlan::new(&options, &lib);
+        let (reached, _) = reachable(&lib, &options, plan, &lib.failure_sites(), &mut |_| {});
+        assert!(reached.is_none());
     }
 
     #[test]

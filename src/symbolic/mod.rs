@@ -62,7 +62,7 @@ use crate::syntax::ast::{Program, Span};
 use crate::trace::Counterexample;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// HOLiK's bounds when neither the file nor the command line gives any.
 pub const DEFAULT_K: u32 = 4;
@@ -121,7 +121,13 @@ pub struct CheckOptions {
     /// them (which never come), and a part of a split library (or a library of one
     /// part) whose sites are all unreachable needs no search.
     pub havoc: bool,
+    /// How long the check may run, from its start.
     pub timeout: Option<Duration>,
+    /// When the check must stop: fixed from `timeout` when the check starts, so that
+    /// every search it runs (a race's sides, the split's searches and their
+    /// completion, the over-approximation's rounds) stops at that one instant rather
+    /// than restarting the clock. Set it to share one deadline between checks.
+    pub deadline: Option<Instant>,
     /// The longest one solver query may run; a query that does not finish in time is
     /// undecided and makes the verdict inconclusive. Z3 can run forever on nonlinear
     /// integer constraints, so a search without `timeout` still needs this bound.
@@ -153,6 +159,19 @@ pub struct CheckOptions {
     pub task_sizes: tasks::Sizes,
 }
 
+impl CheckOptions {
+    /// These options with their deadline fixed, if it is not yet, `timeout` after
+    /// `start` (a timeout too long to add is no limit).
+    pub fn deadline_from(&self, start: Instant) -> CheckOptions {
+        CheckOptions {
+            deadline: self
+                .deadline
+                .or_else(|| self.timeout.and_then(|t| start.checked_add(t))),
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
@@ -168,6 +187,7 @@ impl Default for CheckOptions {
             first: false,
             havoc: true,
             timeout: None,
+            deadline: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
             max_memory: None,
@@ -392,6 +412,7 @@ pub fn check_with_progress(
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
+    let options = &options.deadline_from(Instant::now());
     let Some(limit) = options.max_memory else {
         return check_unwatched(program, options, progress);
     };

@@ -270,12 +270,10 @@ struct PartSearch<'a> {
 }
 
 impl PartSearch<'_> {
-    /// The options of the whole check, with what is left of its limits.
+    /// The options of the whole check, with what is left of its configurations (its
+    /// deadline holds as it is).
     fn options(&self) -> CheckOptions {
-        let mut sub = self.options.clone();
-        if let Some(limit) = self.options.timeout {
-            sub.timeout = Some(limit.saturating_sub(self.start.elapsed()));
-        }
+        let mut sub = self.options.deadline_from(self.start);
         if let Some(most) = self.options.max_configurations {
             sub.max_configurations = Some(most.saturating_sub(self.total.configurations));
         }

@@ -271,21 +271,18 @@ impl Race<'_> {
         }
     }
 
-    /// `options` for `side`: on `lane`, with what is left of the time limit, and
-    /// stopped by `interrupt` (which carries the user's); and its plan.
+    /// `options` for `side`: on `lane`,
+    /// stopped by `interrupt` (which carries the user's) and at the check's deadline; and
+    /// its plan.
     fn options_for(
         &self,
         side: Side,
         lane: &Arc<Lane>,
         interrupt: &Arc<AtomicBool>,
     ) -> (CheckOptions, SearchPlan) {
-        let mut options = self.options.clone();
+        let mut options = self.options.deadline_from(self.start);
         options.lane = Some(Arc::clone(lane));
         options.interrupt = Some(Arc::clone(interrupt));
-        options.timeout = self
-            .options
-            .timeout
-            .map(|limit| limit.saturating_sub(self.start.elapsed()));
         if !side.by_parts() && self.runs(Side::Split) {
             // The split takes a thread of its own; the whole searches' tasks share
             // the rest.
