@@ -47,7 +47,8 @@
 
 use crate::build::{Initial, Library};
 use crate::symbolic::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
-use crate::symbolic::solver::{no_ctrl_c, Alarm};
+use crate::symbolic::solver::Alarm;
+use crate::symbolic::worker::no_ctrl_c;
 use crate::syntax::ast::{BinOp, Span, Visibility};
 use num_bigint::BigInt;
 use num_traits::{One, Signed};

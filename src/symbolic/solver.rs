@@ -10,7 +10,7 @@ use super::config::{connected_conjuncts, PcNode};
 use super::difference;
 use super::linear;
 use super::term::{Node, Term, Witness};
-use super::worker::{self, NoRegion, QeThread, Reply, Worker};
+use super::worker::{self, no_ctrl_c, NoRegion, QeThread, Reply, Worker};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -68,15 +68,6 @@ pub struct Solver {
     qe_thread: QeThread,
     /// The user's interrupt flag ([`Solver::interrupt_on`]), for the worker's queries.
     user: Option<Arc<AtomicBool>>,
-}
-
-/// By default Z3 takes SIGINT over during every check: a Ctrl-C meant for holi would
-/// only cancel the running query, and the search would go on. Every solver holi makes
-/// is set with these.
-pub fn no_ctrl_c() -> z3::Params {
-    let mut params = z3::Params::new();
-    params.set_bool("ctrl_c", false);
-    params
 }
 
 impl Default for Solver {
@@ -641,6 +632,16 @@ impl Solver {
     /// Checks the solver's assertions under the watchdog: the result, and whether
     /// the watchdog cut the check short.
     fn run(&mut self, limit: Option<Duration>) -> (SatResult, Option<Cut>) {
+        // Once interrupted, a check would only start to be cut short: a turn of the
+        // over-approximation asks hundreds, and the watchdog needs a few milliseconds
+        // for each (an interrupt that lands before Z3's check starts is lost).
+        if self
+            .user
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            return (SatResult::Unknown, Some(Cut::Interrupted));
+        }
         self.watchdog.arm(limit);
         let result = self.z3.check();
         let cut = self.watchdog.disarm();

@@ -648,6 +648,7 @@ fn parse(query: &str) -> Result<z3::Solver, String> {
         return Err("unknown a query with a NUL byte".to_string());
     }
     let solver = z3::Solver::new();
+    solver.set_params(&no_ctrl_c());
     solver.from_string(query);
     let ctx = solver.get_context().get_z3_context();
     // SAFETY: the context belongs to this thread and is alive (the solver holds it).
@@ -702,6 +703,15 @@ pub fn witness(numbers: &[u32], values: Vec<Option<BigInt>>) -> Witness {
         .collect()
 }
 
+/// By default Z3 takes SIGINT over while it checks or applies a tactic, and swallows
+/// the first one: a Ctrl-C meant for holi would only cancel that query, or be lost, and
+/// the search would go on. Every solver and tactic holi runs is set with these.
+pub fn no_ctrl_c() -> z3::Params {
+    let mut params = z3::Params::new();
+    params.set_bool("ctrl_c", false);
+    params
+}
+
 /// The quantifier-free equivalent of `formula` by Z3's `qe` tactic, then `simplify`,
 /// if an independent check confirms it ([`within`]); `None` when a quantifier remains,
 /// the tactic fails or the region is not confirmed. With Z3's count of resources in
@@ -712,7 +722,7 @@ fn eliminate_quantifiers(formula: &Bool) -> (Option<Bool>, Option<u64>) {
     let tactic = z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify"));
     // Spelled out where a case or the whole has no formula: Z3 prints an empty `and`
     // as `and`, which it cannot read back (the solver process sends regions as text).
-    let Ok(applied) = tactic.apply(&goal, None) else {
+    let Ok(applied) = tactic.apply(&goal, Some(&no_ctrl_c())) else {
         return (None, None);
     };
     let cases: Vec<Bool> = applied
@@ -748,7 +758,7 @@ fn eliminate_quantifiers(formula: &Bool) -> (Option<Bool>, Option<u64>) {
 /// of resources spent in this context so far (`qe`'s included).
 fn within(region: &Bool, formula: &Bool) -> (bool, Option<u64>) {
     let solver = z3::Tactic::new("qsat").solver();
-    let mut params = z3::Params::new();
+    let mut params = no_ctrl_c();
     params.set_u32("rlimit", CONFIRMATION_RLIMIT);
     solver.set_params(&params);
     solver.assert(region);
@@ -815,6 +825,56 @@ mod tests {
         assert!(names.is_empty());
         assert_eq!(query, "(assert false)");
         assert_eq!(read_question(&mut input), Ok(None));
+    }
+
+    static SIGINTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    extern "C" fn count_sigint(_: libc::c_int) {
+        SIGINTS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Z3 4.8.12 takes SIGINT over while a check or tactic without `ctrl_c=false`
+    /// runs, and swallows the first one: a Ctrl-C meant for holi landed in a
+    /// projection's confirmation and was lost, and the check ran on. Every SIGINT sent
+    /// while projections run must reach the process's own handler.
+    #[test]
+    fn projections_never_take_sigint_over() {
+        // SAFETY: a plain handler that only counts; the previous one is put back.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        unsafe {
+            let mut ours: libc::sigaction = std::mem::zeroed();
+            ours.sa_sigaction = count_sigint as extern "C" fn(libc::c_int) as usize;
+            libc::sigaction(libc::SIGINT, &ours, &mut old);
+        }
+        let done = Arc::new(AtomicBool::new(false));
+        let busy = {
+            let done = Arc::clone(&done);
+            std::thread::spawn(move || {
+                let formula = multiples_of_three();
+                while !done.load(Ordering::SeqCst) {
+                    eliminate_quantifiers(&formula);
+                }
+            })
+        };
+        let mut lost = 0;
+        for _ in 0..200 {
+            let before = SIGINTS.load(Ordering::SeqCst);
+            // SAFETY: signals this process, whose handler only counts.
+            unsafe { libc::kill(libc::getpid(), libc::SIGINT) };
+            let sent = Instant::now();
+            while SIGINTS.load(Ordering::SeqCst) == before
+                && sent.elapsed() < Duration::from_millis(300)
+            {
+                std::thread::yield_now();
+            }
+            lost += usize::from(SIGINTS.load(Ordering::SeqCst) == before);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        done.store(true, Ordering::SeqCst);
+        let _ = busy.join();
+        // SAFETY: puts back the handler found at the start.
+        unsafe { libc::sigaction(libc::SIGINT, &old, std::ptr::null_mut()) };
+        assert_eq!(lost, 0, "SIGINTs taken by Z3");
     }
 
     #[test]
