@@ -703,9 +703,10 @@ pub fn witness(numbers: &[u32], values: Vec<Option<BigInt>>) -> Witness {
         .collect()
 }
 
-/// By default Z3 takes SIGINT over while it checks or applies a tactic, and swallows
-/// the first one: a Ctrl-C meant for holi would only cancel that query, or be lost, and
-/// the search would go on. Every solver and tactic holi runs is set with these.
+/// By default a Z3 solver takes SIGINT over while it checks, and swallows the first
+/// one: a Ctrl-C meant for holi would only cancel that query, or be lost, and the
+/// search would go on. Every solver holi makes is set with these. (Applying a tactic
+/// leaves SIGINT alone unless asked to, and a tactic given this parameter fails.)
 pub fn no_ctrl_c() -> z3::Params {
     let mut params = z3::Params::new();
     params.set_bool("ctrl_c", false);
@@ -722,7 +723,7 @@ fn eliminate_quantifiers(formula: &Bool) -> (Option<Bool>, Option<u64>) {
     let tactic = z3::Tactic::new("qe").and_then(&z3::Tactic::new("simplify"));
     // Spelled out where a case or the whole has no formula: Z3 prints an empty `and`
     // as `and`, which it cannot read back (the solver process sends regions as text).
-    let Ok(applied) = tactic.apply(&goal, Some(&no_ctrl_c())) else {
+    let Ok(applied) = tactic.apply(&goal, None) else {
         return (None, None);
     };
     let cases: Vec<Bool> = applied
