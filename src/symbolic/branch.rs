@@ -4,14 +4,14 @@
 //! answer to an earlier question that is the same up to renaming of symbols
 //! ([`Question`], [`Answers`]); only then is Z3 asked.
 
-use super::config::Config;
+use super::config::{connected, Config};
 use super::memo;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness, TREE_WALK};
 use super::CheckOptions;
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -345,51 +345,45 @@ impl Question {
         let mut conjuncts = Vec::new();
         let mut node = cfg.pc.as_deref();
         while let Some(p) = node {
-            conjuncts.push((p, &p.own_symbols));
+            conjuncts.push(p);
             node = p.parent.as_deref();
         }
         conjuncts.reverse();
-        let mut relevant = Vec::new();
-        cond.symbols(&mut relevant);
-        let mut included = vec![false; conjuncts.len()];
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (i, (_, syms)) in conjuncts.iter().enumerate() {
-                if !included[i] && syms.iter().any(|n| relevant.contains(n)) {
-                    included[i] = true;
-                    grew = true;
-                    for &n in syms.iter() {
-                        if !relevant.contains(&n) {
-                            relevant.push(n);
-                        }
-                    }
-                }
-            }
-        }
-        // Leave out conjuncts that a private symbol can always satisfy, like a rejected
-        // `withdraw(x3)` (`not (b < x3)` false): they do not change the answer.
         let mut fixed = Vec::new();
         cond.symbols(&mut fixed);
+        let mut relevant: FxHashSet<u32> = fixed.iter().copied().collect();
+        let mut included = connected(&conjuncts, &mut relevant);
+        // Leave out conjuncts that a private symbol can always satisfy, like a rejected
+        // `withdraw(x3)` (`not (b < x3)` false): they do not change the answer. A
+        // symbol is private to a conjunct when no other included one mentions it.
+        let mut mentions: FxHashMap<u32, u32> = FxHashMap::default();
+        for p in conjuncts
+            .iter()
+            .zip(&included)
+            .filter_map(|(p, &i)| i.then_some(p))
+        {
+            for &n in &p.own_symbols {
+                *mentions.entry(n).or_default() += 1;
+            }
+        }
         let mut eliminated = Vec::new();
         let mut changed = true;
         while changed {
             changed = false;
-            for i in 0..conjuncts.len() {
+            for (i, p) in conjuncts.iter().enumerate() {
                 if !included[i] {
                     continue;
                 }
-                let private = conjuncts[i].1.iter().copied().find(|&n| {
-                    !fixed.contains(&n)
-                        && !conjuncts
-                            .iter()
-                            .enumerate()
-                            .any(|(j, (_, syms))| j != i && included[j] && syms.contains(&n))
-                        && solvable_for(&conjuncts[i].0.term, n)
+                let private = p.own_symbols.iter().copied().find(|&n| {
+                    !fixed.contains(&n) && mentions.get(&n) == Some(&1) && solvable_for(&p.term, n)
                 });
                 if let Some(n) = private {
                     included[i] = false;
-                    let p = conjuncts[i].0;
+                    for m in &p.own_symbols {
+                        if let Some(count) = mentions.get_mut(m) {
+                            *count -= 1;
+                        }
+                    }
                     eliminated.push((p.term.clone(), p.holds, n));
                     changed = true;
                 }
@@ -399,19 +393,24 @@ impl Question {
             .iter()
             .zip(&included)
             .filter(|(_, &inc)| inc)
-            .map(|((p, _), _)| (&p.term, p.holds))
+            .map(|(p, _)| (&p.term, p.holds))
             .chain(std::iter::once((cond, holds)))
             .collect();
+        // The symbols in order of first appearance, each named by its position.
         let mut symbols = Vec::new();
+        let mut names: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut own = Vec::new();
         for (t, _) in &parts {
-            t.symbols(&mut symbols);
+            own.clear();
+            t.symbols(&mut own);
+            for &n in &own {
+                names.entry(n).or_insert_with(|| {
+                    symbols.push(n);
+                    (symbols.len() - 1) as u32
+                });
+            }
         }
-        let name = |n: u32| {
-            symbols
-                .iter()
-                .position(|&s| s == n)
-                .map_or(u32::MAX, |i| i as u32)
-        };
+        let name = |n: u32| names.get(&n).copied().unwrap_or(u32::MAX);
         let mut key = Vec::new();
         for (t, h) in &parts {
             key.push(u32::from(*h));

@@ -12,7 +12,7 @@ use super::term::{Node, Term, Witness};
 use super::value::{Env, Name, Value};
 use crate::build::{Initial, Library};
 use crate::trace::{Dir, Player};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 /// A persistent stack.
@@ -190,23 +190,40 @@ pub fn connected_conjuncts<'a>(
         node = p.parent.as_deref();
     }
     conjuncts.reverse();
-    let mut included = vec![false; conjuncts.len()];
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for (i, p) in conjuncts.iter().enumerate() {
-            if !included[i] && p.own_symbols.iter().any(|n| symbols.contains(n)) {
-                included[i] = true;
-                grew = true;
-                symbols.extend(p.own_symbols.iter().copied());
-            }
-        }
-    }
+    let included = connected(&conjuncts, symbols);
     conjuncts
         .into_iter()
         .zip(included)
         .filter_map(|(p, inc)| inc.then_some(p))
         .collect()
+}
+
+/// Which of `conjuncts` are connected to `symbols` through chains of shared symbols;
+/// their symbols are added to `symbols`. It follows an index from symbols to the
+/// conjuncts that mention them, so a long path condition is read once, not once per
+/// link of the longest chain.
+pub fn connected(conjuncts: &[&PcNode], symbols: &mut FxHashSet<u32>) -> Vec<bool> {
+    let mut mentioning: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    for (i, p) in conjuncts.iter().enumerate() {
+        for &n in &p.own_symbols {
+            mentioning.entry(n).or_default().push(i);
+        }
+    }
+    let mut included = vec![false; conjuncts.len()];
+    let mut pending: Vec<u32> = symbols.iter().copied().collect();
+    while let Some(n) = pending.pop() {
+        for &i in mentioning.get(&n).map_or(&[][..], Vec::as_slice) {
+            if !included[i] {
+                included[i] = true;
+                for &m in &conjuncts[i].own_symbols {
+                    if symbols.insert(m) {
+                        pending.push(m);
+                    }
+                }
+            }
+        }
+    }
+    included
 }
 
 /// A set of symbols, exact for symbols below 128; larger ones count as "maybe present".
