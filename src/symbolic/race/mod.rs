@@ -271,9 +271,8 @@ impl Race<'_> {
         }
     }
 
-    /// `options` for `side`: on `lane`,
-    /// stopped by `interrupt` (which carries the user's) and at the check's deadline; and
-    /// its plan.
+    /// `options` for `side`: on `lane`, stopped by `interrupt` (which carries the
+    /// user's) and at the check's deadline; and its plan.
     fn options_for(
         &self,
         side: Side,
