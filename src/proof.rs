@@ -46,6 +46,7 @@
 //!   is checked once; more than [`MAX_REVEALED`] of them is "not covered".
 
 use crate::build::{Initial, Library};
+use crate::symbolic::asserted;
 use crate::symbolic::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
 use crate::symbolic::solver::Alarm;
 use crate::symbolic::worker::no_ctrl_c;
@@ -486,7 +487,8 @@ fn keep_unbroken<T>(items: Vec<T>, broken: &[bool]) -> Vec<T> {
 }
 
 /// Candidate facts for [`find`]. The invariant: each integer reference at least, or
-/// at most, its initial value and zero. The turn relation, from the constants each
+/// at most, its initial value and zero, and the linear facts about references that
+/// the library's asserts state (`crate::symbolic::asserted`). The turn relation, from the constants each
 /// reference starts with, is assigned or is compared with (and zero): while a
 /// reference holds one of its constants, each reference is unchanged; a reference is
 /// unchanged or set to one of its constants; a reference never decreases, or never
@@ -517,6 +519,15 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
                     }
                 }
             }
+        }
+    }
+    for fact in asserted::facts(lib) {
+        let fact = Fact {
+            terms: fact.terms,
+            constant: fact.constant,
+        };
+        if !invariant.contains(&fact) {
+            invariant.push(fact);
         }
     }
     let mut steps = Vec::new();
@@ -1860,6 +1871,32 @@ mod tests {
             matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
             "{outcome:?}"
         );
+    }
+
+    /// The sum that the audit asserts is kept by every method, across the client turn
+    /// in `move`: found among the candidates the asserts give, and it proves the
+    /// ledger; a method that leaks breaks it.
+    #[test]
+    fn the_relation_an_audit_asserts_proves_the_ledger() {
+        let ledger = "
+            import told :(int -> unit)
+            int a := 10; int b := 0;
+            public move (x:int) :(unit) = {
+              if 0 < x && x < !a + 1 then (a := !a - x; b := !b + x; told(x)) else ()
+            };
+            public audit (u:unit) :(unit) = { assert (!a + !b == 10) };
+        ";
+        let lib = library(ledger);
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let shown: Vec<String> = (found.invariant.iter())
+            .map(|f| f.display(&lib).to_string())
+            .filter(|f| f.contains('b'))
+            .collect();
+        assert!(shown.iter().any(|f| f.contains('a')), "{shown:?}");
+        let lib = library(&ledger.replace("b := !b + x", "b := !b + x + 1"));
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(!matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
     }
 
     #[test]

@@ -29,7 +29,9 @@
 //! Resetting a reference to any integer forgets what the library keeps true of it,
 //! such as a balance never below zero. So the reset values are kept within candidate
 //! invariants, bounds each reference's starting value satisfies (`r ≥ v`, `r ≤ v`, and
-//! `r ≥ 0` or `r ≤ 0`), and every client turn checks them: where some may fail, those
+//! `r ≥ 0` or `r ≤ 0`) and linear relations between references that the library's
+//! asserts state (`bal + limit ≥ 0`, a sum that stays equal to another: see
+//! [`super::asserted`]), and every client turn checks them: where some may fail, those
 //! are dropped, and once the search is over it is redone without them, until none
 //! fails (the Houdini algorithm). The search goes on past a refuted invariant without
 //! it: an over-approximation with fewer invariants is larger, so an invariant refuted
@@ -75,15 +77,15 @@
 //! that revealed it, a second call in one context) reaches the client; the search
 //! checks the latter as it goes.
 
+use super::asserted;
 use super::ir::{CodeId, Expr, ExprKind, RefId};
 use super::term::Term;
 use crate::build::{GlobalName, Initial, Library};
-use crate::ops::DivisionByZero;
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
 use num_bigint::BigInt;
-use num_traits::{Signed, Zero};
+use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeSet, HashSet};
 
 /// A failure site: what fails, where.
@@ -376,14 +378,16 @@ impl Guards<'_> {
     }
 }
 
-/// A candidate invariant: a bound on one reference.
+/// A candidate invariant: `Σ coefficient · reference op bound`. A bound on one
+/// reference (coefficient 1) is a candidate at client turns or at returns; a relation
+/// between references, from the library's asserts ([`super::asserted`]), at turns.
 #[derive(Clone, PartialEq)]
 pub struct Invariant {
-    pub reference: RefId,
+    pub terms: Vec<(RefId, BigInt)>,
     /// `Ge` or `Le`.
     pub op: BinOp,
     pub bound: BigInt,
-    /// The reference's starting value.
+    /// The sum's starting value.
     pub start: BigInt,
     pub holds: Holds,
 }
@@ -391,7 +395,7 @@ pub struct Invariant {
 /// Where a candidate invariant is claimed to hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holds {
-    /// At every client turn; the reference's starting value meets it.
+    /// At every client turn; the references' starting values meet it.
     AtTurns,
     /// Wherever a call of code that may assign the reference ([`may_assign`]) returns
     /// to the client.
@@ -399,15 +403,30 @@ pub enum Holds {
 }
 
 impl Invariant {
-    /// The invariant for the value `value`: 1 if it holds, 0 if not.
-    pub fn condition(&self, value: &Term) -> Result<Term, DivisionByZero> {
-        Term::binary(self.op, value, &Term::Const(self.bound.clone()))
+    /// The reference it bounds, when it bounds one.
+    pub fn reference(&self) -> Option<RefId> {
+        match self.terms.as_slice() {
+            [(r, c)] if c.is_one() => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// The invariant for the references' values `value` (`None` for one that holds no
+    /// integer, which leaves it unknown): 1 if it holds, 0 if not.
+    pub fn condition(&self, value: &mut dyn FnMut(RefId) -> Option<Term>) -> Option<Term> {
+        let mut sum = Term::Const(BigInt::zero());
+        for (r, c) in &self.terms {
+            let scaled = Term::binary(BinOp::Mul, &Term::Const(c.clone()), &value(*r)?).ok()?;
+            sum = Term::binary(BinOp::Add, &sum, &scaled).ok()?;
+        }
+        Term::binary(self.op, &sum, &Term::Const(self.bound.clone())).ok()
     }
 }
 
 /// The candidate invariants of every reference starting out with an integer: at
-/// client turns, bounds its starting value meets; at returns, bounds at the starting
-/// value and at each constant the code assigns it.
+/// client turns, bounds its starting value meets, and the relations the library's
+/// asserts state that the starting values meet ([`super::asserted`]); at returns,
+/// bounds at the starting value and at each constant the code assigns it.
 pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
     let mut constants = vec![BTreeSet::new(); lib.store.len()];
     for code in &lib.codes {
@@ -426,7 +445,7 @@ pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
             bounds.push((BinOp::Le, zero));
         }
         let invariant = |(op, bound), holds| Invariant {
-            reference: r as RefId,
+            terms: vec![(r as RefId, BigInt::one())],
             op,
             bound,
             start: v.clone(),
@@ -438,6 +457,28 @@ pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
             .iter()
             .flat_map(|c| [(BinOp::Ge, c.clone()), (BinOp::Le, c.clone())]);
         out.extend(at_returns.map(|b| invariant(b, Holds::AtReturns)));
+    }
+    for fact in asserted::facts(lib) {
+        let Some(start) = fact.initially(lib) else {
+            continue;
+        };
+        // `-r ≥ b` is the bound `r ≤ -b`, which resets treat as one.
+        let (terms, op, bound, start) = match fact.terms.as_slice() {
+            [(r, c)] if (-c).is_one() => {
+                (vec![(*r, BigInt::one())], BinOp::Le, -fact.constant, -start)
+            }
+            _ => (fact.terms, BinOp::Ge, fact.constant, start),
+        };
+        let invariant = Invariant {
+            terms,
+            op,
+            bound,
+            start,
+            holds: Holds::AtTurns,
+        };
+        if !out.contains(&invariant) {
+            out.push(invariant);
+        }
     }
     out
 }

@@ -80,21 +80,14 @@ fn forget_store<'p>(
             Holds::AtTurns => true,
             Holds::AtReturns => returned
                 .as_ref()
-                .is_some_and(|assigns| assigns.contains(&invariant.reference)),
+                .is_some_and(|assigns| invariant.reference().is_some_and(|r| assigns.contains(&r))),
         };
         if !checked {
             continue;
         }
-        if let Some(Value::Int(t)) = cfg
-            .store
-            .get(invariant.reference as usize)
-            .cloned()
-            .flatten()
-        {
-            if let Ok(cond) = invariant.condition(&t) {
-                if sides.sides(cfg, &cond)[1].is_some() {
-                    violated.push(i);
-                }
+        if let Some(cond) = invariant.condition(&mut |r| int_at(cfg, r)) {
+            if sides.sides(cfg, &cond)[1].is_some() {
+                violated.push(i);
             }
         }
     }
@@ -132,7 +125,42 @@ fn forget_store<'p>(
             Some(_) => covered = false,
         }
     }
+    relate(cfg, havoc, &reset, sides);
     Turn::Forgotten { covered }
+}
+
+/// The integer term reference `r` holds.
+fn int_at(cfg: &Config, r: RefId) -> Option<Term> {
+    match cfg.store.get(r as usize) {
+        Some(Some(Value::Int(t))) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// Keeps the store after the resets within the candidate relations between references
+/// that mention one reset, each assumed with a model of the path that meets it: the
+/// witness where it does (wherever the resets kept the old values, which met every
+/// candidate, just checked), or one the search finds. Where none is found the relation
+/// is left out, and the over-approximation is only larger.
+fn relate<'p>(cfg: &mut Config<'p>, havoc: &Havoc, reset: &[bool], sides: &mut impl Sides<'p>) {
+    for invariant in &havoc.invariants {
+        let relation = invariant.holds == Holds::AtTurns && invariant.reference().is_none();
+        if !relation || !invariant.terms.iter().any(|(r, _)| reset[*r as usize]) {
+            continue;
+        }
+        let Some(cond) = invariant.condition(&mut |r| int_at(cfg, r)) else {
+            continue;
+        };
+        let witness = if cond.eval(&cfg.witness).is_some_and(|v| !v.is_zero()) {
+            Some(Arc::clone(&cfg.witness))
+        } else {
+            let [holds, _] = sides.sides(cfg, &cond);
+            holds
+        };
+        if let Some(witness) = witness {
+            cfg.assume(cond, true, witness);
+        }
+    }
 }
 
 /// Where the library has just returned to the client, the references the call may
@@ -200,8 +228,9 @@ fn reset_reference(
     let (on_r, at_returns): (Vec<&Invariant>, Vec<&Invariant>) = havoc
         .invariants
         .iter()
-        .filter(|i| i.reference as usize == r)
+        .filter(|i| i.reference() == Some(r as RefId))
         .partition(|i| i.holds == Holds::AtTurns);
+    let bound = |i: &Invariant| i.condition(&mut |_| Some(fresh.clone()));
     // The witness keeps `old`'s value when it meets the invariants (they were just
     // checked), since `old` is one of the values; otherwise it takes the starting
     // value, which meets them all, and the values are not constrained.
@@ -212,8 +241,7 @@ fn reset_reference(
     }
     let kept = old_value.is_some()
         && on_r.iter().all(|i| {
-            i.condition(&fresh)
-                .ok()
+            bound(i)
                 .and_then(|c| c.eval(&witness))
                 .is_some_and(|c| !c.is_zero())
         });
@@ -222,10 +250,10 @@ fn reset_reference(
         // The client's calls at this turn have all returned: the value is the one the
         // last that assigned `r` returned with, or `old` if none did.
         let returned = at_returns.iter().try_fold(Term::Const(1.into()), |all, i| {
-            Term::binary(BinOp::And, &all, &i.condition(&fresh)?)
+            Term::binary(BinOp::And, &all, &bound(i)?).ok()
         });
         let unchanged = Term::binary(BinOp::Eq, &fresh, &old);
-        if let (Ok(returned), Ok(unchanged)) = (returned, unchanged) {
+        if let (Some(returned), Ok(unchanged)) = (returned, unchanged) {
             conditions.extend(Term::binary(BinOp::Or, &unchanged, &returned).ok());
         }
     }
@@ -258,8 +286,11 @@ fn reset_reference(
             );
         }
     }
-    conditions.extend(on_r.iter().filter_map(|i| i.condition(&fresh).ok()));
+    conditions.extend(on_r.iter().filter_map(|i| bound(i)));
+    // Kept even with no condition: the relations between references ([`relate`]) are
+    // assumed only where the witness values the fresh symbol.
     let witness = Arc::new(witness);
+    cfg.witness = Arc::clone(&witness);
     for condition in conditions {
         cfg.assume(condition, true, Arc::clone(&witness));
     }

@@ -179,6 +179,33 @@ mod tests {
         assert_eq!(reached(&broken, 3, 2), Some(1));
     }
 
+    /// Money moves between two accounts, and the client is told in the middle: the
+    /// audit's sum is kept by every call, which only the relation `a + b = 10` that
+    /// the audit itself states shows (each reference alone takes many values). A
+    /// method that breaks the sum, or one that breaks it only for the time of a client
+    /// turn, makes the audit reachable.
+    #[test]
+    fn a_relation_the_asserts_state_proves_the_audit_unreachable() {
+        let ledger = "
+            import told :(int -> unit)
+            int a := 10; int b := 0;
+            public move (x:int) :(unit) = {
+              if 0 < x && x < !a + 1 then (a := !a - x; b := !b + x; told(x)) else ()
+            };
+            public back (x:int) :(unit) = {
+              if 0 < x && x < !b + 1 then (b := !b - x; a := !a + x) else ()
+            };
+            public audit (u:unit) :(unit) = { assert (!a + !b == 10) };
+        ";
+        for (k, l) in [(2, 1), (3, 2)] {
+            assert_eq!(reached(ledger, k, l), Some(0), "k={k} l={l}");
+        }
+        let leaking = ledger.replace("a := !a + x", "a := !a + x + 1");
+        assert_eq!(reached(&leaking, 2, 1), Some(1));
+        let midway = ledger.replace("b := !b + x; told(x)", "told(x); b := !b + x");
+        assert_eq!(reached(&midway, 3, 2), Some(1));
+    }
+
     /// Pitts and Stark's awkward example: `x` is 0 at some client turns, yet every call
     /// of `run` returns with `x` at 1, so a client call in the second `f()` leaves it
     /// at 1. Only the invariant at returns shows it.

@@ -21,6 +21,7 @@
 //! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
 //! calls per context.
 
+pub mod asserted;
 pub mod branch;
 pub mod budget;
 pub mod components;
