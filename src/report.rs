@@ -287,7 +287,7 @@ pub struct JsonStats {
     /// Of those, pruned because the values of their symbolic integers lie within
     /// regions already explored (semantic subsumption).
     pub covered: u64,
-    /// Client calls not made: nothing after them could read what they write.
+    /// Client calls not made: no shortest failing trace makes them.
     pub irrelevant_calls: u64,
     pub solver_queries: u64,
     /// Failure sites proved unreachable: outside live code, or by the
@@ -880,13 +880,14 @@ impl Report<'_> {
             );
         }
         if s.irrelevant_calls > 0 {
-            let (them, they, verb) = match s.irrelevant_calls {
-                1 => ("it", "it", "writes"),
-                _ => ("them", "they", "write"),
+            let them = if s.irrelevant_calls == 1 {
+                "it"
+            } else {
+                "them"
             };
             let _ = writeln!(
                 out,
-                "  {} client call{} not made: nothing after {them} could read what {they} {verb}",
+                "  {} client call{} not made: no shortest failing trace makes {them}",
                 s.irrelevant_calls,
                 plural(s.irrelevant_calls as usize),
             );

@@ -633,8 +633,7 @@ fn calls_left_out_by_relevance_are_counted_in_both_reports() {
     let text = holi(&["check", &path, "--k", "2", "--l", "3", "--no-prove"]);
     assert_eq!(code(&text), 1, "{}", stdout(&text));
     assert!(
-        stdout(&text)
-            .contains("client calls not made: nothing after them could read what they write"),
+        stdout(&text).contains("client calls not made: no shortest failing trace makes them"),
         "{}",
         stdout(&text)
     );

@@ -82,12 +82,23 @@ fn bench_step(c: &mut Criterion) {
     let start = Config::initial(&lib, 3, 2);
     let mut group = c.benchmark_group("step");
     group.bench_function("opponent_moves", |b| {
-        b.iter(|| moves::opponent_moves(black_box(&start), &lib, true, None, None, &mut 0))
+        b.iter(|| {
+            let skipped = &mut Default::default();
+            moves::opponent_moves(black_box(&start), &lib, true, None, None, None, skipped)
+        })
     });
-    let first_call = moves::opponent_moves(&start, &lib, true, None, None, &mut 0)
-        .into_iter()
-        .next()
-        .expect("the client can call a method");
+    let first_call = moves::opponent_moves(
+        &start,
+        &lib,
+        true,
+        None,
+        None,
+        None,
+        &mut Default::default(),
+    )
+    .into_iter()
+    .next()
+    .expect("the client can call a method");
     group.bench_function("machine_run_to_stop", |b| {
         b.iter_batched(
             || first_call.clone(),

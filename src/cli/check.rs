@@ -85,8 +85,9 @@ pub struct CheckArgs {
     /// that can be checked one at a time (for comparison).
     #[arg(long)]
     pub no_split: bool,
-    /// Make every client call, also those that no shortest failing trace makes because
-    /// nothing after them could read what they write (for comparison).
+    /// Make every client call, also those that no shortest failing trace makes (nothing
+    /// after them could read what they write, or a last call could not shorten one),
+    /// for comparison.
     #[arg(long)]
     pub no_relevance: bool,
     /// Stop at the first failing trace, searching shorter traces first: a shortest

@@ -702,10 +702,18 @@ public m (u:unit) :(unit) = {
         let c = closure(&mut cfg, &lib, f, &[plus_one(1)]);
         cfg.revealed = [(a, ty), (b, ty), (c, ty)].into_iter().collect();
         let called = |symmetry| -> Vec<Name> {
-            super::super::moves::opponent_moves(&cfg, &lib, symmetry, None, None, &mut 0)
-                .iter()
-                .filter_map(|next| next.trace.top().map(|m| m.name))
-                .collect()
+            super::super::moves::opponent_moves(
+                &cfg,
+                &lib,
+                symmetry,
+                None,
+                None,
+                None,
+                &mut Default::default(),
+            )
+            .iter()
+            .filter_map(|next| next.trace.top().map(|m| m.name))
+            .collect()
         };
         let m = Name::Method(lib.public[0]);
         assert_eq!(called(false), [m, a, b, c]);

@@ -31,7 +31,7 @@ use super::havoc::{Havoc, Invariant};
 use super::havoc_turn::{self, Sides};
 use super::memo;
 use super::moves::{self, StandIn};
-use super::relevance::Relevance;
+use super::relevance::{Relevance, Skipped};
 use super::solver::work;
 use super::step::{self, Search};
 use super::subsume::{self, Seen};
@@ -545,8 +545,15 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         self.stats.frame_limit_paths += 1;
     }
 
-    fn irrelevant_calls(&mut self, calls: u64) {
-        self.stats.irrelevant_calls += calls;
+    fn best(&self) -> Option<&[u32]> {
+        self.plan.bound().then(|| self.found.best())
+    }
+
+    /// A bounded call is a cut: the memo entries above it subsume only what it would
+    /// have cut too ([`memo`]).
+    fn skipped_calls(&mut self, skipped: Skipped) {
+        self.stats.irrelevant_calls += skipped.irrelevant + skipped.bounded;
+        self.cuts += skipped.bounded;
     }
 }
 

@@ -41,6 +41,9 @@
 //! shortest trace, once every site has one) only falls, so a configuration met with
 //! m' ≥ m has no room under the limit that the cut entry did not have; a failure it
 //! could still improve would have been found below the entry at m + |s| ≤ m' + |s|.
+//! So are the last calls left out for a bound per site ([`super::relevance`]): the
+//! length found per site only falls, and below a configuration met with m' ≥ m the
+//! same last call comes with at least as many moves.
 //!
 //! A configuration still on the search stack (not fully explored) never subsumes: its
 //! entry is made when the marker pushed beneath its successors comes off the worklist.

@@ -5,7 +5,7 @@
 //! ([`ir`]); [`CheckOptions`] resolve into the [`plan`] of the search; [`explore`]
 //! searches configurations ([`config`]) depth first, taking each one [`step`]: running
 //! internal steps with [`machine`], making boundary moves with [`moves`] (leaving out
-//! client calls nothing after them could read from, [`relevance`]) and deciding
+//! client calls no shortest failing trace makes, [`relevance`]) and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
 //! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or
@@ -111,8 +111,8 @@ pub struct CheckOptions {
     /// components one component at a time when that gives the same report ([`split`]).
     pub split: bool,
     /// With `memo`, do not make client calls that cannot be calls of a shortest
-    /// failing trace because nothing after them could read what they write
-    /// ([`relevance`]).
+    /// failing trace: nothing after them could read what they write, or a last call
+    /// could not shorten one ([`relevance`]).
     pub relevance: bool,
     /// Stop at the first failing trace; the search deepens on trace length, so it is
     /// a shortest one.
@@ -261,7 +261,8 @@ pub struct Stats {
     pub subsumed: u64,
     /// Of those, the ones pruned by semantic subsumption.
     pub covered: u64,
-    /// Client calls not made because nothing after them could read what they write
+    /// Client calls not made because no shortest failing trace makes them: nothing
+    /// after them could read what they write, or a last call could not shorten one
     /// ([`relevance`]).
     pub irrelevant_calls: u64,
     /// Semantic subsumption: solver checks whether explored regions cover a

@@ -19,7 +19,7 @@
 
 use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
 use super::ir::{ImportId, MethodId, TypeId, TypeNode};
-use super::relevance::{Call, Relevance};
+use super::relevance::{Call, Relevance, Skip, Skipped};
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
 use crate::build::Library;
@@ -289,14 +289,18 @@ impl StandIn {
 /// With `symmetry`, a revealed name equivalent to an earlier one is not called: the
 /// call to the earlier one has the same future, up to the name printed in the trace
 /// (see [`Config::duplicates_earlier_revealed`]). Without it every call is made, so
-/// that every distinct failing trace is found.
+/// that every distinct failing trace is found. With `relevance`, calls that no
+/// shortest failing trace makes are not made, counted in `skipped`; `best`, the
+/// shortest length found per site, lets it leave out last calls that cannot shorten
+/// one ([`Relevance::last_call`]).
 pub fn opponent_moves<'p>(
     cfg: &Config<'p>,
     lib: &'p Library,
     symmetry: bool,
     stand_in: Option<&StandIn>,
     relevance: Option<&Relevance>,
-    irrelevant: &mut u64,
+    best: Option<&[u32]>,
+    skipped: &mut Skipped,
 ) -> Vec<Config<'p>> {
     let mut next = Vec::new();
     if let (Some(&GameFrame::StandIn { remaining, saved_l }), Some(s)) = (cfg.stack.top(), stand_in)
@@ -362,13 +366,25 @@ pub fn opponent_moves<'p>(
     let tracked = relevance
         .zip(cfg.sinks.as_deref())
         .filter(|_| cfg.stack.is_empty() && cfg.revealed.is_empty());
+    let last = relevance.filter(|_| cfg.stack.is_empty() && cfg.l == 1);
     for (name, ty) in publics {
         let Some((param, _)) = lib.types.arrow(ty) else {
             continue;
         };
+        match last.and_then(|r| r.last_call(name, cfg.moves, best)) {
+            Some(Skip::Irrelevant) => {
+                skipped.irrelevant += 1;
+                continue;
+            }
+            Some(Skip::Bounded) => {
+                skipped.bounded += 1;
+                continue;
+            }
+            None => {}
+        }
         let sinks = match tracked.map(|(r, sinks)| r.call(sinks, name, cfg.l)) {
             Some(Call::Irrelevant) => {
-                *irrelevant += 1;
+                skipped.irrelevant += 1;
                 continue;
             }
             Some(Call::Tracked(sinks)) => Some(sinks),

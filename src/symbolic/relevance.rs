@@ -1,4 +1,5 @@
-//! Client calls that nothing after them could read: a library of many methods that
+//! Client calls that no shortest failing trace makes. First, those that nothing after
+//! them could read: a library of many methods that
 //! never call the client (a token with a transfer method per pair of accounts) makes a
 //! search at l = 2 try every pair of calls, though a call whose writes the failing call
 //! does not read only lengthens the trace.
@@ -33,6 +34,16 @@
 //!   left that read at most `w` references each;
 //! * with one call left, some public method must read from every sink.
 //!
+//! The client's last call at top level (l = 1, no frame open) ends its trace: an
+//! atomic method makes no move before it returns, after which the client can make
+//! none. So every failure below it is at a site of the method's code (or of a
+//! method it calls by name), one move after the call's start. Such a call is not
+//! made when none of those sites can fail, nor when each of them already has a
+//! failing trace no longer than that (with branch and bound): it cannot shorten one.
+//! The latter is a cut like branch and bound's, and the memo treats it alike
+//! ([`super::memo`]): the bound per site only falls, so a configuration met later with
+//! as many moves or more would have its call skipped too.
+//!
 //! A shortest failing trace is never cut, and every failure site keeps its minimal
 //! length. The sinks are left out of the memo's key ([`super::memo`]), although two
 //! configurations with one key may then have different pruned futures, for two
@@ -49,6 +60,7 @@
 use super::ir::{Expr, ExprKind, GlobalName, MethodId, RefId};
 use super::value::Name;
 use crate::build::Library;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The sinks of a configuration, by class, sorted (a class may repeat).
@@ -56,6 +68,13 @@ pub type Sinks = Arc<[u32]>;
 
 /// A set of references, sorted.
 type Refs = Box<[RefId]>;
+
+/// Why a last call is not made ([`Relevance::last_call`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    Irrelevant,
+    Bounded,
+}
 
 /// What the client's call of a name does to the sinks.
 #[derive(Debug, PartialEq, Eq)]
@@ -66,6 +85,15 @@ pub enum Call {
     Tracked(Sinks),
     /// Not an atomic call: the sinks are no longer tracked on this path.
     Untracked,
+}
+
+/// Client calls not made, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Calls no shortest failing trace makes, whatever is found.
+    pub irrelevant: u64,
+    /// Last calls that cannot shorten the failing traces found: cuts.
+    pub bounded: u64,
 }
 
 /// The footprints of a library's atomic public methods.
@@ -82,6 +110,9 @@ pub struct Relevance {
     /// The most references one public method may read; `None` when some public
     /// method is not atomic.
     widest: Option<usize>,
+    /// By [`MethodId`], for an atomic public method: the failure sites (numbered as in
+    /// [`Library::failure_sites`]) of its code and of the methods it calls.
+    sites: Vec<Box<[u32]>>,
 }
 
 impl Relevance {
@@ -94,16 +125,33 @@ impl Relevance {
             return None;
         }
         let local: Vec<Local> = lib.methods.iter().map(|m| Local::of(lib, m.code)).collect();
+        let mut numbers = HashMap::new();
+        for site in lib.failure_sites() {
+            let next = numbers.len() as u32;
+            numbers.entry(site).or_insert(next);
+        }
         let mut footprints = vec![None; lib.methods.len()];
+        let mut sites = vec![Box::default(); lib.methods.len()];
         let mut classes: Vec<Refs> = Vec::new();
         for &m in lib.public.iter().filter(|&&m| Some(m) != opaque) {
             let code = lib.method_code(m);
             if !lib.types.first_order(code.param_ty) || !lib.types.first_order(code.ret_ty) {
                 continue;
             }
-            let Some((reads, writes)) = closure(&local, m) else {
+            let Some((reads, writes, called)) = closure(&local, m) else {
                 continue;
             };
+            let mut reached = Vec::new();
+            for c in called {
+                lib.method_code(c).body.failure_sites(&mut reached);
+            }
+            let mut reached: Vec<u32> = reached
+                .into_iter()
+                .filter_map(|(kind, span)| numbers.get(&(kind, span.clone())).copied())
+                .collect();
+            reached.sort_unstable();
+            reached.dedup();
+            sites[m as usize] = reached.into_boxed_slice();
             let class = match classes.iter().position(|c| *c == writes) {
                 Some(c) => c,
                 None => {
@@ -147,7 +195,26 @@ impl Relevance {
             classes,
             readers,
             widest,
+            sites,
         })
+    }
+
+    /// Why the client's call of `name` is not made, when it would be its last at top
+    /// level after `moves` moves: its method is atomic and can fail at no site, or
+    /// every site it can fail at has a trace of at most `moves + 1` moves in `best`
+    /// (the shortest length found per site, given with branch and bound).
+    pub fn last_call(&self, name: Name, moves: u32, best: Option<&[u32]>) -> Option<Skip> {
+        let Name::Method(m) = name else {
+            return None;
+        };
+        self.footprints.get(m as usize)?.as_ref()?;
+        let sites = self.sites.get(m as usize)?;
+        if sites.is_empty() {
+            return Some(Skip::Irrelevant);
+        }
+        let best = best?;
+        let found = |&s: &u32| best.get(s as usize).is_some_and(|&b| b <= moves + 1);
+        sites.iter().all(found).then_some(Skip::Bounded)
     }
 
     /// The sinks before any call.
@@ -249,17 +316,18 @@ impl Local {
     }
 }
 
-/// The references method `m` and every method it calls may read and write, sorted;
-/// `None` unless all of them are atomic.
-fn closure(local: &[Local], m: MethodId) -> Option<(Refs, Refs)> {
+/// The references method `m` and every method it calls may read and write, sorted,
+/// and those methods (`m` first); `None` unless all of them are atomic.
+fn closure(local: &[Local], m: MethodId) -> Option<(Refs, Refs, Vec<MethodId>)> {
     let mut seen = vec![false; local.len()];
     let mut todo = vec![m];
-    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    let (mut reads, mut writes, mut called) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(m) = todo.pop() {
         let done = seen.get_mut(m as usize)?;
         if std::mem::replace(done, true) {
             continue;
         }
+        called.push(m);
         let here = &local[m as usize];
         if !here.atomic {
             return None;
@@ -273,7 +341,7 @@ fn closure(local: &[Local], m: MethodId) -> Option<(Refs, Refs)> {
         v.dedup();
         v.into_boxed_slice()
     };
-    Some((sorted(reads), sorted(writes)))
+    Some((sorted(reads), sorted(writes), called))
 }
 
 /// Whether two sorted sets meet.
@@ -477,5 +545,53 @@ mod tests {
         let found = run(CHAIN, 2, 3, true);
         assert_eq!(found.verdict, Verdict::Unsafe);
         assert_eq!(shortest(&found).first().map(|s| s.1), Some(5));
+    }
+
+    /// A last call is left out when its method can fail nowhere, or when every site it
+    /// can fail at has a trace no longer than the one it would make; calls of methods
+    /// that are not atomic, and calls before the last, are kept.
+    #[test]
+    fn a_last_call_is_left_out_when_it_cannot_shorten_a_trace() {
+        let source = "
+            import cb :(unit -> unit)
+            int a := 0;
+            public set (x:int) :(unit) = { a := x };
+            public boom (x:int) :(unit) = { assert (not (x == 7)); check(x) };
+            private check (x:int) :(unit) = { assert (not (!a == 3)) };
+            public get (u:unit) :(int) = { !a };
+            public out (u:unit) :(unit) = { cb (); assert (not (!a == 4)) };
+        ";
+        let lib = library(source);
+        let Some(relevance) = Relevance::of(&lib, None) else {
+            panic!("the library has atomic methods");
+        };
+        // Sites: boom's assert, then check's, then out's.
+        let sites = lib.failure_sites();
+        assert_eq!(sites.len(), 3);
+        let last = |name: &str, moves: u32, best: Option<&[u32]>| {
+            relevance.last_call(method(&lib, name), moves, best)
+        };
+        assert_eq!(last("get", 2, None), Some(Skip::Irrelevant));
+        assert_eq!(last("set", 0, None), Some(Skip::Irrelevant));
+        // `boom` reaches its own site and `check`'s.
+        assert_eq!(last("boom", 2, None), None);
+        assert_eq!(
+            last("boom", 2, Some(&[1, 3, u32::MAX])),
+            Some(Skip::Bounded)
+        );
+        assert_eq!(last("boom", 2, Some(&[1, 5, u32::MAX])), None);
+        assert_eq!(last("boom", 2, Some(&[1, u32::MAX, 1])), None);
+        // `out` calls the client: it may reach every site.
+        assert_eq!(last("out", 2, Some(&[1, 1, 1])), None);
+        // The search keeps the plain search's length per site, with fewer
+        // configurations.
+        for l in 1..=3 {
+            let (all, skipping) = (run(source, 2, l, false), run(source, 2, l, true));
+            assert_eq!(shortest(&all), shortest(&skipping), "l = {l}");
+            assert!(
+                skipping.stats.configurations < all.stats.configurations,
+                "l = {l}"
+            );
+        }
     }
 }

@@ -13,7 +13,7 @@ use super::config::{Config, Control};
 use super::havoc_turn::Sides;
 use super::machine::{self, Stop, Stuck};
 use super::moves::{self, StandIn};
-use super::relevance::Relevance;
+use super::relevance::{Relevance, Skipped};
 use super::term::{Term, Witness};
 use super::value::Value;
 use super::StuckReason;
@@ -44,8 +44,12 @@ pub trait Search<'p>: Sides<'p> {
     fn stuck(&mut self, reason: StuckReason, span: Span);
     /// The path ended on the frame limit.
     fn out_of_frames(&mut self);
-    /// `calls` client calls were not made: no shortest failing trace makes them.
-    fn irrelevant_calls(&mut self, calls: u64);
+    /// The shortest failing trace found per site (by the numbering of
+    /// [`Library::failure_sites`]), when client calls that cannot shorten one may be
+    /// left out (branch and bound).
+    fn best(&self) -> Option<&[u32]>;
+    /// Client calls that were not made: no shortest failing trace makes them.
+    fn skipped_calls(&mut self, skipped: Skipped);
 }
 
 /// The rules of the game a step follows.
@@ -69,16 +73,17 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
     match machine::run(&mut cfg, lib) {
         Stop::Opponent => {
             if search.opponent(&mut cfg) {
-                let mut irrelevant = 0;
+                let mut skipped = Skipped::default();
                 let next = moves::opponent_moves(
                     &cfg,
                     lib,
                     rules.symmetry,
                     rules.stand_in.as_ref(),
                     rules.relevance.as_deref(),
-                    &mut irrelevant,
+                    search.best(),
+                    &mut skipped,
                 );
-                search.irrelevant_calls(irrelevant);
+                search.skipped_calls(skipped);
                 next.into_iter().rev().for_each(|c| search.push(c));
             }
         }
