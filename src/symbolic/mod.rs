@@ -13,7 +13,8 @@
 //! and bound) within its [`budget`]. Strategies sit on top of that search, never
 //! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
 //! the over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes,
-//! asking the search only which sides of a condition hold), [`split`] checks
+//! asking the search only which sides of a condition hold; candidate invariants from
+//! the library's asserts by [`asserted`]), [`split`] checks
 //! independent parts apart (the [`components`] of a library, searched by
 //! [`part_search`]), [`race`] runs it beside the whole search, and [`tasks`]
 //! cuts the whole search into tasks on several threads with the same report for any
