@@ -70,7 +70,8 @@
 //!   no larger and no failure below them to shorten; references whose contents nothing
 //!   observes, [`symbolic::inert`], left out of the comparison), calls one of several
 //!   interchangeable revealed closures, makes no client call that nothing after it
-//!   could read from ([`symbolic::relevance`]), and, once every failure site in live code
+//!   could read from, nor a last one that could not shorten a failing trace found
+//!   ([`symbolic::relevance`]), and, once every failure site in live code
 //!   ([`build::Library::live_codes`]) has a trace, cuts traces as long as the longest
 //!   of them (branch and bound). A library of independent parts may be checked part
 //!   by part ([`symbolic::split`]) only where a lower and an upper bound per site
