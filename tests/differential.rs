@@ -319,7 +319,8 @@ fn branch_and_bound_keeps_every_site_and_its_minimal_trace() {
     for (source, all_reachable, bounds) in cases {
         for (k, l) in bounds {
             // One search, not a race of several, so that the counts compare the bound
-            // alone.
+            // alone (without the last calls relevance leaves out per site, which branch
+            // and bound's lengths steer too).
             let run = |memo: bool, bound: bool| {
                 run_options(
                     source,
@@ -330,6 +331,7 @@ fn branch_and_bound_keeps_every_site_and_its_minimal_trace() {
                         bound,
                         semantic: false,
                         split: false,
+                        relevance: false,
                         ..CheckOptions::default()
                     },
                 )

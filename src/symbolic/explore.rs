@@ -426,7 +426,11 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let open = &mut self.open;
         let mut credit = |site, suffix| reached(open, site, cfg.moves + suffix);
         match subsume::look_up(memo, cfg, &visit, ask, &mut credit) {
-            Seen::Subsumed => true,
+            Seen::Subsumed { cut } => {
+                // The entries above are as short as the one that subsumes it.
+                self.cuts += u64::from(cut);
+                true
+            }
             Seen::New(key) => {
                 self.worklist.push(Work::Explored(key, relative, self.cuts));
                 self.open.push((cfg.moves, memo::Summary::new()));

@@ -43,7 +43,11 @@
 //! could still improve would have been found below the entry at m + |s| ≤ m' + |s|.
 //! So are the last calls left out for a bound per site ([`super::relevance`]): the
 //! length found per site only falls, and below a configuration met with m' ≥ m the
-//! same last call comes with at least as many moves.
+//! same last call comes with at least as many moves. A configuration pruned by a cut
+//! entry counts as cut itself: the summaries of the entries above it are as short as
+//! that entry's, and without the mark one of them, explored with more moves, would
+//! prune by its summary a configuration met with fewer, whose shorter traces the cut
+//! never bounded (a review found a library where a site lost its shortest trace so).
 //!
 //! A configuration still on the search stack (not fully explored) never subsumes: its
 //! entry is made when the marker pushed beneath its successors comes off the worklist.
@@ -323,13 +327,14 @@ impl Memo {
     }
 
     /// A fully explored configuration that subsumes one with `key` met at `visit`:
-    /// its summary, which holds for the subsumed configuration too.
-    pub fn subsumes(&self, key: &Key, visit: &Visit) -> Option<&Summary> {
-        fn find<'e>(entries: &'e [Entry], key: &Key, visit: &Visit) -> Option<&'e Summary> {
+    /// its summary, which holds for the subsumed configuration too, and whether a cut
+    /// below it may have left the summary short.
+    pub fn subsumes(&self, key: &Key, visit: &Visit) -> Option<(&Summary, bool)> {
+        fn find<'e>(entries: &'e [Entry], key: &Key, visit: &Visit) -> Option<(&'e Summary, bool)> {
             entries
                 .iter()
                 .find(|e| e.subsumes(&key.budgets, visit))
-                .map(|e| &e.summary)
+                .map(|e| (&e.summary, e.cut))
         }
         let local = self.table.get(&key.hash).and_then(|e| find(e, key, visit));
         local.or_else(|| find(self.shared.table.get(&key.hash)?, key, visit))
@@ -367,15 +372,16 @@ impl Memo {
 
     /// The regions of fully explored configurations with `shape` — those shared
     /// first, then those made here — that would subsume one with `budgets` met at
-    /// `visit` if it had their key (as [`Memo::subsumes`]), with their summaries;
-    /// `project` makes a region the first time it is needed.
+    /// `visit` if it had their key (as [`Memo::subsumes`]), with their summaries and
+    /// whether a cut may have left them short; `project` makes a region the first time
+    /// it is needed.
     pub fn regions(
         &mut self,
         shape: &Shape,
         budgets: &[u32],
         visit: &Visit,
         project: &mut Projector,
-    ) -> Vec<(z3::ast::Bool, Summary)> {
+    ) -> Vec<(z3::ast::Bool, Summary, bool)> {
         let mut out = Vec::new();
         for (e, pending) in self
             .shared
@@ -393,7 +399,7 @@ impl Memo {
                 .entry(at)
                 .or_insert_with(|| (Arc::clone(pending), project(&pending.pc, &pending.terms)));
             if let Some(formula) = known {
-                out.push((formula.clone(), e.summary.clone()));
+                out.push((formula.clone(), e.summary.clone(), e.cut));
             }
         }
         for (e, region) in self.regions.get_mut(&shape.hash).into_iter().flatten() {
@@ -405,7 +411,7 @@ impl Memo {
                 .known
                 .get_or_insert_with(|| project(&pending.pc, &pending.terms));
             if let Some(formula) = known {
-                out.push((formula.clone(), e.summary.clone()));
+                out.push((formula.clone(), e.summary.clone(), e.cut));
             }
         }
         out
@@ -1013,7 +1019,7 @@ mod tests {
         };
         let best = [13];
         let offered = later.regions(&shape(7), &[2, 1], &visit(12, &best), &mut project);
-        let summaries: Vec<&Summary> = offered.iter().map(|(_, s)| s).collect();
+        let summaries: Vec<&Summary> = offered.iter().map(|(_, s, _)| s).collect();
         assert_eq!(summaries, [&vec![(0, 3)], &vec![(0, 1)]], "shared first");
         // Asked again: neither is projected again.
         later.regions(&shape(7), &[2, 1], &visit(12, &best), &mut project);

@@ -594,4 +594,27 @@ mod tests {
             );
         }
     }
+
+    /// Found by review: a last call left out below one configuration marked its entry
+    /// cut, a configuration that entry subsumed did not, and the entry above that one,
+    /// explored with more moves, pruned by its summary a configuration met with fewer
+    /// (`inc` first), so `boom` was reported at 7 moves (`p · inc · boom`) instead of 5
+    /// (`inc · inc · boom`). `boom2` keeps branch and bound from starting.
+    #[test]
+    fn a_configuration_subsumed_by_a_cut_entry_cuts_the_entries_above_it() {
+        let source = "
+            import cb :(unit -> unit)
+            int a := 0; int b := 0;
+            public p (u:unit) :(unit) = { cb(); a := 1; b := 1 };
+            public clrb (u:unit) :(unit) = { b := 0 };
+            public xinc (u:unit) :(unit) = { cb(); a := !a + 1 };
+            public inc (u:unit) :(unit) = { a := !a + 1 };
+            public fix (u:unit) :(unit) = { if !b == 1 then (b := 0; a := !a + 1) else () };
+            public boom (u:unit) :(unit) = { assert(not(!a == 2)) };
+            public boom2 (u:unit) :(unit) = { assert(not(!a == 5)) };
+        ";
+        let (all, skipping) = (run(source, 1, 3, false), run(source, 1, 3, true));
+        assert_eq!(shortest(&all), shortest(&skipping));
+        assert_eq!(shortest(&skipping).first().map(|s| s.1), Some(5));
+    }
 }

@@ -30,8 +30,9 @@ pub struct Ask<'a> {
 
 /// How [`look_up`] found a configuration.
 pub enum Seen {
-    /// Subsumed: the failures below it were credited.
-    Subsumed,
+    /// Subsumed: the failures below it were credited; `cut` when a cut below the
+    /// entries that subsume it may have left that short ([`memo`]).
+    Subsumed { cut: bool },
     /// Not subsumed: its key, to enter in the memo once its subtree is explored.
     New(Key),
 }
@@ -47,12 +48,12 @@ pub fn look_up(
     credit: &mut dyn FnMut(u32, u32),
 ) -> Seen {
     let mut key = memo::key(memo, cfg);
-    if let Some(summary) = memo.subsumes(&key, visit) {
+    if let Some((summary, cut)) = memo.subsumes(&key, visit) {
         ask.stats.subsumed += 1;
         for &(site, suffix) in summary {
             credit(site, suffix);
         }
-        return Seen::Subsumed;
+        return Seen::Subsumed { cut };
     }
     if ask.semantic {
         key.shape = memo::shape(memo, cfg);
@@ -92,18 +93,20 @@ pub fn look_up(
     if let Some(lane) = lane {
         lane.count_op();
     }
-    let formulas: Vec<_> = regions.iter().map(|(f, _)| f).collect();
+    let formulas: Vec<_> = regions.iter().map(|(f, ..)| f).collect();
     if !solver.covered(&cfg.pc, &shape.terms, &formulas, limit) {
         return Seen::New(key);
     }
     stats.subsumed += 1;
     stats.covered += 1;
-    for (_, summary) in regions {
+    let mut cut = false;
+    for (_, summary, short) in regions {
+        cut |= short;
         for (site, suffix) in summary {
             credit(site, suffix);
         }
     }
-    Seen::Subsumed
+    Seen::Subsumed { cut }
 }
 
 #[cfg(test)]
