@@ -287,8 +287,8 @@ fn reset_reference(
         }
     }
     conditions.extend(on_r.iter().filter_map(|i| bound(i)));
-    // Kept even with no condition: the relations between references ([`relate`]) are
-    // assumed only where the witness values the fresh symbol.
+    // Kept even with no condition, so that the relations between references
+    // ([`relate`]) are assumed with it where it meets them, without a query.
     let witness = Arc::new(witness);
     cfg.witness = Arc::clone(&witness);
     for condition in conditions {
