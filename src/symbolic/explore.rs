@@ -103,8 +103,8 @@ pub struct Explorer<'p, 'o> {
     relevance: Option<Arc<Relevance>>,
     stats: Stats,
     inconclusive: Vec<String>,
-    /// Projections that gave a region.
-    regions_made: u64,
+    /// Whether semantic subsumption's projections pay in this search.
+    projections: subsume::Trial,
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
@@ -147,7 +147,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             relevance: relevance.map(Arc::new),
             stats: Stats::default(),
             inconclusive: Vec::new(),
-            regions_made: 0,
+            projections: subsume::Trial::default(),
         }
     }
 
@@ -418,7 +418,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         let ask = subsume::Ask {
             solver: &mut self.decider.solver,
             stats: &mut self.stats,
-            regions_made: &mut self.regions_made,
+            trial: &mut self.projections,
             lane: self.budget.lane(),
             limit: self.budget.query_limit(),
             semantic: self.plan.semantic(),

@@ -14,12 +14,22 @@ use std::time::Duration;
 /// them.
 pub const PROJECTION_TRIAL: u64 = 32;
 
+/// The projections one search made, and how many gave a region: whether projecting
+/// still pays is judged on these, not on the statistics, which carry over the attempts
+/// of a race ([`super::first`]) and would stop a fresh search's projections before its
+/// first one.
+#[derive(Default)]
+pub struct Trial {
+    made: u64,
+    gave_region: u64,
+}
+
 /// What [`look_up`] needs besides the memo: the search's solver and counters.
 pub struct Ask<'a> {
     pub solver: &'a mut Solver,
     pub stats: &'a mut Stats,
-    /// Projections that gave a region, so far.
-    pub regions_made: &'a mut u64,
+    /// This search's projections so far.
+    pub trial: &'a mut Trial,
     /// Where the solver's operations are counted, when racing.
     pub lane: Option<&'a Lane>,
     /// Each solver operation's time limit.
@@ -66,7 +76,7 @@ pub fn look_up(
     let Ask {
         solver,
         stats,
-        regions_made,
+        trial,
         lane,
         limit,
         ..
@@ -75,15 +85,16 @@ pub fn look_up(
         // A library whose first projections all fail (division, say, which Z3's `qe`
         // cannot eliminate) would pay one for every shape it meets and gain nothing:
         // projecting stops. Pruning less is always sound.
-        if stats.projections >= PROJECTION_TRIAL && *regions_made == 0 {
+        if trial.made >= PROJECTION_TRIAL && trial.gave_region == 0 {
             return None;
         }
+        trial.made += 1;
         stats.projections += 1;
         if let Some(lane) = lane {
             lane.count_op();
         }
         let region = solver.project(pc, terms, limit);
-        *regions_made += u64::from(region.is_some());
+        trial.gave_region += u64::from(region.is_some());
         region
     });
     if regions.is_empty() {
@@ -111,7 +122,7 @@ pub fn look_up(
 
 #[cfg(test)]
 mod tests {
-    use super::super::explore::Explorer;
+    use super::super::explore::{Explorer, StuckPaths};
     use super::super::havoc::tests::library;
     use super::super::{CheckOptions, CheckResult, SearchPlan, Verdict};
     use super::PROJECTION_TRIAL;
@@ -150,5 +161,47 @@ mod tests {
                 .collect()
         };
         assert_eq!(texts(&default), texts(&plain));
+    }
+
+    /// A race's later attempt ([`super::super::first`]) carries the statistics of the
+    /// earlier ones, past the trial; it still projects, and so prunes exactly as a
+    /// fresh search (once it did not, and `--first` took 65 times the configurations).
+    #[test]
+    fn a_search_continuing_another_ones_statistics_still_projects() {
+        let lib = library(
+            "
+            import send :(int -> unit)
+            int c := 0;
+            public set (a:int) :(unit) = { if (a > 0) then c := a else () };
+            public call (u:unit) :(unit) = { send !c; assert (!c >= 0) };
+        ",
+        );
+        let options = CheckOptions {
+            k: 4,
+            l: 2,
+            ..CheckOptions::default()
+        };
+        let plan = SearchPlan::new(&options, &lib);
+        let fresh = Explorer::new(&lib, &options, plan).run(&mut |_| {});
+        assert!(
+            fresh.stats.covered > 0,
+            "no configuration covered by a region"
+        );
+        let mut earlier = fresh.stats.clone();
+        earlier.projections = earlier.projections.max(PROJECTION_TRIAL);
+        let later = Explorer::new(&lib, &options, plan)
+            .continuing(
+                std::time::Instant::now(),
+                earlier.clone(),
+                StuckPaths::new(),
+                u64::MAX,
+            )
+            .run(&mut |_| {});
+        assert_eq!(later.verdict, fresh.verdict);
+        assert_eq!(
+            later.stats.configurations - earlier.configurations,
+            fresh.stats.configurations
+        );
+        assert_eq!(later.stats.covered - earlier.covered, fresh.stats.covered);
     }
 }
