@@ -943,6 +943,94 @@ fn irrelevant_calls_are_skipped_and_every_site_keeps_its_minimal_trace() {
     assert!(skipped.get() > 0, "no call was ever skipped");
 }
 
+/// Generated libraries that meet cut memo entries ([`prop_gen::cut_library`]): the
+/// default search, and the default with each of branch and bound, the last calls,
+/// semantic subsumption and the split left out, have the plain exploration's verdict
+/// and, per failure site, its minimal trace length; `--first`'s trace is as short as
+/// the plain search's shortest.
+#[test]
+fn searches_that_meet_cut_entries_keep_every_site_and_its_minimal_trace() {
+    use proptest::test_runner::{Config, TestRunner};
+    let skipped = std::cell::Cell::new(0u64);
+    let mut runner = TestRunner::new(Config {
+        cases: 96,
+        ..Config::default()
+    });
+    let cases = (prop_gen::cut_library(), 1u32..3, 1u32..5);
+    let outcome = runner.run(&cases, |(source, k, l)| {
+        let options = CheckOptions {
+            k,
+            l,
+            max_configurations: Some(20_000),
+            ..CheckOptions::default()
+        };
+        let plain = run_options(
+            &source,
+            CheckOptions {
+                memo: false,
+                ..options.clone()
+            },
+        );
+        proptest::prop_assume!(complete(&plain));
+        let cell = format!("k={k} l={l}\n{source}");
+        let variants = [
+            ("default", options.clone()),
+            (
+                "no bound",
+                CheckOptions {
+                    bound: false,
+                    ..options.clone()
+                },
+            ),
+            (
+                "no relevance",
+                CheckOptions {
+                    relevance: false,
+                    ..options.clone()
+                },
+            ),
+            (
+                "no semantic",
+                CheckOptions {
+                    semantic: false,
+                    ..options.clone()
+                },
+            ),
+            (
+                "no split",
+                CheckOptions {
+                    split: false,
+                    ..options.clone()
+                },
+            ),
+        ];
+        for (name, changed) in variants {
+            let pruned = run_options(&source, changed);
+            proptest::prop_assert!(complete(&pruned), "{}: {} incomplete", cell, name);
+            proptest::prop_assert_eq!(plain.verdict, pruned.verdict, "{}: {}", cell, name);
+            proptest::prop_assert_eq!(sites(&plain), sites(&pruned), "{}: {}", cell, name);
+            if name == "default" {
+                skipped.set(skipped.get() + pruned.stats.irrelevant_calls);
+            }
+        }
+        let first = run_options(
+            &source,
+            CheckOptions {
+                first: true,
+                ..options.clone()
+            },
+        );
+        proptest::prop_assert_eq!(plain.verdict, first.verdict, "{}: --first", cell);
+        let shortest = |r: &CheckResult| sites(r).into_values().min();
+        proptest::prop_assert_eq!(shortest(&plain), shortest(&first), "{}: --first", cell);
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
+    }
+    assert!(skipped.get() > 0, "no last call was ever left out");
+}
+
 /// Generated libraries with a sealed part beside one that calls the client: the split
 /// settles a sealed part by itself alone, whatever trampolines the rest offers
 /// ([`holi::symbolic::split`]), with the plain exploration's verdict and, per failure

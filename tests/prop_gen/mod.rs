@@ -581,3 +581,47 @@ pub fn reentrant_part() -> BoxedStrategy<String> {
         })
         .boxed()
 }
+
+/// A library where one client turn is met with different move counts, under cuts: a
+/// counter `r0` and a flag `r1`, methods that only change them (atomic), ones that call
+/// the client back before changing them (so the same store is reached by traces of
+/// different lengths), and asserts that the counter never holds some constant, one of
+/// them out of reach within small bounds (so branch and bound does not start, and the
+/// last calls towards the others are cut). The vocabulary of the library a review found
+/// to break the memo's cut rule; that library itself is one combination in millions,
+/// which `relevance`'s unit test pins.
+pub fn cut_library() -> BoxedStrategy<String> {
+    let method = (0u8..8, 0usize..2, 0i64..3).prop_map(|(kind, a, c)| match kind {
+        0 => "(u:unit) :(unit) = { r0 := !r0 + 1 }".to_string(),
+        1 => format!("(u:unit) :(unit) = {{ cb(); r0 := !r0 + {c} }}"),
+        2 => format!("(u:unit) :(unit) = {{ r{a} := {c} }}"),
+        3 => {
+            format!("(u:unit) :(unit) = {{ if !r1 == {c} then (r1 := 0; r0 := !r0 + 1) else () }}")
+        }
+        4 => format!("(u:unit) :(unit) = {{ cb(); r0 := {c}; r1 := 1 }}"),
+        5 => format!("(x:int) :(unit) = {{ if 0 < x then r{a} := x else () }}"),
+        6 => format!("(u:unit) :(unit) = {{ cb(); r1 := {c} }}"),
+        _ => format!("(u:unit) :(unit) = {{ assert(not(!r{a} == {})) }}", c + 2),
+    });
+    (
+        proptest::collection::vec(0i64..2, 2),
+        proptest::collection::vec(method, 3..7),
+        2i64..4,
+        5i64..8,
+    )
+        .prop_map(|(inits, methods, near, far)| {
+            let mut text = String::from("import cb :(unit -> unit)\n");
+            for (i, v) in inits.iter().enumerate() {
+                text.push_str(&format!("int r{i} := {v};\n"));
+            }
+            for (i, m) in methods.iter().enumerate() {
+                text.push_str(&format!("public m{i} {m};\n"));
+            }
+            text.push_str(&format!(
+                "public near (u:unit) :(unit) = {{ assert(not(!r0 == {near})) }};\n\
+                 public far (u:unit) :(unit) = {{ assert(not(!r0 == {far})) }};\n"
+            ));
+            text
+        })
+        .boxed()
+}
