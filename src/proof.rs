@@ -1,7 +1,8 @@
 //! Checking a proof of safety for every k and l (`lang/proofs.md`, issue 15).
 //!
 //! A proof is a [`Certificate`]: an invariant `I`, linear facts about the library's
-//! integer references that hold at every client turn, and a turn relation `R` (below).
+//! integer references that hold at every client turn (some only while a flag is in
+//! one state), and a turn relation `R` (below).
 //! This module checks one, on its own: it depends on
 //! the built library and Z3, not on the game search, its memo or its prunings, so a
 //! bug there cannot make it accept a wrong proof.
@@ -63,11 +64,15 @@ use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::{AstKind, SatResult};
 
-/// `Σ coefficient · reference ≥ constant`.
+/// `Σ coefficient · reference ≥ constant`, or, with a guard `(g, v)`,
+/// `g = v ⇒ Σ coefficient · reference ≥ constant`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {
     pub terms: Vec<(RefId, BigInt)>,
     pub constant: BigInt,
+    /// Only while reference `g` holds `v`: a closed account's balance, a free block's
+    /// owner, which the library keeps in a state its flag names.
+    pub guard: Option<(RefId, BigInt)>,
 }
 
 impl Fact {
@@ -76,6 +81,7 @@ impl Fact {
         Fact {
             terms: vec![(r, BigInt::one())],
             constant: c.into(),
+            guard: None,
         }
     }
 
@@ -84,7 +90,21 @@ impl Fact {
         Fact {
             terms: vec![(r, -BigInt::one())],
             constant: -c.into(),
+            guard: None,
         }
+    }
+
+    /// The fact, only while `g` holds `v`.
+    pub fn guarded(self, g: RefId, v: impl Into<BigInt>) -> Fact {
+        Fact {
+            guard: Some((g, v.into())),
+            ..self
+        }
+    }
+
+    /// The references it mentions, its guard's included.
+    fn refs(&self) -> impl Iterator<Item = RefId> + '_ {
+        (self.terms.iter().map(|(r, _)| *r)).chain(self.guard.iter().map(|(g, _)| *g))
     }
 
     fn holds(&self, store: impl Fn(RefId) -> Int) -> Bool {
@@ -93,12 +113,22 @@ impl Fact {
             .iter()
             .map(|(r, c)| Int::mul(&[&store(*r), &int(c)]))
             .fold(Int::from_i64(0), |a, b| Int::add(&[&a, &b]));
-        sum.ge(int(&self.constant))
+        let bound = sum.ge(int(&self.constant));
+        match &self.guard {
+            Some((g, v)) => store(*g).eq(int(v)).implies(&bound),
+            None => bound,
+        }
     }
 
     /// Whether the library's initial store breaks the fact: `false` when it cannot tell
     /// (a reference that does not start as an integer).
     fn broken_initially(&self, lib: &Library) -> bool {
+        if let Some((g, v)) = &self.guard {
+            match lib.store.get(*g as usize) {
+                Some(Initial::Int(held)) if held == v => {}
+                _ => return false,
+            }
+        }
         let mut sum = BigInt::from(0);
         for (r, c) in &self.terms {
             match lib.store.get(*r as usize) {
@@ -124,8 +154,8 @@ impl fmt::Display for FactDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = |r: RefId| self.lib.refs[r as usize].as_str();
         match self.fact.terms.as_slice() {
-            [(r, c)] if c.is_one() => write!(f, "{} ≥ {}", name(*r), self.fact.constant),
-            [(r, c)] if (-c).is_one() => write!(f, "{} ≤ {}", name(*r), -&self.fact.constant),
+            [(r, c)] if c.is_one() => write!(f, "{} ≥ {}", name(*r), self.fact.constant)?,
+            [(r, c)] if (-c).is_one() => write!(f, "{} ≤ {}", name(*r), -&self.fact.constant)?,
             terms => {
                 for (i, (r, c)) in terms.iter().enumerate() {
                     let sign = if c.is_negative() { "-" } else { "+" };
@@ -137,9 +167,13 @@ impl fmt::Display for FactDisplay<'_> {
                     }
                     write!(f, "{}", name(*r))?;
                 }
-                write!(f, " ≥ {}", self.fact.constant)
+                write!(f, " ≥ {}", self.fact.constant)?;
             }
         }
+        if let Some((g, v)) = &self.fact.guard {
+            write!(f, " while {} = {v}", name(*g))?;
+        }
+        Ok(())
     }
 }
 
@@ -410,8 +444,76 @@ pub fn certify(
 /// of candidates; if an `assert` fails even under it, it fails under any other. The
 /// certificate found is then checked afresh by [`check`], whose answer is returned with
 /// it.
+///
+/// When that proves nothing, it runs once more from the candidates and the facts the
+/// first run dropped, each guarded by a state of a flag (`while open4 = 0, bal4 ≥ 0`:
+/// a closed account keeps no debt, though an open one may): a library keeps some facts
+/// only in some states, and guarding every candidate from the start would multiply
+/// them by the guards where most hold unguarded. The second run's candidates include
+/// the first's, so it keeps at least what the first kept.
 pub fn find(lib: &Library, candidates: &Certificate, budget: Budget) -> (Certificate, Outcome) {
-    find_asking(lib, candidates, budget, Asking::default())
+    let (found, outcome) = find_asking(lib, candidates, budget.clone(), Asking::default());
+    if !matches!(outcome, Outcome::Refuted(_)) {
+        return (found, outcome);
+    }
+    let guards = guards(lib);
+    let mut again = candidates.clone();
+    for fact in &candidates.invariant {
+        if fact.guard.is_some() || found.invariant.contains(fact) {
+            continue;
+        }
+        for (g, v) in &guards {
+            if fact.refs().all(|r| r != *g) {
+                again.invariant.push(fact.clone().guarded(*g, v.clone()));
+            }
+        }
+    }
+    if again.invariant.len() == candidates.invariant.len() {
+        return (found, outcome);
+    }
+    find_asking(lib, &again, budget, Asking::default())
+}
+
+/// The states that guard facts in [`find`]'s second run: 0 for a reference read as a
+/// condition (`if !open`, `!used && …`, `not !frozen`), and each constant a reference
+/// is compared with by `==` (`!state == 2`), in order of appearance.
+fn guards(lib: &Library) -> Vec<(RefId, BigInt)> {
+    fn condition(e: &Expr, out: &mut Vec<(RefId, BigInt)>) {
+        if let ExprKind::Deref(r) = e.kind {
+            let state = (r, BigInt::from(0));
+            if !out.contains(&state) {
+                out.push(state);
+            }
+        }
+    }
+    fn walk(e: &Expr, out: &mut Vec<(RefId, BigInt)>) {
+        match &e.kind {
+            ExprKind::If(c, ..) | ExprKind::Not(c) => condition(c, out),
+            ExprKind::Binary(BinOp::And | BinOp::Or, a, b) => {
+                condition(a, out);
+                condition(b, out);
+            }
+            ExprKind::Binary(BinOp::Eq, a, b) => {
+                if let (ExprKind::Deref(r), ExprKind::Int(v))
+                | (ExprKind::Int(v), ExprKind::Deref(r)) = (&a.kind, &b.kind)
+                {
+                    let state = (*r, v.clone());
+                    if !out.contains(&state) {
+                        out.push(state);
+                    }
+                }
+            }
+            _ => {}
+        }
+        for child in e.children() {
+            walk(child, out);
+        }
+    }
+    let mut out = Vec::new();
+    for code in &lib.codes {
+        walk(&code.body, &mut out);
+    }
+    out
 }
 
 /// How the checker asks its questions: with its shortcuts, or (in the tests that
@@ -465,6 +567,18 @@ fn find_asking(
             Err(Stop::NotCovered(why)) => return (found, Outcome::NotCovered(why)),
             Err(Stop::Unknown(why)) => return (found, Outcome::Unknown(why)),
             Ok(()) if !facts.contains(&true) && !steps.contains(&true) => {
+                // A guarded fact whose unguarded form was kept adds nothing, as
+                // assumption or as obligation.
+                let unguarded: Vec<Fact> = (found.invariant.iter())
+                    .filter(|f| f.guard.is_none())
+                    .cloned()
+                    .collect();
+                found.invariant.retain(|f| {
+                    f.guard.is_none()
+                        || !unguarded
+                            .iter()
+                            .any(|u| u.terms == f.terms && u.constant == f.constant)
+                });
                 let mut checker = Checker::new(lib, &found, budget, false);
                 checker.asking = asking;
                 let outcome = checker.outcome();
@@ -488,7 +602,8 @@ fn keep_unbroken<T>(items: Vec<T>, broken: &[bool]) -> Vec<T> {
 
 /// Candidate facts for [`find`]. The invariant: each integer reference at least, or
 /// at most, its initial value and zero, and the linear facts about references that
-/// the library's asserts state (`crate::symbolic::asserted`). The turn relation, from the constants each
+/// the library's asserts state (`crate::symbolic::asserted`); [`find`] guards those
+/// it drops by the states of flags. The turn relation, from the constants each
 /// reference starts with, is assigned or is compared with (and zero): while a
 /// reference holds one of its constants, each reference is unchanged; a reference is
 /// unchanged or set to one of its constants; a reference never decreases, or never
@@ -525,6 +640,7 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
         let fact = Fact {
             terms: fact.terms,
             constant: fact.constant,
+            guard: None,
         };
         if !invariant.contains(&fact) {
             invariant.push(fact);
@@ -853,11 +969,7 @@ impl Assumed {
     fn symbols(&self, part: Part, certificate: &Certificate) -> Vec<Dynamic> {
         let at = |r: RefId| Dynamic::from_ast(&self.value(r));
         match part {
-            Part::Fact(f) => certificate.invariant[f]
-                .terms
-                .iter()
-                .map(|(r, _)| at(*r))
-                .collect(),
+            Part::Fact(f) => certificate.invariant[f].refs().map(at).collect(),
             Part::Step(s) => {
                 let step = &certificate.steps[s];
                 let mut out = vec![at(step.after_ref())];
@@ -963,8 +1075,8 @@ impl<'l> Checker<'l> {
             vec![Vec::new(); n],
         );
         for (f, fact) in certificate.invariant.iter().enumerate() {
-            for (r, _) in &fact.terms {
-                facts_of[*r as usize].push(f);
+            for r in fact.refs() {
+                facts_of[r as usize].push(f);
             }
         }
         for (i, step) in certificate.steps.iter().enumerate() {
@@ -1895,6 +2007,58 @@ mod tests {
             .collect();
         assert!(shown.iter().any(|f| f.contains('a')), "{shown:?}");
         let lib = library(&ledger.replace("b := !b + x", "b := !b + x + 1"));
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(!matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+    }
+
+    /// A closed account keeps no debt, an open one may: `bal + limit ≥ 0` is kept only
+    /// with `bal ≥ 0 while opened = 0` (reopening resets the limit), which no
+    /// unguarded candidate states. The second Houdini run finds it; the first alone
+    /// does not prove the audit, and a close that forgets the balance check is never
+    /// proved.
+    #[test]
+    fn a_fact_kept_in_one_state_of_a_flag_proves_the_account() {
+        let account = "
+            int opened := 1; int bal := 0; int limit := 0;
+            public open_account (u:unit) :(unit) = {
+              if !opened then () else (opened := 1; limit := 0) };
+            public close_account (u:unit) :(unit) = {
+              if !opened then (if !bal == 0 then (opened := 0; limit := 0) else ()) else () };
+            public set_limit (x:int) :(unit) = {
+              if !opened then (if 0 <= x && 0 <= !bal + x then limit := x else ()) else () };
+            public withdraw (x:int) :(unit) = {
+              if !opened then (if 0 < x && x <= !bal + !limit then bal := !bal - x else ())
+              else () };
+            public deposit (x:int) :(unit) = {
+              if !opened then (if 0 < x then bal := !bal + x else ()) else () };
+            public audit (u:unit) :(unit) = { assert (0 <= !bal + !limit) };
+        ";
+        let lib = library(account);
+        let first = find_asking(
+            &lib,
+            &candidates(&lib),
+            Budget::default(),
+            Asking::default(),
+        );
+        assert!(matches!(first.1, Outcome::Refuted(_)), "{:?}", first.1);
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let shown: Vec<String> = (found.invariant.iter())
+            .map(|f| f.display(&lib).to_string())
+            .collect();
+        assert!(
+            shown.contains(&"bal ≥ 0 while opened = 0".to_string()),
+            "{shown:?}"
+        );
+        assert!(
+            !shown.contains(&"bal + limit ≥ 0 while opened = 0".to_string()),
+            "implied by the unguarded fact: {shown:?}"
+        );
+        assert!(matches!(
+            check(&lib, &found, Budget::default()),
+            Outcome::Proved { .. }
+        ));
+        let lib = library(&account.replace("if !bal == 0 then", "if 0 == 0 then"));
         let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
         assert!(!matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
     }
