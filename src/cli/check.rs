@@ -100,8 +100,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub allow_stuck: bool,
     /// Spend more effort on proving a safe library safe for every k and l (without it
-    /// the attempt takes no longer than the search did, or a second), and exit with 3
-    /// when no proof is found (`lang/proofs.md`).
+    /// the attempt takes no longer than the search did, or a second): the attempt runs
+    /// beside the search, which stops once a proof is found; exit with 3 when no proof
+    /// is found (`lang/proofs.md`).
     #[arg(long, conflicts_with = "no_prove")]
     pub prove: bool,
     /// Do not try to prove a safe library safe beyond the bounds.
@@ -595,19 +596,41 @@ fn check_file(
         lane: None,
         task_sizes: Default::default(),
     };
-    let searching = Instant::now();
-    let result = search(&loaded, &options, ui);
-    let scope = if result.verdict == Verdict::Safe {
-        let took = searching.elapsed();
-        match prove(&loaded, args, deadline, took, interrupt, &input.stem()) {
-            Ok(scope) => Some(scope),
-            Err(e) => {
-                eprintln!("error: cannot write the certificate: {e}");
-                return (not_checked(loaded.name), Ok(()));
-            }
-        }
+    let (result, scope) = if args.prove {
+        search_beside_proof(
+            &loaded,
+            args,
+            &options,
+            ui,
+            deadline,
+            interrupt,
+            &input.stem(),
+        )
     } else {
-        None
+        let searching = Instant::now();
+        let result = search(&loaded, &options, ui);
+        let scope = (result.verdict == Verdict::Safe).then(|| {
+            let took = searching.elapsed();
+            let limit = args.max_memory.saturating_mul(1 << 20);
+            prove(
+                &loaded,
+                args,
+                deadline,
+                took,
+                interrupt,
+                &input.stem(),
+                limit,
+            )
+            .map(|a| a.scope)
+        });
+        (result, scope)
+    };
+    let scope = match scope.transpose() {
+        Ok(scope) => scope,
+        Err(e) => {
+            eprintln!("error: cannot write the certificate: {e}");
+            return (not_checked(loaded.name), Ok(()));
+        }
     };
 
     // Every counterexample becomes a client; unless told otherwise, each is run to
@@ -710,6 +733,113 @@ fn check_file(
 /// How long the proof attempt may take at least, without `--prove`.
 const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
 
+/// With `--prove`: the proof attempt runs beside the search instead of after it, so
+/// that a library the bounded search would take minutes over (a bank of 450 lines at
+/// k 3, l 2) is settled as soon as a proof is found; the search then stops, and the
+/// verdict is safe for every k and l (the proof covers these bounds too), with the
+/// counts of the search so far. A search that fails or gets stuck stops the attempt;
+/// one that ends otherwise waits for it, which has all the time the command has.
+fn search_beside_proof(
+    loaded: &Loaded,
+    args: &CheckArgs,
+    options: &CheckOptions,
+    ui: &Ui,
+    deadline: Option<Instant>,
+    interrupt: &Arc<AtomicBool>,
+    stem: &str,
+) -> (CheckResult, Option<std::io::Result<Scope>>) {
+    // Flags that the user's interrupt sets too, and each side may set for the other.
+    let stop_search = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
+    let stop_proof = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
+    let options = CheckOptions {
+        interrupt: Some(stop_search.flag()),
+        ..options.clone()
+    };
+    let limit = args.max_memory.saturating_mul(1 << 20);
+    let (result, beside) = std::thread::scope(|s| {
+        let (search_flag, proof_flag) = (stop_search.flag(), stop_proof.flag());
+        // Half the memory limit beside the search, so that the attempt gives way to
+        // the search rather than the reverse.
+        let attempt = std::thread::Builder::new()
+            .name("holi-proof".to_string())
+            .spawn_scoped(s, move || {
+                let attempt = prove(
+                    loaded,
+                    args,
+                    deadline,
+                    Duration::ZERO,
+                    &proof_flag,
+                    stem,
+                    limit / 2,
+                );
+                if matches!(
+                    attempt,
+                    Ok(Attempt {
+                        scope: Scope::AllBounds { .. },
+                        ..
+                    })
+                ) {
+                    search_flag.store(true, Ordering::Relaxed);
+                }
+                attempt
+            });
+        let mut result = search(loaded, &options, ui);
+        let Ok(attempt) = attempt else {
+            return (result, None);
+        };
+        // A failure or a stuck path means no proof; a search cut short by its own
+        // limits (configurations, memory) leaves the attempt its chance, within the
+        // deadline.
+        let failed = !result.counterexamples.is_empty() || !result.stuck.is_empty();
+        if failed || interrupt.load(Ordering::Relaxed) {
+            stop_proof.flag().store(true, Ordering::Relaxed);
+        }
+        let attempt = match attempt.join() {
+            Ok(attempt) => attempt,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        if !failed
+            && matches!(
+                attempt,
+                Ok(Attempt {
+                    scope: Scope::AllBounds { .. },
+                    ..
+                })
+            )
+        {
+            // The proof covers these bounds: what the search had left is settled.
+            result.inconclusive.clear();
+            result.verdict = Verdict::Safe;
+        }
+        (result, Some(attempt))
+    });
+    if result.verdict != Verdict::Safe {
+        return (result, None);
+    }
+    // Stopped beside the search (its share of memory), or no thread for it: once more
+    // alone, as without `--prove`'s race, so that running it beside never weakens the
+    // answer.
+    let again = match &beside {
+        None => true,
+        Some(Ok(attempt)) => attempt.cut_short && !interrupt.load(Ordering::Relaxed),
+        Some(Err(_)) => false,
+    };
+    let scope = match beside {
+        Some(attempt) if !again => attempt.map(|a| a.scope),
+        _ => prove(
+            loaded,
+            args,
+            deadline,
+            Duration::ZERO,
+            interrupt,
+            stem,
+            limit,
+        )
+        .map(|a| a.scope),
+    };
+    (result, Some(scope))
+}
+
 /// Tries to prove a library the search found safe safe for every k and l: a
 /// certificate found by [`proof::find`] and re-checked by [`proof::check`], written to
 /// `--certificate DIR` as `<stem>.smt2` (the only error).
@@ -725,13 +855,17 @@ fn prove(
     searched: Duration,
     interrupt: &Arc<AtomicBool>,
     stem: &str,
-) -> std::io::Result<Scope> {
+    limit: u64,
+) -> std::io::Result<Attempt> {
     if args.no_prove {
-        return Ok(Scope::Bounded("not attempted (--no-prove)".to_string()));
+        let scope = Scope::Bounded("not attempted (--no-prove)".to_string());
+        return Ok(Attempt {
+            scope,
+            cut_short: false,
+        });
     }
-    // The memory limit holds here as in the search: its watch sets the flag that stops
-    // the checker, as Ctrl-C does.
-    let limit = args.max_memory.saturating_mul(1 << 20);
+    // The memory limit (`limit` bytes) holds here as in the search: its watch sets the
+    // flag that stops the checker, as Ctrl-C does.
     let memory = memory::Watch::start(limit, Some(Arc::clone(interrupt)));
     let own = (!args.prove).then(|| Instant::now() + searched.max(PROOF_TIME_FLOOR));
     let budget = proof::Budget {
@@ -758,7 +892,9 @@ fn prove(
         (Some(_), proof::Outcome::Proved { .. }) => proof::certify(&lib, &found, budget, &place),
         (_, outcome) => (outcome, None),
     };
-    Ok(match outcome {
+    let cut_short = matches!(&outcome, proof::Outcome::Unknown(why)
+        if why == proof::TIME_LIMIT || why == proof::INTERRUPTED);
+    let scope = match outcome {
         proof::Outcome::Proved {
             obligations,
             revealed,
@@ -804,7 +940,15 @@ fn prove(
             Scope::Bounded(format!("the proof attempt was cut short: {why}"))
         }
         proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Scope::Bounded(why),
-    })
+    };
+    Ok(Attempt { scope, cut_short })
+}
+
+/// What a proof attempt gives the report, and whether a limit or an interrupt cut it
+/// short.
+struct Attempt {
+    scope: Scope,
+    cut_short: bool,
 }
 
 /// Drops `value` on a thread of its own (here if none can be started); the process
