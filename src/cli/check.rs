@@ -840,12 +840,12 @@ fn search_beside_proof(
     (result, Some(scope))
 }
 
-/// Tries to prove a library the search found safe safe for every k and l: a
-/// certificate found by [`proof::find`] and re-checked by [`proof::check`], written to
-/// `--certificate DIR` as `<stem>.smt2` (the only error).
+/// Tries to prove a library safe for every k and l (after a safe search, or beside it
+/// under `--prove`): a certificate found by [`proof::find`] and re-checked by
+/// [`proof::check`], written to `--certificate DIR` as `<stem>.smt2` (the only error).
 ///
-/// The deadline, Ctrl-C and the memory limit stop the attempt within a fraction of a
-/// second ([`proof::Budget`]). Without `--prove`, the attempt may take as long as the
+/// The deadline, Ctrl-C (`interrupt`) and the memory limit (`limit` bytes) stop the
+/// attempt within a fraction of a second ([`proof::Budget`]). Without `--prove`, the attempt may take as long as the
 /// search took (`searched`), and at least [`PROOF_TIME_FLOOR`]: proving never makes a
 /// check more than twice as slow as `--no-prove`, or a second slower.
 fn prove(
