@@ -446,7 +446,7 @@ pub fn certify(
 /// it.
 ///
 /// When that proves nothing, it runs once more from the candidates and the facts the
-/// first run dropped, each guarded by a state of a flag (`while open4 = 0, bal4 ≥ 0`:
+/// first run dropped, each guarded by a state of a flag (`bal4 ≥ 0 while open4 = 0`:
 /// a closed account keeps no debt, though an open one may): a library keeps some facts
 /// only in some states, and guarding every candidate from the start would multiply
 /// them by the guards where most hold unguarded. The second run's candidates include
