@@ -772,13 +772,7 @@ fn search_beside_proof(
                     stem,
                     limit / 2,
                 );
-                if matches!(
-                    attempt,
-                    Ok(Attempt {
-                        scope: Scope::AllBounds { .. },
-                        ..
-                    })
-                ) {
+                if attempt.as_ref().is_ok_and(Attempt::proved) {
                     search_flag.store(true, Ordering::Relaxed);
                 }
                 attempt
@@ -787,9 +781,8 @@ fn search_beside_proof(
         let Ok(attempt) = attempt else {
             return (result, None);
         };
-        // A failure or a stuck path means no proof; a search cut short by its own
-        // limits (configurations, memory) leaves the attempt its chance, within the
-        // deadline.
+        // A failure or a stuck path means no proof; a search cut short by
+        // `--max-configurations` leaves the attempt its chance, within the deadline.
         let failed = !result.counterexamples.is_empty() || !result.stuck.is_empty();
         if failed || interrupt.load(Ordering::Relaxed) {
             stop_proof.flag().store(true, Ordering::Relaxed);
@@ -798,15 +791,7 @@ fn search_beside_proof(
             Ok(attempt) => attempt,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        if !failed
-            && matches!(
-                attempt,
-                Ok(Attempt {
-                    scope: Scope::AllBounds { .. },
-                    ..
-                })
-            )
-        {
+        if !failed && attempt.as_ref().is_ok_and(Attempt::proved) {
             // The proof covers these bounds: what the search had left is settled.
             result.inconclusive.clear();
             result.verdict = Verdict::Safe;
@@ -949,6 +934,12 @@ fn prove(
 struct Attempt {
     scope: Scope,
     cut_short: bool,
+}
+
+impl Attempt {
+    fn proved(&self) -> bool {
+        matches!(self.scope, Scope::AllBounds { .. })
+    }
 }
 
 /// Drops `value` on a thread of its own (here if none can be started); the process
