@@ -96,9 +96,25 @@ pub struct Havoc {
     /// For each reference, the frames a client call needs to assign it.
     pub depths: Vec<u32>,
     pub writes: Vec<Write>,
+    /// For each write, the index of the first write with the same guards
+    /// ([`guard_sets`]).
+    pub guard_sets: Vec<usize>,
     pub invariants: Vec<Invariant>,
     /// For each code, the references a call of it can assign ([`may_assign`]).
     pub assigns: Vec<Vec<RefId>>,
+}
+
+/// For each of `writes`, the index of the first with the same guards: the writes of
+/// one branch share them (allocator_fixed: 157 writes under 26 sets of guards), and a
+/// client turn asks once per set whether they can hold.
+pub fn guard_sets(writes: &[Write]) -> Vec<usize> {
+    (writes.iter().enumerate())
+        .map(|(i, w)| {
+            (writes[..i].iter())
+                .position(|earlier| earlier.guards == w.guards)
+                .unwrap_or(i)
+        })
+        .collect()
 }
 
 /// An integer expression of the library's code whose value a client call fixes before
@@ -721,6 +737,26 @@ pub(super) mod tests {
             value: None,
         }));
         assert_eq!(writes.len(), 3);
+    }
+
+    /// The writes of one branch share their set of guards; a write under other
+    /// guards is its own set.
+    #[test]
+    fn writes_under_the_same_guards_make_one_set() {
+        let lib = library(
+            "
+            int flag := 0; int a := 0; int b := 0;
+            public m (x:int) :(unit) = { if !flag then (a := 1; b := 2) else a := 3 };
+        ",
+        );
+        let writes = guarded_writes(&lib);
+        let sets = guard_sets(&writes);
+        for (i, w) in writes.iter().enumerate() {
+            assert_eq!(writes[sets[i]].guards, w.guards);
+            assert!(sets[i] <= i);
+        }
+        let distinct = (0..writes.len()).filter(|&i| sets[i] == i).count();
+        assert_eq!((writes.len(), distinct), (3, 2), "{writes:?}");
     }
 
     #[test]

@@ -187,6 +187,11 @@ fn returned_assigns(lib: &Library, havoc: &Havoc, cfg: &Config) -> Option<Vec<Re
 fn feasible_writes<'p>(cfg: &Config<'p>, havoc: &Havoc, sides: &mut impl Sides<'p>) -> Vec<bool> {
     let mut feasible = vec![false; havoc.writes.len()];
     let mut reset = vec![false; cfg.store.len()];
+    // What each set of guards was found to allow, by its first write. Resetting more
+    // references only frees more values, so a set allowed stays allowed: the writes
+    // found feasible are those a question per write finds. A set refused is asked
+    // again once a reference was reset.
+    let mut allows: Vec<Option<bool>> = vec![None; havoc.writes.len()];
     loop {
         let mut changed = false;
         for (i, write) in havoc.writes.iter().enumerate() {
@@ -196,11 +201,22 @@ fn feasible_writes<'p>(cfg: &Config<'p>, havoc: &Havoc, sides: &mut impl Sides<'
             if feasible[i] || !in_reach {
                 continue;
             }
-            if write.guards.is_empty() || guards_allow(cfg, &write.guards, &reset, sides) {
+            let set = havoc.guard_sets.get(i).copied().unwrap_or(i);
+            let allowed = write.guards.is_empty()
+                || *allows[set]
+                    .get_or_insert_with(|| guards_allow(cfg, &write.guards, &reset, sides));
+            if allowed {
                 feasible[i] = true;
                 // Only a newly reset reference can open another's guard.
-                changed |= !reset[r];
-                reset[r] = true;
+                if !reset[r] {
+                    changed = true;
+                    reset[r] = true;
+                    for known in &mut allows {
+                        if *known == Some(false) {
+                            *known = None;
+                        }
+                    }
+                }
             }
         }
         if !changed {

@@ -5,7 +5,8 @@
 use super::branch::Decider;
 use super::explore::{Advance, Explorer};
 use super::havoc::{
-    applies, candidates, guarded_writes, may_assign, write_depths, Havoc, Invariant, Site,
+    applies, candidates, guard_sets, guarded_writes, may_assign, write_depths, Havoc, Invariant,
+    Site,
 };
 use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
@@ -37,6 +38,7 @@ pub fn reachable(
     };
     let depths = write_depths(lib, options.k);
     let writes = guarded_writes(lib);
+    let sets = guard_sets(&writes);
     let assigns = may_assign(lib);
     let mut invariants = candidates(lib);
     let mut spent = Stats::default();
@@ -48,6 +50,7 @@ pub fn reachable(
         let havoc = Havoc {
             depths: depths.clone(),
             writes: writes.clone(),
+            guard_sets: sets.clone(),
             invariants: invariants.clone(),
             assigns: assigns.clone(),
         };
