@@ -27,6 +27,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -100,9 +101,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub allow_stuck: bool,
     /// Spend more effort on proving a safe library safe for every k and l (without it
-    /// the attempt takes no longer than the search did, or a second): the attempt runs
-    /// beside the search, which stops once a proof is found; exit with 3 when no proof
-    /// is found (`lang/proofs.md`).
+    /// the attempt takes no longer than the search did, or a second, and starts beside
+    /// a search still running after 3 s on more than one thread): the attempt runs
+    /// beside the search from the start, and has all the time the command has; exit
+    /// with 3 when no proof is found (`lang/proofs.md`).
     #[arg(long, conflicts_with = "no_prove")]
     pub prove: bool,
     /// Do not try to prove a safe library safe beyond the bounds.
@@ -596,34 +598,42 @@ fn check_file(
         lane: None,
         task_sizes: Default::default(),
     };
-    let (result, scope) = if args.prove {
-        search_beside_proof(
+    // The proof attempt runs beside the search: from the start under `--prove`; after
+    // a few seconds otherwise, so that a quick search never shares its cores, and only
+    // when the search may use more than one.
+    let race = if args.prove {
+        Some(Duration::ZERO)
+    } else {
+        (!args.no_prove && options.jobs > 1).then_some(RACE_AFTER)
+    };
+    let (result, scope) = match race {
+        Some(after) => search_beside_proof(
             &loaded,
             args,
             &options,
             ui,
-            deadline,
-            interrupt,
-            &input.stem(),
-        )
-    } else {
-        let searching = Instant::now();
-        let result = search(&loaded, &options, ui);
-        let scope = (result.verdict == Verdict::Safe).then(|| {
-            let took = searching.elapsed();
-            let limit = args.max_memory.saturating_mul(1 << 20);
-            prove(
-                &loaded,
-                args,
+            Race {
                 deadline,
-                took,
                 interrupt,
-                &input.stem(),
-                limit,
-            )
-            .map(|a| a.scope)
-        });
-        (result, scope)
+                after,
+            },
+            &input.stem(),
+        ),
+        None => {
+            let searching = Instant::now();
+            let result = search(&loaded, &options, ui);
+            let scope = (result.verdict == Verdict::Safe).then(|| {
+                let limits = ProofLimits {
+                    deadline,
+                    own: own_limit(args, searching.elapsed()),
+                    interrupt,
+                    capped: None,
+                    memory: args.max_memory.saturating_mul(1 << 20),
+                };
+                prove(&loaded, args, &limits, &input.stem()).map(|a| a.scope)
+            });
+            (result, scope)
+        }
     };
     let scope = match scope.transpose() {
         Ok(scope) => scope,
@@ -733,51 +743,101 @@ fn check_file(
 /// How long the proof attempt may take at least, without `--prove`.
 const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
 
-/// With `--prove`: the proof attempt runs beside the search instead of after it, so
-/// that a library the bounded search would take minutes over (a bank of 450 lines at
-/// k 3, l 2) is settled as soon as a proof is found; the search then stops, and the
-/// verdict is safe for every k and l (the proof covers these bounds too), with the
-/// counts of the search so far. A search that fails or gets stuck stops the attempt;
-/// one that ends otherwise waits for it, which has all the time the command has.
+/// How long a search runs alone before the proof attempt starts beside it, without
+/// `--prove`: the searches of the paper's libraries end well within it.
+const RACE_AFTER: Duration = Duration::from_secs(3);
+
+/// The end of the proof attempt's own time, without `--prove`: as long as the search
+/// took (`searched`), at least [`PROOF_TIME_FLOOR`], from now.
+fn own_limit(args: &CheckArgs, searched: Duration) -> Option<Instant> {
+    (!args.prove).then(|| Instant::now() + searched.max(PROOF_TIME_FLOOR))
+}
+
+/// What stops a proof attempt.
+struct ProofLimits<'a> {
+    /// The command's deadline (`--timeout`).
+    deadline: Option<Instant>,
+    /// The attempt's own deadline, without `--prove` ([`own_limit`]).
+    own: Option<Instant>,
+    /// Ctrl-C, and the race's stop.
+    interrupt: &'a Arc<AtomicBool>,
+    /// Set when the race stopped the attempt for its own time: the attempt had as long
+    /// as the search.
+    capped: Option<&'a AtomicBool>,
+    /// Bytes (`--max-memory`, or its share beside the search).
+    memory: u64,
+}
+
+/// How the proof attempt runs beside the search.
+struct Race<'a> {
+    deadline: Option<Instant>,
+    interrupt: &'a Arc<AtomicBool>,
+    /// How long the search runs alone first.
+    after: Duration,
+}
+
+/// The proof attempt beside the search, so that a library the bounded search would take
+/// minutes over (a bank of 450 lines at k 3, l 2) is settled as soon as a proof is found;
+/// the search then stops, and the verdict is safe for every k and l (the proof covers
+/// these bounds too), with the counts of the search so far. A search that fails or gets
+/// stuck stops the attempt. One that ends otherwise waits for it: under `--prove` for as
+/// long as the command may run; without it, until the attempt has had as long as the
+/// search took, so that proving never makes a check more than about twice as slow as
+/// `--no-prove`. A search that ends within `race.after` never shares its cores: the
+/// attempt then runs after it, as with one thread.
 fn search_beside_proof(
     loaded: &Loaded,
     args: &CheckArgs,
     options: &CheckOptions,
     ui: &Ui,
-    deadline: Option<Instant>,
-    interrupt: &Arc<AtomicBool>,
+    race: Race,
     stem: &str,
 ) -> (CheckResult, Option<std::io::Result<Scope>>) {
+    let Race {
+        deadline,
+        interrupt,
+        after,
+    } = race;
     // Flags that the user's interrupt sets too, and each side may set for the other.
     let stop_search = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
     let stop_proof = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
+    let capped = AtomicBool::new(false);
     let options = CheckOptions {
         interrupt: Some(stop_search.flag()),
         ..options.clone()
     };
     let limit = args.max_memory.saturating_mul(1 << 20);
+    let searching = Instant::now();
     let (result, beside) = std::thread::scope(|s| {
         let (search_flag, proof_flag) = (stop_search.flag(), stop_proof.flag());
-        // Half the memory limit beside the search, so that the attempt gives way to
-        // the search rather than the reverse.
+        let (search_ended, ended) = std::sync::mpsc::channel::<()>();
+        let (answer, answered) = std::sync::mpsc::channel();
+        let capped = &capped;
         let attempt = std::thread::Builder::new()
             .name("holi-proof".to_string())
             .spawn_scoped(s, move || {
-                let attempt = prove(
-                    loaded,
-                    args,
+                if !after.is_zero() && ended.recv_timeout(after) != Err(RecvTimeoutError::Timeout) {
+                    return;
+                }
+                // Half the memory limit beside the search, so that the attempt gives
+                // way to the search rather than the reverse.
+                let limits = ProofLimits {
                     deadline,
-                    Duration::ZERO,
-                    &proof_flag,
-                    stem,
-                    limit / 2,
-                );
+                    own: None,
+                    interrupt: &proof_flag,
+                    capped: Some(capped),
+                    memory: limit / 2,
+                };
+                let attempt = prove(loaded, args, &limits, stem);
                 if attempt.as_ref().is_ok_and(Attempt::proved) {
                     search_flag.store(true, Ordering::Relaxed);
                 }
-                attempt
+                // The receiver waits until this thread ends.
+                let _ = answer.send((Instant::now(), attempt));
             });
         let mut result = search(loaded, &options, ui);
+        let searched = searching.elapsed();
+        drop(search_ended);
         let Ok(attempt) = attempt else {
             return (result, None);
         };
@@ -787,60 +847,83 @@ fn search_beside_proof(
         if failed || interrupt.load(Ordering::Relaxed) {
             stop_proof.flag().store(true, Ordering::Relaxed);
         }
-        let attempt = match attempt.join() {
-            Ok(attempt) => attempt,
-            Err(panic) => std::panic::resume_unwind(panic),
+        // Without `--prove`, the attempt that started `after` into the search may go
+        // on until it has had as long as the search took.
+        let own = (!args.prove).then(|| searching + after + searched.max(PROOF_TIME_FLOOR));
+        let waited = match own {
+            Some(own) => {
+                match answered.recv_timeout(own.saturating_duration_since(Instant::now())) {
+                    Err(RecvTimeoutError::Timeout) => {
+                        capped.store(true, Ordering::Relaxed);
+                        stop_proof.flag().store(true, Ordering::Relaxed);
+                        answered.recv().ok()
+                    }
+                    answer => answer.ok(),
+                }
+            }
+            None => answered.recv().ok(),
         };
-        if !failed && attempt.as_ref().is_ok_and(Attempt::proved) {
+        if let Err(panic) = attempt.join() {
+            std::panic::resume_unwind(panic);
+        }
+        let beside = waited.map(|(_, attempt)| attempt);
+        if !failed
+            && beside
+                .as_ref()
+                .is_some_and(|a| a.as_ref().is_ok_and(Attempt::proved))
+        {
             // The proof covers these bounds: what the search had left is settled.
             result.inconclusive.clear();
             result.verdict = Verdict::Safe;
         }
-        (result, Some(attempt))
+        (result, beside.map(|b| (b, own)))
     });
     if result.verdict != Verdict::Safe {
         return (result, None);
     }
-    // Stopped beside the search (its share of memory), or no thread for it: once more
-    // alone, as without `--prove`'s race, so that running it beside never weakens the
+    // Stopped beside the search (its share of memory), not started, or no thread for
+    // it: alone, as without the race, so that running it beside never weakens the
     // answer.
+    let (beside, own) = match beside {
+        Some((attempt, own)) => (Some(attempt), own),
+        None => (None, own_limit(args, searching.elapsed())),
+    };
     let again = match &beside {
         None => true,
-        Some(Ok(attempt)) => attempt.cut_short && !interrupt.load(Ordering::Relaxed),
+        Some(Ok(attempt)) => {
+            attempt.cut_short
+                && !interrupt.load(Ordering::Relaxed)
+                && !capped.load(Ordering::Relaxed)
+        }
         Some(Err(_)) => false,
     };
     let scope = match beside {
         Some(attempt) if !again => attempt.map(|a| a.scope),
-        _ => prove(
-            loaded,
-            args,
-            deadline,
-            Duration::ZERO,
-            interrupt,
-            stem,
-            limit,
-        )
-        .map(|a| a.scope),
+        _ => {
+            let limits = ProofLimits {
+                deadline,
+                own: own.map(|own| own.max(Instant::now() + PROOF_TIME_FLOOR)),
+                interrupt,
+                capped: None,
+                memory: limit,
+            };
+            prove(loaded, args, &limits, stem).map(|a| a.scope)
+        }
     };
     (result, Some(scope))
 }
 
-/// Tries to prove a library safe for every k and l (after a safe search, or beside it
-/// under `--prove`): a certificate found by [`proof::find`] and re-checked by
-/// [`proof::check`], written to `--certificate DIR` as `<stem>.smt2` (the only error).
+/// Tries to prove a library safe for every k and l (after a safe search, or beside
+/// it): a certificate found by [`proof::find`] and re-checked by [`proof::check`],
+/// written to `--certificate DIR` as `<stem>.smt2` (the only error).
 ///
-/// The deadline, Ctrl-C (`interrupt`) and the memory limit (`limit` bytes) stop the
-/// attempt within a fraction of a second ([`proof::Budget`]). Without `--prove`, the attempt may take as long as the
-/// search took (`searched`), and at least [`PROOF_TIME_FLOOR`]: proving never makes a
-/// check more than twice as slow as `--no-prove`, or a second slower.
+/// The deadlines, Ctrl-C and the memory limit ([`ProofLimits`]) stop the attempt within
+/// a fraction of a second ([`proof::Budget`]).
 fn prove(
     loaded: &Loaded,
     args: &CheckArgs,
-    deadline: Option<Instant>,
-    searched: Duration,
-    interrupt: &Arc<AtomicBool>,
+    limits: &ProofLimits,
     stem: &str,
-    limit: u64,
 ) -> std::io::Result<Attempt> {
     if args.no_prove {
         let scope = Scope::Bounded("not attempted (--no-prove)".to_string());
@@ -849,12 +932,11 @@ fn prove(
             cut_short: false,
         });
     }
-    // The memory limit (`limit` bytes) holds here as in the search: its watch sets the
-    // flag that stops the checker, as Ctrl-C does.
-    let memory = memory::Watch::start(limit, Some(Arc::clone(interrupt)));
-    let own = (!args.prove).then(|| Instant::now() + searched.max(PROOF_TIME_FLOOR));
+    // The memory limit holds here as in the search: its watch sets the flag that stops
+    // the checker, as Ctrl-C does.
+    let memory = memory::Watch::start(limits.memory, Some(Arc::clone(limits.interrupt)));
     let budget = proof::Budget {
-        deadline: match (deadline, own) {
+        deadline: match (limits.deadline, limits.own) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         },
@@ -915,7 +997,10 @@ fn prove(
                     "the memory limit ({} MiB, --max-memory) was exceeded",
                     args.max_memory
                 )
-            } else if why == proof::TIME_LIMIT && deadline.is_none_or(|d| Instant::now() < d) {
+            } else if (why == proof::TIME_LIMIT
+                && limits.deadline.is_none_or(|d| Instant::now() < d))
+                || limits.capped.is_some_and(|c| c.load(Ordering::Relaxed))
+            {
                 "it may take as long as the search took, at least a second (--prove lifts \
                  that)"
                     .to_string()
