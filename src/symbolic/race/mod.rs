@@ -80,6 +80,7 @@
 mod threads;
 mod turns;
 
+use super::components::Components;
 use super::context;
 use super::explore::Advance;
 use super::lane::{Done, Handicap, Lane};
@@ -199,6 +200,7 @@ pub fn check_with(
         plan,
         handicaps,
         start: Instant::now(),
+        one_part: plan.split() && Components::of(lib).count < 2,
     };
     let mut result = if options.jobs >= 2 {
         race.side_by_side(progress)
@@ -219,6 +221,10 @@ struct Race<'a> {
     plan: SearchPlan,
     handicaps: Handicaps,
     start: Instant,
+    /// Whether the library is one part: its split is only the over-approximation of
+    /// the whole library ([`super::part_search`]), which runs without semantic
+    /// subsumption on the split's side that has it, so the other would repeat it.
+    one_part: bool,
 }
 
 impl Race<'_> {
@@ -228,7 +234,7 @@ impl Race<'_> {
             Side::Whole => true,
             Side::Plain => self.plan.semantic(),
             Side::Split => self.plan.split(),
-            Side::SplitPlain => self.plan.split() && self.plan.semantic(),
+            Side::SplitPlain => self.plan.split() && self.plan.semantic() && !self.one_part,
         }
     }
 
