@@ -53,7 +53,7 @@ use crate::symbolic::solver::Alarm;
 use crate::symbolic::worker::no_ctrl_c;
 use crate::syntax::ast::{BinOp, Span, Visibility};
 use num_bigint::BigInt;
-use num_traits::{One, Signed};
+use num_traits::{One, Signed, Zero};
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -187,6 +187,13 @@ pub enum Step {
         value: BigInt,
         kept: RefId,
     },
+    /// `g > v ⇒ r′ = r`: while `g` is above `v` (a count of pins or holders), no
+    /// client turn changes `r`.
+    KeptAbove {
+        guard: RefId,
+        value: BigInt,
+        kept: RefId,
+    },
     /// `r′ = r ∨ r′ = v`: a client turn leaves `r` alone or sets it to `v`.
     KeptOrSet { r: RefId, value: BigInt },
     /// `r′ ≥ r`.
@@ -201,6 +208,9 @@ impl Step {
             Step::KeptWhile { guard, value, kept } => before(*guard)
                 .eq(int(value))
                 .implies(after(*kept).eq(before(*kept))),
+            Step::KeptAbove { guard, value, kept } => before(*guard)
+                .gt(int(value))
+                .implies(after(*kept).eq(before(*kept))),
             Step::KeptOrSet { r, value } => {
                 let now = after(*r);
                 Bool::or(&[now.eq(before(*r)), now.eq(int(value))])
@@ -213,7 +223,7 @@ impl Step {
     /// The reference whose value after the turn the step constrains.
     fn after_ref(&self) -> RefId {
         match self {
-            Step::KeptWhile { kept, .. } => *kept,
+            Step::KeptWhile { kept, .. } | Step::KeptAbove { kept, .. } => *kept,
             Step::KeptOrSet { r, .. } | Step::NeverDecreases(r) | Step::NeverIncreases(r) => *r,
         }
     }
@@ -221,7 +231,9 @@ impl Step {
     /// The references whose values before the turn the step mentions.
     fn before_refs(&self) -> Vec<RefId> {
         match self {
-            Step::KeptWhile { guard, kept, .. } => vec![*guard, *kept],
+            Step::KeptWhile { guard, kept, .. } | Step::KeptAbove { guard, kept, .. } => {
+                vec![*guard, *kept]
+            }
             Step::KeptOrSet { r, .. } | Step::NeverDecreases(r) | Step::NeverIncreases(r) => {
                 vec![*r]
             }
@@ -246,6 +258,10 @@ impl fmt::Display for StepDisplay<'_> {
             Step::KeptWhile { guard, value, kept } => {
                 let (g, r) = (name(guard), name(kept));
                 write!(f, "while {g} = {value}, {r}′ = {r}")
+            }
+            Step::KeptAbove { guard, value, kept } => {
+                let (g, r) = (name(guard), name(kept));
+                write!(f, "while {g} > {value}, {r}′ = {r}")
             }
             Step::KeptOrSet { r, value } => {
                 let r = name(r);
@@ -601,13 +617,14 @@ fn keep_unbroken<T>(items: Vec<T>, broken: &[bool]) -> Vec<T> {
 }
 
 /// Candidate facts for [`find`]. The invariant: each integer reference at least, or
-/// at most, its initial value and zero, and the linear facts about references that
-/// the library's asserts state (`crate::symbolic::asserted`); [`find`] guards those
-/// it drops by the states of flags. The turn relation, from the constants each
-/// reference starts with, is assigned or is compared with (and zero): while a
-/// reference holds one of its constants, each reference is unchanged; a reference is
-/// unchanged or set to one of its constants; a reference never decreases, or never
-/// increases.
+/// at most, its initial value and zero, at least the least and at most the most of
+/// the constants the code gives it ([`constants`]), and the linear facts about
+/// references that the library's asserts state (`crate::symbolic::asserted`); [`find`]
+/// guards those it drops by the states of flags. The turn relation, from the constants
+/// each reference starts with, is assigned or is compared with (and zero): while a
+/// reference holds one of its constants, or is above zero, each reference is
+/// unchanged; a reference is unchanged or set to one of its constants; a reference
+/// never decreases, or never increases.
 ///
 /// Two cuts keep the candidates near linear in the library's size (a token library
 /// of 200 methods over 200 references had 80,000 steps). The checker assumes the turn
@@ -646,13 +663,28 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
             invariant.push(fact);
         }
     }
+    let (constants, tested) = constants(lib);
+    // A flag set to 1 (`used1 := 1`) or a count compared with its capacity
+    // (`!free_count < 4`) stays within the constants the code gives it.
+    for (r, of_r) in constants.iter().enumerate() {
+        if !matches!(lib.store.get(r), Some(Initial::Int(_))) {
+            continue;
+        }
+        let r = r as RefId;
+        let least = of_r.iter().min().map(|v| Fact::at_least(r, v.clone()));
+        let most = of_r.iter().max().map(|v| Fact::at_most(r, v.clone()));
+        for fact in least.into_iter().chain(most) {
+            if !invariant.contains(&fact) {
+                invariant.push(fact);
+            }
+        }
+    }
     let mut steps = Vec::new();
     if cut && !may_call_client(lib) {
         return Certificate { invariant, steps };
     }
     let together = used_together(lib);
     let every: Vec<RefId> = (0..lib.refs.len() as RefId).collect();
-    let (constants, tested) = constants(lib);
     for (r, of_r) in constants.into_iter().enumerate() {
         for value in of_r {
             let guards = !cut || tested[r].contains(&value);
@@ -665,6 +697,14 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
                     value: value.clone(),
                     kept,
                 });
+                // A count above zero (pins, holders) keeps what it protects.
+                if value.is_zero() {
+                    steps.push(Step::KeptAbove {
+                        guard: r as RefId,
+                        value: value.clone(),
+                        kept,
+                    });
+                }
             }
             steps.push(Step::KeptOrSet {
                 r: r as RefId,
@@ -2221,6 +2261,68 @@ mod tests {
         let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
         assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
         assert!(found.steps.contains(&kept_or_one.steps[0]), "{found:?}");
+    }
+
+    /// A flag that starts at 0 and is set to 1 gets `≤ 1` as a candidate; a count
+    /// compared with its capacity gets the capacity.
+    #[test]
+    fn the_constants_a_reference_is_given_bound_it() {
+        let lib = library(
+            "
+            int used := 0; int free := 4;
+            public take (u:unit) :(unit) = { if !free < 4 then used := 1 else () };
+        ",
+        );
+        let (used, free) = (
+            lib.reference("used").unwrap(),
+            lib.reference("free").unwrap(),
+        );
+        let found = candidates(&lib).invariant;
+        assert!(found.contains(&Fact::at_most(used, 1)), "{found:?}");
+        assert!(found.contains(&Fact::at_most(free, 4)), "{found:?}");
+        assert!(!found.contains(&Fact::at_most(used, 4)), "{found:?}");
+    }
+
+    /// A lender pins what it lends: while the pin count is above zero, no client turn
+    /// changes the owner (nor the count, which a nested loan restores), so the owner
+    /// after the callback is the one before. "While pins = 0" says nothing of it.
+    #[test]
+    fn a_count_above_zero_keeps_what_it_pins() {
+        let lib = library(
+            "
+            int pins := 0; int owner := 0;
+            public take (w:int) :(unit) = { if !pins == 0 then owner := w else () };
+            public lend (f:unit -> unit) :(unit) = {
+              let o = !owner in
+              pins := !pins + 1;
+              f();
+              assert (!owner == o);
+              pins := !pins - 1
+            };
+        ",
+        );
+        let (pins, owner) = (
+            lib.reference("pins").unwrap(),
+            lib.reference("owner").unwrap(),
+        );
+        let above = |kept| Step::KeptAbove {
+            guard: pins,
+            value: 0.into(),
+            kept,
+        };
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        assert!(found.steps.contains(&above(owner)), "{found:?}");
+        assert_eq!(
+            above(owner).display(&lib).to_string(),
+            "while pins > 0, owner′ = owner"
+        );
+        let mut without = candidates(&lib);
+        without
+            .steps
+            .retain(|s| !matches!(s, Step::KeptAbove { .. }));
+        let (_, outcome) = find(&lib, &without, Budget::default());
+        assert!(matches!(outcome, Outcome::Refuted(_)), "{outcome:?}");
     }
 
     #[test]
