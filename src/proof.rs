@@ -2269,7 +2269,7 @@ mod tests {
     fn the_constants_a_reference_is_given_bound_it() {
         let lib = library(
             "
-            int used := 0; int free := 4;
+            int used := 0; int free := 0;
             public take (u:unit) :(unit) = { if !free < 4 then used := 1 else () };
         ",
         );

@@ -627,7 +627,6 @@ fn check_file(
                     deadline,
                     own: own_limit(args, searching.elapsed()),
                     interrupt,
-                    capped: None,
                     memory: args.max_memory.saturating_mul(1 << 20),
                 };
                 prove(&loaded, args, &limits, &input.stem()).map(|a| a.scope)
@@ -761,9 +760,6 @@ struct ProofLimits<'a> {
     own: Option<Instant>,
     /// Ctrl-C, and the race's stop.
     interrupt: &'a Arc<AtomicBool>,
-    /// Set when the race stopped the attempt for its own time: the attempt had as long
-    /// as the search.
-    capped: Option<&'a AtomicBool>,
     /// Bytes (`--max-memory`, or its share beside the search).
     memory: u64,
 }
@@ -801,18 +797,17 @@ fn search_beside_proof(
     // Flags that the user's interrupt sets too, and each side may set for the other.
     let stop_search = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
     let stop_proof = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
-    let capped = AtomicBool::new(false);
     let options = CheckOptions {
         interrupt: Some(stop_search.flag()),
         ..options.clone()
     };
     let limit = args.max_memory.saturating_mul(1 << 20);
     let searching = Instant::now();
-    let (result, beside) = std::thread::scope(|s| {
-        let (search_flag, proof_flag) = (stop_search.flag(), stop_proof.flag());
+    let (result, beside, searched) = std::thread::scope(|s| {
+        let proof_flag = stop_proof.flag();
+        let stop_search = &stop_search;
         let (search_ended, ended) = std::sync::mpsc::channel::<()>();
         let (answer, answered) = std::sync::mpsc::channel();
-        let capped = &capped;
         let attempt = std::thread::Builder::new()
             .name("holi-proof".to_string())
             .spawn_scoped(s, move || {
@@ -825,37 +820,41 @@ fn search_beside_proof(
                     deadline,
                     own: None,
                     interrupt: &proof_flag,
-                    capped: Some(capped),
                     memory: limit / 2,
                 };
                 let attempt = prove(loaded, args, &limits, stem);
                 if attempt.as_ref().is_ok_and(Attempt::proved) {
-                    search_flag.store(true, Ordering::Relaxed);
+                    stop_search.stop();
                 }
-                // The receiver waits until this thread ends.
-                let _ = answer.send((Instant::now(), attempt));
+                // Unless the search has ended and stopped waiting for it.
+                let _ = answer.send(attempt);
             });
+        // A search that panics stops the attempt rather than waits for it.
+        let _stopping = StopOnDrop(&stop_proof);
         let mut result = search(loaded, &options, ui);
         let searched = searching.elapsed();
         drop(search_ended);
         let Ok(attempt) = attempt else {
-            return (result, None);
+            return (result, None, searched);
         };
-        // A failure or a stuck path means no proof; a search cut short by
-        // `--max-configurations` leaves the attempt its chance, within the deadline.
-        let failed = !result.counterexamples.is_empty() || !result.stuck.is_empty();
+        // A failure or a stuck path (unless `--allow-stuck` keeps the verdict safe)
+        // means no proof; a search cut short by `--max-configurations` leaves the
+        // attempt its chance, within the deadline.
+        let failed = !result.counterexamples.is_empty() || result.verdict == Verdict::Stuck;
         if failed || interrupt.load(Ordering::Relaxed) {
-            stop_proof.flag().store(true, Ordering::Relaxed);
+            stop_proof.stop();
         }
         // Without `--prove`, the attempt that started `after` into the search may go
-        // on until it has had as long as the search took.
+        // on until it has had as long as the search took; stopped there (and not by
+        // the command's deadline, which it meets by itself), it says so.
         let own = (!args.prove).then(|| searching + after + searched.max(PROOF_TIME_FLOOR));
+        let mut capped = false;
         let waited = match own {
             Some(own) => {
                 match answered.recv_timeout(own.saturating_duration_since(Instant::now())) {
                     Err(RecvTimeoutError::Timeout) => {
-                        capped.store(true, Ordering::Relaxed);
-                        stop_proof.flag().store(true, Ordering::Relaxed);
+                        capped = deadline.is_none_or(|d| own < d);
+                        stop_proof.stop();
                         answered.recv().ok()
                     }
                     answer => answer.ok(),
@@ -866,7 +865,19 @@ fn search_beside_proof(
         if let Err(panic) = attempt.join() {
             std::panic::resume_unwind(panic);
         }
-        let beside = waited.map(|(_, attempt)| attempt);
+        let beside = waited.map(|attempt| {
+            attempt.map(|a| {
+                if a.cut_short && capped {
+                    let why = format!("the proof attempt was cut short: {CAPPED}");
+                    Attempt {
+                        scope: Scope::Bounded(why),
+                        cut_short: true,
+                    }
+                } else {
+                    a
+                }
+            })
+        });
         if !failed
             && beside
                 .as_ref()
@@ -876,35 +887,28 @@ fn search_beside_proof(
             result.inconclusive.clear();
             result.verdict = Verdict::Safe;
         }
-        (result, beside.map(|b| (b, own)))
+        (result, beside.map(|b| (b, capped)), searched)
     });
     if result.verdict != Verdict::Safe {
         return (result, None);
     }
-    // Stopped beside the search (its share of memory), not started, or no thread for
-    // it: alone, as without the race, so that running it beside never weakens the
-    // answer.
-    let (beside, own) = match beside {
-        Some((attempt, own)) => (Some(attempt), own),
-        None => (None, own_limit(args, searching.elapsed())),
-    };
+    // Stopped beside the search (by its share of memory), not started, or no thread
+    // for it: alone, as without the race and with as long as the search took, so that
+    // running it beside never weakens the answer.
     let again = match &beside {
         None => true,
-        Some(Ok(attempt)) => {
-            attempt.cut_short
-                && !interrupt.load(Ordering::Relaxed)
-                && !capped.load(Ordering::Relaxed)
+        Some((Ok(attempt), capped)) => {
+            attempt.cut_short && !capped && !interrupt.load(Ordering::Relaxed)
         }
-        Some(Err(_)) => false,
+        Some((Err(_), _)) => false,
     };
     let scope = match beside {
-        Some(attempt) if !again => attempt.map(|a| a.scope),
+        Some((attempt, _)) if !again => attempt.map(|a| a.scope),
         _ => {
             let limits = ProofLimits {
                 deadline,
-                own: own.map(|own| own.max(Instant::now() + PROOF_TIME_FLOOR)),
+                own: own_limit(args, searched),
                 interrupt,
-                capped: None,
                 memory: limit,
             };
             prove(loaded, args, &limits, stem).map(|a| a.scope)
@@ -912,6 +916,19 @@ fn search_beside_proof(
     };
     (result, Some(scope))
 }
+
+/// Stops what its watch serves when dropped.
+struct StopOnDrop<'a>(&'a memory::Watch);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// Why an attempt without `--prove` stopped at its own time.
+const CAPPED: &str =
+    "it may take as long as the search took, at least a second (--prove lifts that)";
 
 /// Tries to prove a library safe for every k and l (after a safe search, or beside
 /// it): a certificate found by [`proof::find`] and re-checked by [`proof::check`],
@@ -997,13 +1014,9 @@ fn prove(
                     "the memory limit ({} MiB, --max-memory) was exceeded",
                     args.max_memory
                 )
-            } else if (why == proof::TIME_LIMIT
-                && limits.deadline.is_none_or(|d| Instant::now() < d))
-                || limits.capped.is_some_and(|c| c.load(Ordering::Relaxed))
+            } else if why == proof::TIME_LIMIT && limits.deadline.is_none_or(|d| Instant::now() < d)
             {
-                "it may take as long as the search took, at least a second (--prove lifts \
-                 that)"
-                    .to_string()
+                CAPPED.to_string()
             } else {
                 why
             };

@@ -71,7 +71,11 @@ impl Watch {
                     if user.as_ref().is_some_and(|u| u.load(Ordering::Relaxed)) {
                         stop.store(true, Ordering::Relaxed);
                     }
-                    if !exceeded.load(Ordering::Relaxed) && resident().is_some_and(|r| r > limit) {
+                    // A watch without a limit only passes the interrupt on.
+                    if limit != u64::MAX
+                        && !exceeded.load(Ordering::Relaxed)
+                        && resident().is_some_and(|r| r > limit)
+                    {
                         exceeded.store(true, Ordering::Relaxed);
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -97,6 +101,14 @@ impl Watch {
     /// The flag that stops the check: the memory limit's or the user's interrupt.
     pub fn flag(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.stop)
+    }
+
+    /// Stops the check it serves, as its limit would. Without a thread the flag is
+    /// the user's interrupt, which this never sets: nothing is stopped then.
+    pub fn stop(&self) {
+        if self.thread.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Whether the limit was exceeded.

@@ -48,6 +48,12 @@
 //! and no further: once a side completes, every other's limit is set to what can
 //! still beat it.
 //!
+//! A library of one part has nothing to split: the split's side only runs the
+//! over-approximation of the whole library ([`super::part_search`]), without
+//! semantic subsumption (whose projections of the store it forgets at every client
+//! turn cost seconds per configuration), and the split without semantic subsumption,
+//! which would repeat it, does not run.
+//!
 //! The search without semantic subsumption explores exactly what the whole search
 //! explores until the whole search's first operation of semantic subsumption (before
 //! it, no configuration was covered, so nothing differs but the count of operations).
@@ -397,7 +403,11 @@ impl Race<'_> {
                         // The split's counters, with the whole search's work counted.
                         won.stats.add(&result.stats);
                     }
-                    won.stats.searched = side.searched();
+                    won.stats.searched = match side {
+                        // Its over-approximation ran without semantic subsumption.
+                        Side::Split if self.one_part => Searched::ByPartsWithoutSemantic,
+                        side => side.searched(),
+                    };
                     return won;
                 }
                 // Stopped short: every real trace another side found is kept.
