@@ -775,12 +775,13 @@ struct Race<'a> {
 /// The proof attempt beside the search, so that a library the bounded search would take
 /// minutes over (a bank of 450 lines at k 3, l 2) is settled as soon as a proof is found;
 /// the search then stops, and the verdict is safe for every k and l (the proof covers
-/// these bounds too), with the counts of the search so far. A search that fails or gets
+/// these bounds too), with the counts of the search so far. A search that fails or ends
 /// stuck stops the attempt. One that ends otherwise waits for it: under `--prove` for as
 /// long as the command may run; without it, until the attempt has had as long as the
-/// search took, so that proving never makes a check more than about twice as slow as
-/// `--no-prove`. A search that ends within `race.after` never shares its cores: the
-/// attempt then runs after it, as with one thread.
+/// search took, so that the check ends at most `race.after` after the search (which
+/// shared its cores with the attempt meanwhile). A search that ends within
+/// `race.after` never shares its cores: the attempt then runs after it, as with one
+/// thread.
 fn search_beside_proof(
     loaded: &Loaded,
     args: &CheckArgs,
