@@ -743,7 +743,7 @@ fn check_file(
 const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
 
 /// How long a search runs alone before the proof attempt starts beside it, without
-/// `--prove`: the searches of the paper's libraries end well within it.
+/// `--prove`: all but a few of the HOLiK grid's searches end within it.
 const RACE_AFTER: Duration = Duration::from_secs(3);
 
 /// The end of the proof attempt's own time, without `--prove`: as long as the search
