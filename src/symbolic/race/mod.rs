@@ -51,8 +51,8 @@
 //! A library of one part has nothing to split: the split's side only runs the
 //! over-approximation of the whole library ([`super::part_search`]), without
 //! semantic subsumption (whose projections of the store it forgets at every client
-//! turn cost seconds per configuration), and the split without semantic subsumption,
-//! which would repeat it, does not run.
+//! turn cost seconds per configuration); the split without semantic subsumption,
+//! which starts only at its twin's first operation of it, never does.
 //!
 //! The search without semantic subsumption explores exactly what the whole search
 //! explores until the whole search's first operation of semantic subsumption (before
@@ -228,8 +228,7 @@ struct Race<'a> {
     handicaps: Handicaps,
     start: Instant,
     /// Whether the library is one part: its split is only the over-approximation of
-    /// the whole library ([`super::part_search`]), which runs without semantic
-    /// subsumption on the split's side that has it, so the other would repeat it.
+    /// the whole library ([`super::part_search`]), run without semantic subsumption.
     one_part: bool,
 }
 
@@ -240,7 +239,7 @@ impl Race<'_> {
             Side::Whole => true,
             Side::Plain => self.plan.semantic(),
             Side::Split => self.plan.split(),
-            Side::SplitPlain => self.plan.split() && self.plan.semantic() && !self.one_part,
+            Side::SplitPlain => self.plan.split() && self.plan.semantic(),
         }
     }
 
