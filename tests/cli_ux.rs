@@ -408,6 +408,42 @@ fn a_closed_pipe_is_no_panic_and_keeps_the_verdict() {
     }
 }
 
+/// A library function that recurses as deep as the proof checker's budget (256 calls
+/// under `--prove`) gives a reason, not a crash, on one thread and on two: the attempt
+/// beside the search runs on a stack as large as the front end's.
+#[test]
+fn a_proof_through_deep_recursion_says_why_it_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("drain.holi");
+    std::fs::write(
+        &file,
+        "int n := 0;\n\
+         public drain (t:int) :(int) = {\n\
+         \x20 letrec go (l:int) :(int) =\n\
+         \x20   if l < 1 then 0\n\
+         \x20   else if !n < t then (n := !n + 1; 1 + go l)\n\
+         \x20   else go (l - 1)\n\
+         \x20 in go 3\n\
+         };\n\
+         public check (u:unit) :(unit) = { assert (0 <= !n) };\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    for jobs in ["1", "2"] {
+        let out = holi(&[
+            "check", path, "--k", "2", "--l", "1", "--prove", "--jobs", jobs,
+        ]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
+        assert!(
+            stdout.contains(
+                "not proved for larger bounds: recursion deeper than the checker's budget"
+            ),
+            "{stdout}"
+        );
+    }
+}
+
 /// A safe library is proved safe for every k and l when holi finds an invariant its
 /// proof checker accepts; otherwise the verdict says it holds within the bounds, and
 /// why no proof was found. `--prove` makes a missing proof exit 3; `--no-prove` skips it.

@@ -811,6 +811,9 @@ fn search_beside_proof(
         let (answer, answered) = std::sync::mpsc::channel();
         let attempt = std::thread::Builder::new()
             .name("holi-proof".to_string())
+            // The checker recurses once per call of the library's own functions, up to
+            // its depth budget: as deep as the front end's stack allows.
+            .stack_size(crate::frontend::STACK_SIZE)
             .spawn_scoped(s, move || {
                 if !after.is_zero() && ended.recv_timeout(after) != Err(RecvTimeoutError::Timeout) {
                     return;
