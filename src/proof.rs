@@ -45,6 +45,17 @@
 //!   argument, with its captured integers generalised to any values (captured functions
 //!   are kept). Each function, told apart by its code and the shape of what it captured,
 //!   is checked once; more than [`MAX_REVEALED`] of them is "not covered".
+//! * **Recursion.** A call of a function whose code is already running on the path
+//!   (a `letrec` loop calling itself, methods calling each other) is not inlined
+//!   again: the function is checked like a method (from any store satisfying `I`, on
+//!   any argument, captured integers generalised), and the call is read as a client
+//!   call is: "`I` holds here; then the references take any values satisfying `I` and
+//!   `R(before, ·)`, and the result is any value". By induction on the length of a run
+//!   up to the call's return (or to a failure inside it), every such call from a store
+//!   satisfying `I` fails nothing and returns to a store satisfying `I` and `R`. Only
+//!   functions whose argument and result hold no function are read so (a function
+//!   passed in may be the library's own, which is not a client turn); calling any other
+//!   one again is inlined up to the depth budget.
 
 use crate::build::{Initial, Library};
 use crate::symbolic::asserted;
@@ -287,6 +298,9 @@ pub struct Certificate {
 pub enum Callee {
     Method(String),
     Function(Span),
+    /// A function that calls itself (or is called again while it runs), checked like a
+    /// method so that its recursive calls can be summarised (module docs).
+    Recursive(Span),
 }
 
 impl Callee {
@@ -294,6 +308,7 @@ impl Callee {
         match self {
             Callee::Method(m) => format!("`{m}`"),
             Callee::Function(s) => format!("the function at {}", place(s)),
+            Callee::Recursive(s) => format!("the recursive function at {}", place(s)),
         }
     }
 }
@@ -309,6 +324,9 @@ pub enum Obligation {
     Division(Span),
     /// The invariant holds when this function calls the client at this place.
     BeforeClientCall(Callee, Span),
+    /// The invariant holds when this function calls a function again that is already
+    /// running, at this place (module docs: recursion).
+    BeforeRecursiveCall(Callee, Span),
     /// The invariant holds when this function returns.
     AtReturn(Callee),
     /// The turn relation holds from this function's entry to its return.
@@ -328,6 +346,11 @@ impl Obligation {
             Obligation::Division(s) => format!("the divisor at {} is not zero", place(s)),
             Obligation::BeforeClientCall(m, s) => format!(
                 "the invariant holds when {} calls the client at {}",
+                m.describe(place),
+                place(s)
+            ),
+            Obligation::BeforeRecursiveCall(m, s) => format!(
+                "the invariant holds when {} makes the recursive call at {}",
                 m.describe(place),
                 place(s)
             ),
@@ -361,6 +384,9 @@ pub enum Outcome {
     Proved {
         obligations: usize,
         revealed: Vec<Span>,
+        /// The places of the functions whose recursive calls were summarised, checked
+        /// like methods (module docs).
+        recursive: Vec<Span>,
     },
     /// This obligation does not follow from the invariant (it may still hold: the
     /// invariant may be too weak).
@@ -679,6 +705,18 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
             }
         }
     }
+    // A parameter checked against bounds before it is stored (`if n < 1 || 16 < n then 0
+    // else max_reentry := n`) keeps the reference within them.
+    for (r, bounds) in stored_bounds(lib).iter().enumerate() {
+        let r = r as RefId;
+        let least = bounds.iter().min().map(|v| Fact::at_least(r, v.clone()));
+        let most = bounds.iter().max().map(|v| Fact::at_most(r, v.clone()));
+        for fact in least.into_iter().chain(most) {
+            if !invariant.contains(&fact) {
+                invariant.push(fact);
+            }
+        }
+    }
     let mut steps = Vec::new();
     if cut && !may_call_client(lib) {
         return Certificate { invariant, steps };
@@ -721,14 +759,6 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
 /// one, or a function takes a parameter that may hold one (the checker's client values
 /// come from imports and such parameters, and from what client calls return).
 fn may_call_client(lib: &Library) -> bool {
-    fn has_arrow(lib: &Library, ty: TypeId) -> bool {
-        match lib.types.node(ty) {
-            TypeNode::Arrow(..) => true,
-            TypeNode::Pair(a, b) => has_arrow(lib, a) || has_arrow(lib, b),
-            TypeNode::Ref(a) => has_arrow(lib, a),
-            TypeNode::Unit | TypeNode::Int => false,
-        }
-    }
     !lib.imports.is_empty() || lib.codes.iter().any(|c| has_arrow(lib, c.param_ty))
 }
 
@@ -835,6 +865,94 @@ fn constants(lib: &Library) -> (Vec<Vec<BigInt>>, Vec<Vec<BigInt>>) {
         walk(&code.body, &mut all, &mut tested);
     }
     (all, tested)
+}
+
+/// For each reference, the constants that a variable stored into it (`r := n`) is
+/// compared with in the same code.
+fn stored_bounds(lib: &Library) -> Vec<Vec<BigInt>> {
+    /// A variable of a code: of its entry environment (parameter, itself, captured), or
+    /// bound inside it by a `let` or `letrec` (numbered in the order met).
+    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+    enum Var {
+        Entry(u32),
+        Bound(usize),
+    }
+    struct Walk {
+        scope: Vec<usize>,
+        bound: usize,
+        compared: HashMap<Var, Vec<BigInt>>,
+        stored: Vec<(RefId, Var)>,
+    }
+    impl Walk {
+        fn var(&self, i: u32) -> Var {
+            let depth = self.scope.len();
+            match (i as usize).checked_sub(depth) {
+                Some(entry) => Var::Entry(entry as u32),
+                None => Var::Bound(self.scope[depth - 1 - i as usize]),
+            }
+        }
+        fn walk(&mut self, e: &Expr) {
+            match &e.kind {
+                ExprKind::Assign(r, value) => {
+                    if let ExprKind::Local(i) = value.kind {
+                        self.stored.push((*r, self.var(i)));
+                    }
+                }
+                ExprKind::Binary(
+                    BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq,
+                    a,
+                    b,
+                ) => {
+                    if let (ExprKind::Local(i), ExprKind::Int(v))
+                    | (ExprKind::Int(v), ExprKind::Local(i)) = (&a.kind, &b.kind)
+                    {
+                        let of = self.compared.entry(self.var(*i)).or_default();
+                        if !of.contains(v) {
+                            of.push(v.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+            match &e.kind {
+                ExprKind::Let(rhs, body) => {
+                    self.walk(rhs);
+                    self.enter(body);
+                }
+                ExprKind::LetRec(_, body) => self.enter(body),
+                _ => {
+                    for child in e.children() {
+                        self.walk(child);
+                    }
+                }
+            }
+        }
+        fn enter(&mut self, body: &Expr) {
+            self.scope.push(self.bound);
+            self.bound += 1;
+            self.walk(body);
+            self.scope.pop();
+        }
+    }
+    let mut out = vec![Vec::<BigInt>::new(); lib.refs.len()];
+    for code in &lib.codes {
+        let mut walk = Walk {
+            scope: Vec::new(),
+            bound: 0,
+            compared: HashMap::new(),
+            stored: Vec::new(),
+        };
+        walk.walk(&code.body);
+        for (r, var) in walk.stored {
+            for v in walk.compared.get(&var).into_iter().flatten() {
+                let of_r = &mut out[r as usize];
+                if !of_r.contains(v) {
+                    of_r.push(v.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The most library functions reaching the client that the checker checks.
@@ -1082,6 +1200,9 @@ struct Checker<'l> {
     /// each once (told apart by [`Checker::reveal`]'s key).
     callables: Vec<Callable>,
     revealed: HashSet<String>,
+    /// How many calls of each code are running on the path being evaluated: calling
+    /// one of them again is summarised ([`Checker::summarised`]).
+    running: HashMap<CodeId, u32>,
     /// When searching for a certificate ([`find`]): which facts of the invariant and of
     /// the turn relation some obligation showed not to hold, instead of stopping at the
     /// first.
@@ -1138,6 +1259,7 @@ impl<'l> Checker<'l> {
             callee: Callee::Method(String::new()),
             callables: Vec::new(),
             revealed: HashSet::new(),
+            running: HashMap::new(),
             broken: searching.then(|| {
                 (
                     vec![false; certificate.invariant.len()],
@@ -1161,7 +1283,15 @@ impl<'l> Checker<'l> {
                     .iter()
                     .filter_map(|c| match &c.callee {
                         Callee::Function(span) => Some(span.clone()),
-                        Callee::Method(_) => None,
+                        Callee::Method(_) | Callee::Recursive(_) => None,
+                    })
+                    .collect(),
+                recursive: self
+                    .callables
+                    .iter()
+                    .filter_map(|c| match &c.callee {
+                        Callee::Recursive(span) => Some(span.clone()),
+                        Callee::Method(_) | Callee::Function(_) => None,
                     })
                     .collect(),
             },
@@ -1256,7 +1386,7 @@ impl<'l> Checker<'l> {
             inner.push_front(Val::Closure(code_id, env));
         }
         inner.push_front(self.fresh(code.param_ty));
-        for (path, result) in self.eval(path, &code.body, inner, 0)? {
+        for (path, result) in self.inlined(path, code_id, inner, 0)? {
             self.reveal(&result)?;
             self.keeps_invariant(&path, Obligation::AtReturn(callee.clone()))?;
             self.keeps_steps(&entry, &path, Obligation::StepAtReturn(callee.clone()))?;
@@ -1651,7 +1781,7 @@ impl<'l> Checker<'l> {
         }
         if self.revealed.len() > MAX_REVEALED {
             return not_covered(format!(
-                "more than {MAX_REVEALED} library functions reach the client"
+                "more than {MAX_REVEALED} library functions reach the client or recurse"
             ));
         }
         self.callables.push(Callable { callee, code, env });
@@ -1867,6 +1997,67 @@ impl<'l> Checker<'l> {
         Ok(vec![(path, Val::Int(v))])
     }
 
+    /// `code`'s body on `env`, counted as running while it is evaluated.
+    fn inlined(
+        &mut self,
+        path: Path,
+        code: CodeId,
+        env: Env,
+        depth: u32,
+    ) -> Result<Vec<(Path, Val)>, Stop> {
+        *self.running.entry(code).or_default() += 1;
+        let out = self.eval(path, &self.lib.code(code).body, env, depth);
+        if let Some(n) = self.running.get_mut(&code) {
+            *n -= 1;
+        }
+        out
+    }
+
+    /// Whether a call of `code` is summarised rather than inlined: it is running
+    /// already, and neither its argument nor its result holds a function (module docs).
+    fn summarises(&self, code: CodeId) -> bool {
+        let f = self.lib.code(code);
+        self.running.get(&code).is_some_and(|&n| n > 0)
+            && !has_arrow(self.lib, f.param_ty)
+            && !has_arrow(self.lib, f.ret_ty)
+    }
+
+    /// A call of `code`, which is running already, read as a client call is: `I` holds
+    /// before it, then the references take any values satisfying `I` and `R`, and the
+    /// result is any value. `code` (on what it captured, generalised) is queued to be
+    /// checked like a method, which makes that reading sound (module docs).
+    fn summarised(
+        &mut self,
+        mut path: Path,
+        code: CodeId,
+        env: Env,
+        at: &Expr,
+    ) -> Result<Vec<(Path, Val)>, Stop> {
+        let env: Env = env.iter().map(|v| self.generalise(v)).collect();
+        let mut key = format!("running {code}");
+        for v in &env {
+            shape(v, &mut key);
+        }
+        let f = self.lib.code(code);
+        if self.revealed.insert(key) {
+            if self.revealed.len() > MAX_REVEALED {
+                return not_covered(format!(
+                    "more than {MAX_REVEALED} library functions reach the client or recurse"
+                ));
+            }
+            let callee = Callee::Recursive(f.span.clone());
+            self.callables.push(Callable { callee, code, env });
+        }
+        let what = Obligation::BeforeRecursiveCall(self.callee.clone(), at.span.clone());
+        self.keeps_invariant(&path, what)?;
+        self.turn(&mut path);
+        if !self.consistent(&path)? {
+            return Ok(Vec::new());
+        }
+        let result = self.fresh(f.ret_ty);
+        Ok(vec![(path, result)])
+    }
+
     fn apply(
         &mut self,
         mut path: Path,
@@ -1880,17 +2071,23 @@ impl<'l> Checker<'l> {
         }
         match f {
             Val::Method(m) => {
-                let code = self.lib.code(self.lib.methods[m as usize].code);
-                self.eval(path, &code.body, Env::unit(arg), depth + 1)
+                let code_id = self.lib.methods[m as usize].code;
+                if self.summarises(code_id) {
+                    return self.summarised(path, code_id, Env::new(), at);
+                }
+                self.inlined(path, code_id, Env::unit(arg), depth + 1)
             }
             Val::Closure(code_id, env) => {
+                if self.summarises(code_id) {
+                    return self.summarised(path, code_id, env, at);
+                }
                 let code = self.lib.code(code_id);
                 let mut inner = env.clone();
                 if code.recursive {
                     inner.push_front(Val::Closure(code_id, env));
                 }
                 inner.push_front(arg);
-                self.eval(path, &code.body, inner, depth + 1)
+                self.inlined(path, code_id, inner, depth + 1)
             }
             Val::Client(ty) => {
                 // A client turn: the invariant must hold, then anything it allows.
@@ -1911,6 +2108,16 @@ impl<'l> Checker<'l> {
                 not_covered("an application of a non-function")
             }
         }
+    }
+}
+
+/// Whether `ty` is or holds a function type.
+fn has_arrow(lib: &Library, ty: TypeId) -> bool {
+    match lib.types.node(ty) {
+        TypeNode::Arrow(..) => true,
+        TypeNode::Pair(a, b) => has_arrow(lib, a) || has_arrow(lib, b),
+        TypeNode::Ref(a) => has_arrow(lib, a),
+        TypeNode::Unit | TypeNode::Int => false,
     }
 }
 
@@ -2281,6 +2488,81 @@ mod tests {
         assert!(found.contains(&Fact::at_most(used, 1)), "{found:?}");
         assert!(found.contains(&Fact::at_most(free, 4)), "{found:?}");
         assert!(!found.contains(&Fact::at_most(used, 4)), "{found:?}");
+    }
+
+    /// A parameter stored after a range check keeps the reference in that range; the
+    /// bounds come from the comparisons of the stored variable, not of another one.
+    #[test]
+    fn a_parameter_checked_before_it_is_stored_bounds_the_reference() {
+        let lib = library(
+            "
+            int limit := 8; int other := 0;
+            public set (n:int) :(int) = {
+              let m = n + 100 in
+              if n < 1 || 16 < n || m < 50 then 0 else (limit := n; other := m; 1)
+            };
+        ",
+        );
+        let (limit, other) = (
+            lib.reference("limit").unwrap(),
+            lib.reference("other").unwrap(),
+        );
+        let found = candidates(&lib).invariant;
+        assert!(found.contains(&Fact::at_least(limit, 1)), "{found:?}");
+        assert!(found.contains(&Fact::at_most(limit, 16)), "{found:?}");
+        assert!(found.contains(&Fact::at_least(other, 50)), "{found:?}");
+        assert!(!found.contains(&Fact::at_most(other, 16)), "{found:?}");
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        assert!(found.invariant.contains(&Fact::at_least(limit, 1)));
+    }
+
+    /// A loop that runs as long as the store lets it cannot be inlined to its end: its
+    /// recursive call is read as a client call (the invariant before it, any store
+    /// satisfying it after) and the loop is checked like a method. A loop whose body
+    /// fails, or that leaves the store unsafe, is never proved.
+    #[test]
+    fn a_loop_over_the_store_is_summarised_by_the_invariant() {
+        let drain = "
+            int n := 0; int cap := 5;
+            public fill (t:int) :(int) = {
+              letrec go (l:int) :(int) =
+                if l < 1 then 0
+                else if !n < !cap then (n := !n + 1; 1 + go l)
+                else go (l - 1)
+              in go t
+            };
+            public check (u:unit) :(unit) = { assert (!n <= !cap) };
+        ";
+        let lib = library(drain);
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::thorough());
+        assert!(
+            matches!(outcome, Outcome::Proved { .. }),
+            "{outcome:?} {:?}",
+            found.invariant
+        );
+        // Unsafe: the loop overfills, and the assert inside the loop sees it.
+        let over = drain
+            .replace("!n < !cap", "!n < !cap + 1")
+            .replace("1 + go l", "assert (!n <= !cap); 1 + go l");
+        let (_, outcome) = find(
+            &library(&over),
+            &candidates(&library(&over)),
+            Budget::thorough(),
+        );
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+        // Unsafe after the loop returns: the summary's store is the invariant's, which
+        // the overfilling loop breaks.
+        let after = drain.replace("!n < !cap", "!n < !cap + 1");
+        let (_, outcome) = find(
+            &library(&after),
+            &candidates(&library(&after)),
+            Budget::thorough(),
+        );
+        assert!(matches!(outcome, Outcome::Refuted(_)), "{outcome:?}");
     }
 
     /// A lender pins what it lends: while the pin count is above zero, no client turn

@@ -25,7 +25,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.6.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.7.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -35,13 +35,15 @@ pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub enum Scope {
     /// Safe for every k and l: the certificate holi's proof checker ([`crate::proof`])
     /// accepted (the invariant at client turns and the turn relation, a fact each; the
-    /// places of the library functions that reach the client, checked like methods),
+    /// places of the library functions that reach the client, and of those whose
+    /// recursive calls the proof summarised, checked like methods),
     /// how many obligations Z3 discharged for it, and where they were written as
     /// SMT-LIB (`--certificate`).
     AllBounds {
         invariant: Vec<String>,
         turn_relation: Vec<String>,
         revealed: Vec<String>,
+        recursive: Vec<String>,
         obligations: usize,
         smtlib: Option<String>,
     },
@@ -189,6 +191,8 @@ pub struct JsonCertificate<'r> {
     pub invariant: &'r [String],
     pub turn_relation: &'r [String],
     pub revealed: &'r [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub recursive: &'r [String],
     pub obligations: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub smtlib: Option<&'r str>,
@@ -589,12 +593,14 @@ impl Report<'_> {
                     invariant,
                     turn_relation,
                     revealed,
+                    recursive,
                     obligations,
                     smtlib,
                 }) => Some(JsonCertificate {
                     invariant,
                     turn_relation,
                     revealed,
+                    recursive,
                     obligations: *obligations,
                     smtlib: smtlib.as_deref(),
                 }),
@@ -742,6 +748,7 @@ impl Report<'_> {
                     invariant,
                     turn_relation,
                     revealed,
+                    recursive,
                     obligations,
                     smtlib,
                 }) => {
@@ -768,6 +775,14 @@ impl Report<'_> {
                             out,
                             "  reaching the client, checked like methods: {}",
                             revealed.join(", ")
+                        );
+                    }
+                    if !recursive.is_empty() {
+                        let _ = writeln!(
+                            out,
+                            "  recursive, checked like methods (their recursive calls read as \
+                             client turns): {}",
+                            recursive.join(", ")
                         );
                     }
                     let written = smtlib

@@ -1,8 +1,8 @@
 //! The hand-written libraries of realistic size (`benchmark/libraries/`, 400–570 lines
 //! each): every broken version's planted bug is found at the place and length its README
 //! documents, with a client that replays, every fixed version is safe where its
-//! check finishes in about a second, and the fixed bank is proved safe for every bound by
-//! the default command.
+//! check finishes in about a second, the fixed bank is proved safe for every bound by
+//! the default command, and the fixed lock manager by `--prove`, through its loop.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -112,4 +112,36 @@ fn the_proof_beside_the_search_ends_soon_after_it() {
         }
         scope => panic!("{scope:?}: {report}"),
     }
+}
+
+/// The fixed lock manager's `release_all` loops for as long as the store lets it
+/// (`letrec drain`): the proof reads the loop's recursive call as a client turn and
+/// checks the loop like a method, so the library is proved safe for every bound
+/// (before, its proof stopped at the depth budget), and the report names the loop. The
+/// JSON document matches the schema.
+#[test]
+fn the_fixed_lock_manager_is_proved_through_its_release_loop() {
+    let (code, report) = check("lock_manager_fixed", &["--prove"]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["scope"], "all-bounds", "{report}");
+    let recursive = &report["certificate"]["recursive"];
+    let place = format!("{}:231:3", library("lock_manager_fixed").display());
+    assert_eq!(recursive, &serde_json::json!([place]), "{report}");
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("lang/check-output.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // The broken manager's release frees a lock under a running scope: never proved.
+    let (code, report) = check("lock_manager", &["--k", "2", "--l", "1"]);
+    assert_eq!(code, Some(1), "{report}");
+    assert!(report.get("certificate").is_none(), "{report}");
 }

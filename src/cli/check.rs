@@ -986,6 +986,7 @@ fn prove(
         proof::Outcome::Proved {
             obligations,
             revealed,
+            recursive,
         } => {
             let smtlib = match (&args.certificate, text) {
                 (Some(dir), Some(text)) => {
@@ -1004,6 +1005,7 @@ fn prove(
                     .map(|s| s.display(&lib).to_string())
                     .collect(),
                 revealed: revealed.iter().map(place).collect(),
+                recursive: recursive.iter().map(place).collect(),
                 obligations,
                 smtlib,
             }
