@@ -494,7 +494,11 @@ pub fn certify(
 /// them by the guards where most hold unguarded. The second run's candidates include
 /// the first's, so it keeps at least what the first kept.
 pub fn find(lib: &Library, candidates: &Certificate, budget: Budget) -> (Certificate, Outcome) {
-    let (found, outcome) = find_asking(lib, candidates, budget.clone(), Asking::default());
+    let first = Asking {
+        to_fixpoint: true,
+        ..Asking::default()
+    };
+    let (found, outcome) = find_asking(lib, candidates, budget.clone(), first);
     if !matches!(outcome, Outcome::Refuted(_)) {
         return (found, outcome);
     }
@@ -567,6 +571,11 @@ struct Asking {
     /// facts and steps over references a path did not write are not asked
     /// ([`Path`]); otherwise every fact and step everywhere.
     sliced: bool,
+    /// When searching: whether a failing `assert` or division lets the rounds go on to
+    /// the strongest inductive set of candidates (which [`find`]'s second run guards
+    /// from) rather than stop at once. It is refuted all the same: assumptions only
+    /// weaken from round to round, so what fails in one round fails in every later one.
+    to_fixpoint: bool,
 }
 
 impl Default for Asking {
@@ -574,6 +583,7 @@ impl Default for Asking {
         Asking {
             marking: Marking::Together,
             sliced: true,
+            to_fixpoint: false,
         }
     }
 }
@@ -604,11 +614,15 @@ fn find_asking(
         checker.asking = asking;
         let run = checker.run();
         let (facts, steps) = checker.broken.take().unwrap_or_default();
+        let failed = checker.failed.take();
         match run {
             Err(Stop::Refuted(o)) => return (found, Outcome::Refuted(o)),
             Err(Stop::NotCovered(why)) => return (found, Outcome::NotCovered(why)),
             Err(Stop::Unknown(why)) => return (found, Outcome::Unknown(why)),
             Ok(()) if !facts.contains(&true) && !steps.contains(&true) => {
+                if let Some(o) = failed {
+                    return (found, Outcome::Refuted(o));
+                }
                 // A guarded fact whose unguarded form was kept adds nothing, as
                 // assumption or as obligation.
                 let unguarded: Vec<Fact> = (found.invariant.iter())
@@ -1203,6 +1217,8 @@ struct Checker<'l> {
     /// How many calls of each code are running on the path being evaluated: calling
     /// one of them again is summarised ([`Checker::summarised`]).
     running: HashMap<CodeId, u32>,
+    /// With [`Asking::to_fixpoint`]: the first failure the rounds went past.
+    failed: Option<Obligation>,
     /// When searching for a certificate ([`find`]): which facts of the invariant and of
     /// the turn relation some obligation showed not to hold, instead of stopping at the
     /// first.
@@ -1260,6 +1276,7 @@ impl<'l> Checker<'l> {
             callables: Vec::new(),
             revealed: HashSet::new(),
             running: HashMap::new(),
+            failed: None,
             broken: searching.then(|| {
                 (
                     vec![false; certificate.invariant.len()],
@@ -1592,6 +1609,18 @@ impl<'l> Checker<'l> {
             SatResult::Unsat => Ok(()),
             SatResult::Sat => Err(Stop::Refuted(what)),
             SatResult::Unknown => Err(Stop::Unknown(format!("Z3 could not decide whether {what}"))),
+        }
+    }
+
+    /// [`Checker::prove`]; with [`Asking::to_fixpoint`], a refutation is noted (the first)
+    /// and evaluation goes on past it, on the paths where the goal holds.
+    fn prove_or_go_on(&mut self, path: &Path, goal: Bool, what: Obligation) -> Result<(), Stop> {
+        match self.prove(path, goal, what) {
+            Err(Stop::Refuted(o)) if self.asking.to_fixpoint && self.broken.is_some() => {
+                self.failed.get_or_insert(o);
+                Ok(())
+            }
+            other => other,
         }
     }
 
@@ -1941,7 +1970,7 @@ impl<'l> Checker<'l> {
                 let mut out = Vec::new();
                 for (path, v) in self.eval(path, a, env, depth)? {
                     let holds = integer(v)?.eq(Int::from_i64(0)).not();
-                    self.prove(&path, holds.clone(), Obligation::Assert(e.span.clone()))?;
+                    self.prove_or_go_on(&path, holds.clone(), Obligation::Assert(e.span.clone()))?;
                     let mut path = path;
                     path.condition.push(holds);
                     out.push((path, Val::Unit));
@@ -1976,7 +2005,7 @@ impl<'l> Checker<'l> {
             BinOp::Mul => Int::mul(&[&x, &y]),
             BinOp::Div => {
                 let nonzero = y.eq(&zero).not();
-                self.prove(&path, nonzero.clone(), Obligation::Division(at.clone()))?;
+                self.prove_or_go_on(&path, nonzero.clone(), Obligation::Division(at.clone()))?;
                 if !constant(&y) {
                     return not_covered("nonlinear arithmetic (a division by a variable)");
                 }
@@ -2490,6 +2519,29 @@ mod tests {
         assert!(!found.contains(&Fact::at_most(used, 4)), "{found:?}");
     }
 
+    /// A failing assert does not stop the search for the invariant short of its
+    /// fixpoint: the facts a later method breaks are dropped all the same (they are what
+    /// the second run guards; `allocator_fixed` is proved only so), and the outcome is
+    /// still the assert.
+    #[test]
+    fn a_failing_assert_leaves_the_strongest_inductive_invariant() {
+        let lib = library(
+            "
+            int a := 0;
+            public first (x:int) :(unit) = { assert (x < 10) };
+            public bump (u:unit) :(unit) = { a := !a + 1 };
+        ",
+        );
+        let a = lib.reference("a").unwrap();
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+        assert!(!found.invariant.contains(&Fact::at_most(a, 0)), "{found:?}");
+        assert!(found.invariant.contains(&Fact::at_least(a, 0)), "{found:?}");
+    }
+
     /// A parameter stored after a range check keeps the reference in that range; the
     /// bounds come from the comparisons of the stored variable, not of another one.
     #[test]
@@ -2697,7 +2749,7 @@ mod tests {
             let together = find_asking(lib, &all, Budget::default(), Asking::default());
             let one_by_one = Asking {
                 marking: Marking::OneByOne,
-                sliced: true,
+                ..Asking::default()
             };
             let one_by_one = find_asking(lib, &all, Budget::default(), one_by_one);
             assert_eq!(together, one_by_one, "{}", path.display());
@@ -2762,8 +2814,8 @@ mod tests {
     fn sliced_queries_find_what_whole_queries_find() {
         let libraries = libraries_at_hand();
         let whole = Asking {
-            marking: Marking::Together,
             sliced: false,
+            ..Asking::default()
         };
         let mut proved = 0;
         for (path, lib) in &libraries {
