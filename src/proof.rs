@@ -77,7 +77,7 @@ use z3::{AstKind, SatResult};
 
 /// `Σ coefficient · reference ≥ constant`, or, with a guard `(g, v)`,
 /// `g = v ⇒ Σ coefficient · reference ≥ constant`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Fact {
     pub terms: Vec<(RefId, BigInt)>,
     pub constant: BigInt,
@@ -503,9 +503,10 @@ pub fn find(lib: &Library, candidates: &Certificate, budget: Budget) -> (Certifi
         return (found, outcome);
     }
     let guards = guards(lib);
+    let kept: HashSet<&Fact> = found.invariant.iter().collect();
     let mut again = candidates.clone();
     for fact in &candidates.invariant {
-        if fact.guard.is_some() || found.invariant.contains(fact) {
+        if fact.guard.is_some() || kept.contains(fact) {
             continue;
         }
         for (g, v) in &guards {
@@ -625,16 +626,16 @@ fn find_asking(
                 }
                 // A guarded fact whose unguarded form was kept adds nothing, as
                 // assumption or as obligation.
-                let unguarded: Vec<Fact> = (found.invariant.iter())
+                let unguarded: HashSet<(&[(RefId, BigInt)], &BigInt)> = (found.invariant.iter())
                     .filter(|f| f.guard.is_none())
-                    .cloned()
+                    .map(|f| (f.terms.as_slice(), &f.constant))
                     .collect();
-                found.invariant.retain(|f| {
-                    f.guard.is_none()
-                        || !unguarded
-                            .iter()
-                            .any(|u| u.terms == f.terms && u.constant == f.constant)
-                });
+                let redundant: Vec<bool> = (found.invariant.iter())
+                    .map(|f| {
+                        f.guard.is_some() && unguarded.contains(&(f.terms.as_slice(), &f.constant))
+                    })
+                    .collect();
+                found.invariant = keep_unbroken(found.invariant, &redundant);
                 let mut checker = Checker::new(lib, &found, budget, false);
                 checker.asking = asking;
                 let outcome = checker.outcome();
@@ -680,15 +681,20 @@ pub fn candidates(lib: &Library) -> Certificate {
 
 /// [`candidates`], or without its two cuts (for the test that compares them).
 fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
+    // In order, each once (a set beside the list: thousands of references).
     let mut invariant = Vec::new();
+    let mut seen = HashSet::new();
+    let mut add = |fact: Fact| {
+        if seen.insert(fact.clone()) {
+            invariant.push(fact);
+        }
+    };
     for (r, initial) in lib.store.iter().enumerate() {
         if let Initial::Int(v) = initial {
             let r = r as RefId;
             for bound in [v.clone(), BigInt::from(0)] {
                 for fact in [Fact::at_least(r, bound.clone()), Fact::at_most(r, bound)] {
-                    if !invariant.contains(&fact) {
-                        invariant.push(fact);
-                    }
+                    add(fact);
                 }
             }
         }
@@ -699,9 +705,7 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
             constant: fact.constant,
             guard: None,
         };
-        if !invariant.contains(&fact) {
-            invariant.push(fact);
-        }
+        add(fact);
     }
     let (constants, tested) = constants(lib);
     // A flag set to 1 (`used1 := 1`) or a count compared with its capacity
@@ -714,9 +718,7 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
         let least = of_r.iter().min().map(|v| Fact::at_least(r, v.clone()));
         let most = of_r.iter().max().map(|v| Fact::at_most(r, v.clone()));
         for fact in least.into_iter().chain(most) {
-            if !invariant.contains(&fact) {
-                invariant.push(fact);
-            }
+            add(fact);
         }
     }
     // A parameter checked against bounds before it is stored (`if n < 1 || 16 < n then 0
@@ -726,9 +728,7 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
         let least = bounds.iter().min().map(|v| Fact::at_least(r, v.clone()));
         let most = bounds.iter().max().map(|v| Fact::at_most(r, v.clone()));
         for fact in least.into_iter().chain(most) {
-            if !invariant.contains(&fact) {
-                invariant.push(fact);
-            }
+            add(fact);
         }
     }
     let mut steps = Vec::new();
