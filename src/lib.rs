@@ -18,7 +18,7 @@
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`], [`symbolic::tasks`]) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, [`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`], [`symbolic::tasks`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; `check` tries it after a safe search, or beside a search still running after 3 s or from the start under `--prove`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
@@ -89,12 +89,17 @@
 //!   reaches none of needs no search. Each
 //!   rule is argued where it is implemented and checked against the plain search
 //!   (`tests/differential.rs`, which also checks that the over-approximation reaches
-//!   every site the library reaches); `--all` never prunes. No module of the engine
-//!   imports one that imports it.
-//! * **Output types are separate from internal ones.** [`trace`] and [`report`] hold what
-//!   users and JSON consumers see; the engine can change without changing them (a
-//!   counterexample carries the engine's failing path only opaquely, until the engine has
-//!   chosen its values). Output is deterministic: counterexamples are sorted by length,
+//!   every site the library reaches); `--all` never prunes.
+//! * **The pipeline runs one way.** No module of the crate imports, directly or through
+//!   others, one that imports it, a parent included: what a parent's children share
+//!   lives in a module of its own ([`symbolic::options`], [`symbolic::outcome`],
+//!   [`cli::exit`]), never in the parent that dispatches to them
+//!   (`tests/module_graph.rs`).
+//! * **Output types are the engine's answer, read, not its insides.** [`trace`] holds
+//!   the moves users see, and [`report`] renders the engine's answer
+//!   ([`symbolic::outcome::CheckResult`]: verdict, counterexamples, statistics) with the
+//!   proof's scope; neither reaches further into the engine (a counterexample carries
+//!   the engine's failing path only opaquely, until the engine has chosen its values). Output is deterministic: counterexamples are sorted by length,
 //!   then text, and each is shown with its path condition's least model
 //!   ([`symbolic::values`]), whichever search found it.
 //! * **Pictures are drawn from output types alone.** [`calltree`], [`diagram`] and

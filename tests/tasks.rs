@@ -11,7 +11,8 @@
 //! library that is not tiny is cut into many tasks.
 
 use holi::symbolic::explore::Advance;
-use holi::symbolic::tasks::{Parallel, Sizes};
+use holi::symbolic::tasks::Parallel;
+use holi::symbolic::TaskSizes;
 use holi::symbolic::{check, CheckOptions, CheckResult, Lane, SearchPlan, Verdict};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,7 +24,7 @@ use sites::sites;
 const AT_MOST: u64 = 5_000;
 const BLOWN: u64 = 20;
 
-const SMALL: Sizes = Sizes {
+const SMALL: TaskSizes = TaskSizes {
     first: 100,
     task: 40,
 };
@@ -149,7 +150,7 @@ fn cost_on_a_lane(path: &Path, k: u32, l: u32, jobs: usize, step: Option<u64>) -
         jobs,
         // Larger than SMALL: tasks that small lose so much of the memo at their
         // borders that lend_fixed k4 l2 runs for minutes.
-        task_sizes: Sizes {
+        task_sizes: TaskSizes {
             first: 1_000,
             task: 400,
         },

@@ -3,9 +3,10 @@
 //! Per file: load → resolve bounds → search → confirm by replay → report. One deadline
 //! (`--timeout`) and one Ctrl-C flag cover the whole command, every file and every phase.
 
+use super::args::parse_seconds;
+use super::exit::Outcome;
 use super::inputs::{self, Input};
 use super::ui::Ui;
-use super::{parse_seconds, Outcome};
 use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;

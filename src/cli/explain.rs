@@ -1,7 +1,7 @@
 //! `holi explain CODE`: the entry for a diagnostic code, taken from `lang/diagnostics.md`
 //! itself so that the documentation and the command cannot drift apart.
 
-use super::Outcome;
+use super::exit::Outcome;
 use clap::Args;
 
 /// The user documentation of every diagnostic code; each code is a `### CODE: summary`

@@ -1,7 +1,7 @@
 //! `holi fmt FILE… [--check | --write]`: HOLi files in canonical form, comments kept.
 
+use super::exit::Outcome;
 use super::ui::Ui;
-use super::Outcome;
 use crate::frontend;
 use crate::syntax::printer::format_source;
 use clap::Args;

@@ -4,7 +4,9 @@
 //! turns outcomes into process exit codes. [`ui`] holds what every subcommand shares
 //! (colour, verbosity), [`inputs`] how files, directories and `-` become inputs.
 
+pub mod args;
 pub mod check;
+pub mod exit;
 pub mod explain;
 pub mod fmt;
 pub mod inputs;
@@ -13,27 +15,9 @@ pub mod run;
 pub mod ui;
 
 use clap::{CommandFactory, Parser, Subcommand};
+pub use exit::Outcome;
 use std::process::ExitCode;
-use std::time::Duration;
 use ui::{ColorChoice, Ui};
-
-/// How a command ended. The numeric values are the documented exit codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Nothing wrong: the input is well-formed, no failing trace exists within the bounds,
-    /// or a program ran to completion.
-    Ok = 0,
-    /// A counterexample was found (`check`) or an assertion failed (`run`).
-    Failure = 1,
-    /// Bad input or usage: a lexical, syntax, type (under `--strict`) or bound error.
-    BadInput = 2,
-    /// The answer is not known: a limit, a timeout, an interruption, a solver `unknown`,
-    /// or a counterexample that did not replay.
-    Inconclusive = 3,
-    /// No failing trace was found, but some explored paths got stuck (a call of an
-    /// undeclared name, an ill-typed operation): what follows them is unexplored.
-    Stuck = 4,
-}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -78,26 +62,6 @@ enum Command {
     },
     /// Print holi's manual page (roff, for `man -l -`) to standard output.
     Man,
-}
-
-/// The code of a time limit that is not a positive number of seconds.
-const BAD_SECONDS: &str = "E0402";
-
-/// A number of seconds as a duration (`--timeout`, `--solver-timeout`). Anything positive
-/// is accepted; a value too large for a duration (such as `1e20`) is the longest one,
-/// i.e. no limit. Never panics, unlike `Duration::from_secs_f64`.
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let bad = || {
-        format!(
-            "[{BAD_SECONDS}]: a time limit must be a positive number of seconds, not `{text}` \
-             (see `holi explain {BAD_SECONDS}`)"
-        )
-    };
-    let seconds: f64 = text.trim().parse().map_err(|_| bad())?;
-    if seconds.is_nan() || seconds <= 0.0 {
-        return Err(bad());
-    }
-    Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 /// The clap definition, for completions and the manual page.
@@ -196,17 +160,6 @@ fn exit_now(code: u8) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_never_panic() {
-        assert_eq!(parse_seconds("1e20"), Ok(Duration::MAX));
-        assert_eq!(parse_seconds("inf"), Ok(Duration::MAX));
-        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_seconds("1e-5"), Ok(Duration::from_micros(10)));
-        for bad in ["0", "-1", "NaN", "ten", ""] {
-            assert!(parse_seconds(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn the_clap_definition_is_consistent() {

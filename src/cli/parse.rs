@@ -1,8 +1,8 @@
 //! `holi parse FILE... [--strict]`: check that files are well-formed HOLi.
 
+use super::exit::Outcome;
 use super::inputs;
 use super::ui::Ui;
-use super::Outcome;
 use crate::diagnostics::Sources;
 use clap::Args;
 use std::path::PathBuf;

@@ -6,8 +6,9 @@
 //! limit (steps, depth, memory, time) or Ctrl-C stops the run or the machine is stuck
 //! (e.g. a call of an undeclared name).
 
+use super::args::parse_seconds;
+use super::exit::Outcome;
 use super::ui::Ui;
-use super::{parse_seconds, Outcome};
 use crate::concrete::{self, Cutoff, Failure, Limits, Linked, Side, Stop};
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::{self, Loaded};

@@ -6,9 +6,9 @@
 
 use super::config::{connected, Config};
 use super::memo;
+use super::options::CheckOptions;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness, TREE_WALK};
-use super::CheckOptions;
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use rustc_hash::{FxHashMap, FxHashSet};

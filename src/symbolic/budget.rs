@@ -3,7 +3,7 @@
 //! only pauses it, where it can resume.
 
 use super::lane::{Lane, Working};
-use super::CheckOptions;
+use super::options::CheckOptions;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

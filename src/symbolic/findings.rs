@@ -7,7 +7,9 @@
 //! shortest length found per site (which the memo compares, [`super::memo`]).
 
 use super::memo;
-use super::{verdict, CheckOptions, CheckResult, Goal, SearchPlan, Stats, StuckReason, StuckSite};
+use super::options::CheckOptions;
+use super::outcome::{verdict, CheckResult, Stats, StuckReason, StuckSite};
+use super::plan::{Goal, SearchPlan};
 use crate::build::Library;
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};

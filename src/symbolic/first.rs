@@ -2,7 +2,9 @@
 //! growing budgets.
 
 use super::explore::{Advance, Explorer, StuckPaths};
-use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
+use super::options::CheckOptions;
+use super::outcome::{CheckResult, Progress, Stats};
+use super::plan::SearchPlan;
 use crate::build::Library;
 use crate::trace::Counterexample;
 use std::time::Instant;

@@ -8,7 +8,9 @@ use super::havoc::{
     applies, candidates, guard_sets, guarded_writes, may_assign, write_depths, Havoc, Invariant,
     Site,
 };
-use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
+use super::options::CheckOptions;
+use super::outcome::{CheckResult, Progress, Stats};
+use super::plan::SearchPlan;
 use crate::build::Library;
 use std::collections::HashSet;
 

@@ -4,7 +4,7 @@
 //! change one keeps the rules, so a combination the engine cannot run cannot be built,
 //! and each strategy asks the plan one question instead of combining switches.
 
-use super::CheckOptions;
+use super::options::CheckOptions;
 use crate::build::Library;
 use std::fmt;
 

@@ -1095,7 +1095,7 @@ pub mod work {
 
     /// A configuration's own work (stepping it, its memo key, its moves): it grows
     /// with its path condition, whose conjuncts are rendered, evaluated and compared.
-    pub fn configuration(pc: &Option<std::sync::Arc<super::PcNode>>) -> u64 {
+    pub fn configuration(pc: &Option<std::sync::Arc<crate::symbolic::config::PcNode>>) -> u64 {
         CONFIGURATION + u64::from(pc.as_ref().map_or(0, |p| p.depth)) / CONJUNCTS_PER_UNIT
     }
 

@@ -74,8 +74,10 @@
 use super::components::SiteKey;
 use super::explore::Explorer;
 use super::havoc::Site;
+use super::options::CheckOptions;
+use super::outcome::{verdict, CheckResult, Progress, Stats, StuckSite, Verdict};
 use super::part_search::{check_parts, improve, order_key, Partial};
-use super::{verdict, CheckOptions, CheckResult, Progress, SearchPlan, Stats, StuckSite, Verdict};
+use super::plan::SearchPlan;
 use crate::build::Library;
 use crate::syntax::ast::Program;
 use crate::trace::Counterexample;

@@ -6,8 +6,8 @@
 use super::config::Config;
 use super::lane::Lane;
 use super::memo::{self, Key, Memo, Visit};
+use super::outcome::Stats;
 use super::solver::{work, Solver};
-use super::Stats;
 use std::time::Duration;
 
 /// Projections that must give some region before semantic subsumption stops making

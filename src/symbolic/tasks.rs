@@ -1,10 +1,10 @@
 //! The whole search cut into tasks that run on several threads
 //! ([`CheckOptions::jobs`]), with a report that does not depend on how many.
 //!
-//! The first task is the search from the start, up to [`Sizes::first`]
+//! The first task is the search from the start, up to [`TaskSizes::first`]
 //! configurations: a search that fits is the one-thread search, unchanged. A task that
 //! reaches its cap leaves its worklist behind, which is cut into up to `PIECES` tasks
-//! of consecutive entries (next first), each of up to [`Sizes::task`] configurations,
+//! of consecutive entries (next first), each of up to [`TaskSizes::task`] configurations,
 //! appended to the queue when the task is committed. Tasks are committed in queue
 //! order, and task `i` sees what tasks `0 ..= i − WINDOW` committed — the memo's
 //! entries by key and regions by shape ([`memo::Shared`]) and the shortest length
@@ -37,8 +37,10 @@ use super::context;
 use super::explore::{self, Advance, Explorer, TaskEnd};
 use super::findings::Findings;
 use super::memo;
+use super::options::{CheckOptions, TaskSizes};
+use super::outcome::{CheckResult, Progress, Stats};
+use super::plan::SearchPlan;
 use super::relevance::Relevance;
-use super::{CheckOptions, CheckResult, Progress, SearchPlan, Stats};
 use crate::build::Library;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -51,30 +53,6 @@ pub const WINDOW: usize = 4;
 
 /// The tasks a stopped task's worklist is cut into, at most.
 const PIECES: usize = 8;
-
-/// How many configurations a task explores before it stops and is cut.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sizes {
-    /// The first task's, from the start: searches this small run as one task.
-    pub first: u64,
-    /// Every later task's.
-    pub task: u64,
-}
-
-impl Default for Sizes {
-    fn default() -> Self {
-        // A first task of 100,000 cut searches of a few hundred thousand configurations
-        // whose pruning lives on semantic subsumption, and the borders cost them up to
-        // 4× (dos_safe-mo k6 l4: 24 s as one task, over 90 s by tasks): such searches
-        // stay whole, and only the millions are cut. Later tasks of 40,000 made a
-        // search of 2.3 M configurations 40 % slower than one task (random s21), of
-        // 250,000 13 %, with the ten heaviest grid cells unchanged.
-        Sizes {
-            first: 1_000_000,
-            task: 250_000,
-        }
-    }
-}
 
 /// What the tasks committed before one, as that task sees it.
 #[derive(Clone)]
@@ -104,7 +82,7 @@ pub struct Parallel<'p, 'o> {
     lib: &'p Library,
     options: &'o CheckOptions,
     plan: SearchPlan,
-    sizes: Sizes,
+    sizes: TaskSizes,
     start: Instant,
     /// Every task so far, in commit order; a committed task's work is taken.
     queue: Vec<Vec<Config<'p>>>,

@@ -26,9 +26,9 @@
 use super::budget::Budget;
 use super::config::{Config, PcNode};
 use super::context;
+use super::options::CheckOptions;
 use super::solver::{Answer, Solver};
 use super::term::{Term, Witness};
-use super::CheckOptions;
 use crate::syntax::ast::BinOp;
 use crate::trace::{Counterexample, Trace, TraceValue, Valuation};
 use num_bigint::BigInt;

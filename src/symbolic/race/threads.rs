@@ -1,8 +1,8 @@
 //! The race with two or more threads: every side at once, paced on a [`Field`].
 
-use super::{complete_at, outcome, Outcome, Race, Side};
+use super::sides::{complete_at, outcome, Outcome, Race, Side};
 use crate::symbolic::lane::{Field, Lane};
-use crate::symbolic::{CheckResult, Progress};
+use crate::symbolic::outcome::{CheckResult, Progress};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;

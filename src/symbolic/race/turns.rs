@@ -1,10 +1,10 @@
 //! The race with one thread: every side in turns, under doubling levels.
 
-use super::{complete_at, outcome, whole_result, Outcome, Race, Side};
+use super::sides::{complete_at, outcome, whole_result, Outcome, Race, Side};
 use crate::symbolic::explore::Advance;
 use crate::symbolic::lane::{self, Lane};
+use crate::symbolic::outcome::{CheckResult, Progress};
 use crate::symbolic::tasks::Parallel;
-use crate::symbolic::{CheckResult, Progress};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
