@@ -709,24 +709,21 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
     }
     let (constants, tested) = constants(lib);
     // A flag set to 1 (`used1 := 1`) or a count compared with its capacity
-    // (`!free_count < 4`) stays within the constants the code gives it.
-    for (r, of_r) in constants.iter().enumerate() {
+    // (`!free_count < 4`) stays within the constants the code gives it; a parameter
+    // checked against bounds before it is stored (`if n < 1 || 16 < n then 0 else
+    // max_reentry := n`), within those.
+    let stored = stored_bounds(lib);
+    for (r, values) in constants
+        .iter()
+        .enumerate()
+        .chain(stored.iter().enumerate())
+    {
         if !matches!(lib.store.get(r), Some(Initial::Int(_))) {
             continue;
         }
         let r = r as RefId;
-        let least = of_r.iter().min().map(|v| Fact::at_least(r, v.clone()));
-        let most = of_r.iter().max().map(|v| Fact::at_most(r, v.clone()));
-        for fact in least.into_iter().chain(most) {
-            add(fact);
-        }
-    }
-    // A parameter checked against bounds before it is stored (`if n < 1 || 16 < n then 0
-    // else max_reentry := n`) keeps the reference within them.
-    for (r, bounds) in stored_bounds(lib).iter().enumerate() {
-        let r = r as RefId;
-        let least = bounds.iter().min().map(|v| Fact::at_least(r, v.clone()));
-        let most = bounds.iter().max().map(|v| Fact::at_most(r, v.clone()));
+        let least = values.iter().min().map(|v| Fact::at_least(r, v.clone()));
+        let most = values.iter().max().map(|v| Fact::at_most(r, v.clone()));
         for fact in least.into_iter().chain(most) {
             add(fact);
         }
