@@ -16,9 +16,9 @@
 //! | checking | [`types`], driven by [`frontend`] | AST → warnings and errors ([`diagnostics::Diagnostic`]), and how `!x`/`x := e` resolve |
 //! | uses of references | [`references`] | AST → whether (and where first) it uses references: the build's `uses_refs`, the interpreter's resolution of `!x` |
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
-//! | library build | [`build`] | AST → repository, store, public names P, abstract names A |
+//! | library build | [`library`] ([`library::ir`]) | AST → repository, store, public names P, abstract names A, bodies compiled to the IR; the parts of a library made from it |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, [`symbolic::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`], [`symbolic::tasks`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, [`library::ir`], [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`], [`symbolic::tasks`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; `check` tries it after a safe search, or beside a search still running after 3 s or from the start under `--prove`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
@@ -33,8 +33,8 @@
 //!   [`diagnostics::Diagnostic`] (plain data: severity, stable code, title, labelled spans,
 //!   hint) that points at the exact source span; the CLI renders it with ariadne and exits
 //!   with code 2. Stages return diagnostics; they never print.
-//! * **The AST is never rewritten.** Later stages compile it (the engine into
-//!   [`symbolic::ir`], the interpreter into its own machine code) and keep the spans, so
+//! * **The AST is never rewritten.** Later stages compile it (the library stage into
+//!   [`library::ir`], the interpreter into its own machine code) and keep the spans, so
 //!   every failure points back at the source. Parentheses are not nodes; the printer puts
 //!   back the fewest that keep the tree, and `parse(print(ast))` is the same tree.
 //! * **One meaning for every operator.** [`ops::apply`] is the concrete semantics of each
@@ -72,7 +72,7 @@
 //!   interchangeable revealed closures, makes no client call that nothing after it
 //!   could read from, nor a last one that could not shorten a failing trace found
 //!   ([`symbolic::relevance`]), and, once every failure site in live code
-//!   ([`build::Library::live_codes`]) has a trace, cuts traces as long as the longest
+//!   ([`library::Library::live_codes`]) has a trace, cuts traces as long as the longest
 //!   of them (branch and bound). A library of independent parts may be checked part
 //!   by part ([`symbolic::split`]) only where a lower and an upper bound per site
 //!   meet (a part that touches no state and sees no function of the client's is its
@@ -114,7 +114,6 @@
 //!
 //! The language reference is in `lang/`; the benchmark against HOLiK in `benchmark/`.
 
-pub mod build;
 pub mod calltree;
 pub mod cli;
 pub mod client;
@@ -123,6 +122,7 @@ pub mod diagnostics;
 pub mod diagram;
 pub mod frontend;
 pub mod html;
+pub mod library;
 pub mod link;
 pub mod ops;
 pub mod proof;

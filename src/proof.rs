@@ -57,9 +57,9 @@
 //!   passed in may be the library's own, which is not a client turn); calling any other
 //!   one again is inlined up to the depth budget.
 
-use crate::build::{Initial, Library};
+use crate::library::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
+use crate::library::{Initial, Library};
 use crate::symbolic::asserted;
-use crate::symbolic::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
 use crate::symbolic::solver::Alarm;
 use crate::symbolic::worker::no_ctrl_c;
 use crate::syntax::ast::{BinOp, Span, Visibility};
@@ -2196,7 +2196,7 @@ mod tests {
     fn library(source: &str) -> Library {
         let loaded = crate::frontend::load_str("t.holi", source, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        crate::build::build(&loaded.program)
+        crate::library::build(&loaded.program)
     }
 
     const DAO_FIXED: &str = "import send :(int -> unit)
@@ -2790,7 +2790,7 @@ mod tests {
         (files.into_iter())
             .filter_map(|path| {
                 let loaded = crate::frontend::load(&path, false).ok()?;
-                let lib = crate::build::build(&loaded.program);
+                let lib = crate::library::build(&loaded.program);
                 Some((path, lib))
             })
             .collect()

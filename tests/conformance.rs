@@ -102,7 +102,7 @@ struct Ours {
 fn run_cell(dir: &Path, file: &str, k: u32, l: u32, all: bool, limit: Duration) -> Ours {
     let loaded = holi::frontend::load(&dir.join("programs").join(file), false)
         .unwrap_or_else(|r| panic!("{file} does not load:\n{}", r.render(false)));
-    let library = holi::build::build(&loaded.program);
+    let library = holi::library::build(&loaded.program);
     let options = CheckOptions {
         k,
         l,

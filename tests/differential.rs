@@ -12,7 +12,7 @@
 //! that nothing after them could read is also compared on generated libraries of
 //! methods that rarely call the client, which the benchmark hardly has.
 
-use holi::build::Library;
+use holi::library::Library;
 use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, SearchPlan, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -149,7 +149,7 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
             "{cell}: without semantic subsumption, failure sites or minimal lengths differ"
         );
     }
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let live: BTreeSet<String> = lib
         .live_failure_sites()
         .into_iter()
@@ -425,7 +425,7 @@ public twice (f:unit -> unit) :(unit) = { f(); f() };
 fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     let loaded = holi::frontend::load_str("test.holi", UNMET, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let (k, l) = (3, 1);
     let options = CheckOptions {
         k,
@@ -472,7 +472,7 @@ public setR (i:int) :(unit) = { r := i };
 fn a_split_keeps_the_most_willing_part_real_to_meet_its_bounds() {
     let loaded = holi::frontend::load_str("test.holi", WILLING, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let (k, l) = (3, 1);
     let options = CheckOptions {
         k,
@@ -491,7 +491,7 @@ fn a_split_keeps_the_most_willing_part_real_to_meet_its_bounds() {
 fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
     let loaded = holi::frontend::load_str("test.holi", TRAMPOLINED, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     for (k, l) in [(1, 3), (2, 2), (3, 2), (2, 1)] {
         let options = CheckOptions {
             k,
@@ -786,7 +786,7 @@ fn stuck_agrees(
         }
     }
     // The split, forced, must not pretend a library that may get stuck is safe.
-    let lib = holi::build::build(program);
+    let lib = holi::library::build(program);
     if let Ok(parts) = split_check(program, &lib, &base) {
         if complete(&parts) {
             assert_eq!(
@@ -850,7 +850,7 @@ fn prunings_keep_stuck_places_in_a_part_without_failure_sites() {
             "{cell}: no stuck path"
         );
     }
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let options = CheckOptions {
         k: 2,
         l: 3,
@@ -871,7 +871,7 @@ fn prunings_keep_the_stuck_places_of_the_benchmark() {
     for file in &files {
         let loaded = holi::frontend::load(file, false)
             .unwrap_or_else(|r| panic!("{} does not load:\n{}", file.display(), r.render(false)));
-        if !holi::build::build(&loaded.program).may_get_stuck {
+        if !holi::library::build(&loaded.program).may_get_stuck {
             continue;
         }
         for (k, l) in [(2, 1), (3, 1), (2, 2)] {
@@ -888,7 +888,7 @@ fn prunings_keep_the_stuck_places_of_the_benchmark() {
 /// The part-by-part check of `program` (built as `lib`) by the plan of `options`.
 fn split_check(
     program: &holi::syntax::ast::Program,
-    lib: &holi::build::Library,
+    lib: &holi::library::Library,
     options: &CheckOptions,
 ) -> Result<CheckResult, Box<split::Unsettled>> {
     split::check(
@@ -1071,7 +1071,7 @@ fn a_sealed_part_is_settled_alone_and_keeps_every_site_and_its_minimal_trace() {
         proptest::prop_assume!(complete(&plain));
         let loaded = holi::frontend::load_str("test.holi", &source, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        let lib = holi::build::build(&loaded.program);
+        let lib = holi::library::build(&loaded.program);
         let cell = format!("k={k} l={l}\n{source}");
         if let Ok(parts) = split_check(&loaded.program, &lib, &options) {
             proptest::prop_assume!(complete(&parts));
@@ -1105,7 +1105,7 @@ fn one_part_settles_only_when_every_site_is_proved_unreachable() {
     for (source, settles) in [(safe, true), (unsafe_, false)] {
         let loaded = holi::frontend::load_str("test.holi", source, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        let lib = holi::build::build(&loaded.program);
+        let lib = holi::library::build(&loaded.program);
         let options = CheckOptions {
             k: 3,
             l: 2,
@@ -1145,7 +1145,7 @@ fn a_split_with_no_open_site_leaves_a_library_that_may_get_stuck_to_the_whole_se
         public other (u:unit) :(unit) = { y := 1; assert(!y == 1) };";
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     assert!(lib.may_get_stuck);
     let options = CheckOptions {
         k: 3,

@@ -32,7 +32,7 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The paths after `prefix` in `code`: `crate::symbolic::ir::X` gives `symbolic::ir::X`.
+/// The paths after `prefix` in `code`: `crate::library::ir::X` gives `library::ir::X`.
 fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<&'a str> {
     code.match_indices(prefix)
         .filter(|(i, _)| {
@@ -166,14 +166,14 @@ fn a_cycle_is_found() {
     assert_eq!(cycle_through(&graph, "d"), None);
     assert_eq!(
         paths_after(
-            "use crate::symbolic::ir::{X, Y}; super::memo::key(",
+            "use crate::library::ir::{X, Y}; super::memo::key(",
             "crate::"
         ),
-        ["symbolic::ir"]
+        ["library::ir"]
     );
     assert_eq!(
         paths_after(
-            "use crate::symbolic::ir::{X, Y}; super::memo::key(",
+            "use crate::library::ir::{X, Y}; super::memo::key(",
             "super::"
         ),
         ["memo::key"]

@@ -20,9 +20,9 @@
 
 mod prop_gen;
 
-use holi::build::Library;
 use holi::concrete::{self, Limits, Linked, Outcome as Run};
 use holi::frontend::load_str;
+use holi::library::Library;
 use holi::proof::{self, Budget, Certificate, Obligation, Outcome};
 use holi::symbolic::{check, CheckOptions, Verdict};
 use holi::syntax::ast::Program;
@@ -77,7 +77,7 @@ fn assert_after(source: &str, marker: &str) -> std::ops::Range<usize> {
 
 /// The checker's answer for `source`, with no invariant (the entry sets the store).
 fn proof_of(source: &str) -> Result<Outcome, TestCaseError> {
-    let lib = holi::build::build(&load(source)?);
+    let lib = holi::library::build(&load(source)?);
     Ok(proof::check(
         &lib,
         &Certificate::default(),
@@ -195,7 +195,7 @@ const OUTSIDE: [(&str, &str); 8] = [
 fn built(source: &str) -> (Program, Library) {
     let loaded = load_str("outside.holi", source, false)
         .unwrap_or_else(|r| panic!("{source}\n{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     (loaded.program, lib)
 }
 

@@ -6,7 +6,7 @@
 mod corpus;
 mod prop_gen;
 
-use holi::build::{Initial, Library};
+use holi::library::{Initial, Library};
 use holi::proof::{candidates, certify, check, find, Budget, Certificate, Fact, Outcome};
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use std::cell::Cell;
@@ -50,7 +50,7 @@ fn shown(lib: &Library, facts: &[Fact]) -> Vec<String> {
 fn never_proved(path: &Path) -> usize {
     let loaded = holi::frontend::load(path, false)
         .unwrap_or_else(|r| panic!("{}: {}", path.display(), r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
     assert!(
         !matches!(outcome, Outcome::Proved { .. }),
@@ -154,7 +154,7 @@ fn the_safe_targets_are_proved_and_their_certificates_recheck() {
     let mut proved = 0;
     for file in &files {
         let loaded = holi::frontend::load(file, false).unwrap();
-        let lib = holi::build::build(&loaded.program);
+        let lib = holi::library::build(&loaded.program);
         let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
         let name = file.file_stem().unwrap().to_string_lossy();
         if name == "flat_combiner_fixed" {
@@ -207,7 +207,7 @@ fn no_mutant_with_a_failing_trace_is_proved() {
                 continue;
             };
             mutants += 1;
-            let lib = holi::build::build(&loaded.program);
+            let lib = holi::library::build(&loaded.program);
             let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
             let options = holi::symbolic::CheckOptions {
                 k: 2,
@@ -305,7 +305,7 @@ fn a_proved_generated_library_has_no_failing_trace() {
     let outcome = runner.run(&prop_gen::library(), |source| {
         let loaded = holi::frontend::load_str("generated.holi", &source, false)
             .map_err(|r| TestCaseError::fail(r.render(false)))?;
-        let lib = holi::build::build(&loaded.program);
+        let lib = holi::library::build(&loaded.program);
         let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
         if !matches!(outcome, Outcome::Proved { .. }) {
             return Ok(());

@@ -30,7 +30,7 @@ fn report(result: &CheckResult) -> (Verdict, Vec<String>) {
 fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
     let loaded = holi::frontend::load_str(name, source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let options = CheckOptions {
         k,
         l,

@@ -142,7 +142,7 @@ fn cost_on_a_lane(path: &Path, k: u32, l: u32, jobs: usize, step: Option<u64>) -
     let name = path.display().to_string();
     let loaded = holi::frontend::load_str(&name, &source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    let lib = holi::build::build(&loaded.program);
+    let lib = holi::library::build(&loaded.program);
     let lane = Arc::new(Lane::new(step.unwrap_or(u64::MAX)));
     let options = CheckOptions {
         k,

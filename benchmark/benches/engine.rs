@@ -12,7 +12,7 @@
 //!   incremental solver (the path already asserted) and on a fresh one.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use holi::build;
+use holi::library;
 use holi::symbolic::config::Config;
 use holi::symbolic::solver::{Answer, Solver};
 use holi::symbolic::term::{Term, Witness};
@@ -78,7 +78,7 @@ fn bench_check(c: &mut Criterion) {
 
 fn bench_step(c: &mut Criterion) {
     let program = program("counter", COUNTER);
-    let lib = build::build(&program);
+    let lib = library::build(&program);
     let start = Config::initial(&lib, 3, 2);
     let mut group = c.benchmark_group("step");
     group.bench_function("opponent_moves", |b| {
@@ -126,7 +126,7 @@ fn path_condition(cfg: &mut Config, n: u32) {
 
 fn bench_branch(c: &mut Criterion) {
     let program = program("counter", COUNTER);
-    let lib = build::build(&program);
+    let lib = library::build(&program);
     let mut cfg = Config::initial(&lib, 3, 2);
     path_condition(&mut cfg, 30);
     let cond = Term::binary(BinOp::Lt, &Term::sym(2), &Term::sym(1)).expect("no division");
@@ -142,7 +142,7 @@ fn bench_branch(c: &mut Criterion) {
 
 fn bench_solver(c: &mut Criterion) {
     let program = program("counter", COUNTER);
-    let lib = build::build(&program);
+    let lib = library::build(&program);
     let mut cfg = Config::initial(&lib, 3, 2);
     path_condition(&mut cfg, 10);
     // x2 < x1 + 5: satisfiable with the path condition (x2 = x1 + 1).

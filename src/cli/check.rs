@@ -969,7 +969,7 @@ fn prove(
             proof::Budget::default()
         }
     };
-    let lib = crate::build::build(&loaded.program);
+    let lib = crate::library::build(&loaded.program);
     let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget.clone());
     let lines = LineIndex::new(&loaded.source);
     let place = |span: &crate::syntax::ast::Span| {

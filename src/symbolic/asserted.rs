@@ -17,8 +17,8 @@
 //! comparison becomes `Σ c·r ≥ b` (an equality two of them); the initial store must
 //! meet it.
 
-use super::ir::{Expr, ExprKind, RefId};
-use crate::build::{Initial, Library};
+use crate::library::ir::{Expr, ExprKind, RefId};
+use crate::library::{Initial, Library};
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use num_traits::{One, Zero};

@@ -4,8 +4,9 @@
 //! without the stand-in that plays the others.
 
 use super::havoc::Site;
-use super::ir::{CodeId, Expr, ExprKind, MethodId};
-use crate::build::{GlobalName, Initial, Library};
+use crate::library::ir::GlobalName;
+use crate::library::ir::{CodeId, Expr, ExprKind, MethodId};
+use crate::library::{Initial, Library};
 use crate::syntax::ast::{Program, Visibility};
 use crate::trace::FailureKind;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -342,7 +343,7 @@ pub(super) mod tests {
     pub(in crate::symbolic) fn library(src: &str) -> (Program, Library) {
         let loaded = crate::frontend::load_str("t.holi", src, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        let lib = crate::build::build(&loaded.program);
+        let lib = crate::library::build(&loaded.program);
         (loaded.program, lib)
     }
 

@@ -6,11 +6,11 @@
 //! `imbl` vectors. Branching (at `if`, `assert`, a division or a client choice) clones a
 //! configuration in time independent of its size, and siblings share all their history.
 
-use super::ir::{CodeId, Expr, FunCode, GlobalName, RefId, TypeId};
 use super::relevance::Sinks;
 use super::term::{Node, Term, Witness};
 use super::value::{Env, Name, Value};
-use crate::build::{Initial, Library};
+use crate::library::ir::{CodeId, Expr, FunCode, GlobalName, RefId, TypeId};
+use crate::library::{Initial, Library};
 use crate::trace::{Dir, Player};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -600,7 +600,7 @@ fn same_term(a: &Term, b: &Term) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::{build, Library};
+    use crate::library::{build, Library};
     use crate::syntax::ast::BinOp;
 
     /// Two lambdas: `unit -> unit` and `int -> int`.

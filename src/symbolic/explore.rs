@@ -40,7 +40,7 @@ use super::step::{self, Search};
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
 use super::values;
-use crate::build::Library;
+use crate::library::Library;
 use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
 use std::sync::Arc;

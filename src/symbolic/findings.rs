@@ -10,7 +10,7 @@ use super::memo;
 use super::options::CheckOptions;
 use super::outcome::{verdict, CheckResult, Stats, StuckReason, StuckSite};
 use super::plan::{Goal, SearchPlan};
-use crate::build::Library;
+use crate::library::Library;
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
 use rustc_hash::FxHashSet;

@@ -5,7 +5,7 @@ use super::explore::{Advance, Explorer, StuckPaths};
 use super::options::CheckOptions;
 use super::outcome::{CheckResult, Progress, Stats};
 use super::plan::SearchPlan;
-use crate::build::Library;
+use crate::library::Library;
 use crate::trace::Counterexample;
 use std::time::Instant;
 

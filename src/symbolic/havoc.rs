@@ -78,9 +78,10 @@
 //! checks the latter as it goes.
 
 use super::asserted;
-use super::ir::{CodeId, Expr, ExprKind, RefId};
 use super::term::Term;
-use crate::build::{GlobalName, Initial, Library};
+use crate::library::ir::GlobalName;
+use crate::library::ir::{CodeId, Expr, ExprKind, RefId};
+use crate::library::{Initial, Library};
 use crate::syntax::ast::BinOp;
 use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
@@ -700,7 +701,7 @@ pub(super) mod tests {
     pub(in crate::symbolic) fn library(src: &str) -> Library {
         let loaded = crate::frontend::load_str("t.holi", src, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        crate::build::build(&loaded.program)
+        crate::library::build(&loaded.program)
     }
 
     fn reference(lib: &Library, name: &str) -> RefId {

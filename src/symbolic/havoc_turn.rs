@@ -7,10 +7,10 @@
 
 use super::config::Config;
 use super::havoc::{Havoc, Holds, Invariant, Pure};
-use super::ir::RefId;
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
-use crate::build::Library;
+use crate::library::ir::RefId;
+use crate::library::Library;
 use crate::syntax::ast::BinOp;
 use crate::trace::{Dir, Player};
 use num_bigint::BigInt;

@@ -11,7 +11,7 @@ use super::havoc::{
 use super::options::CheckOptions;
 use super::outcome::{CheckResult, Progress, Stats};
 use super::plan::SearchPlan;
-use crate::build::Library;
+use crate::library::Library;
 use std::collections::HashSet;
 
 /// Configurations the search of the over-approximation may take; one that needs more

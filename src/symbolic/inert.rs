@@ -20,8 +20,8 @@
 //! moves. The analysis computes the largest such set (a greatest fixpoint: start from
 //! every reference that satisfies 1 and drop violators of 2 and 3 until none is left).
 
-use super::ir::{Expr, ExprKind, RefId};
-use crate::build::{Initial, Library};
+use crate::library::ir::{Expr, ExprKind, RefId};
+use crate::library::{Initial, Library};
 use crate::syntax::ast::BinOp;
 
 /// The inert references of `lib`, by [`RefId`].
@@ -130,7 +130,7 @@ mod tests {
     fn inert_names(src: &str) -> Vec<String> {
         let loaded = crate::frontend::load_str("t.holi", src, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        let lib = crate::build::build(&loaded.program);
+        let lib = crate::library::build(&loaded.program);
         let inert = inert_refs(&lib);
         let mut names: Vec<String> = lib
             .refs

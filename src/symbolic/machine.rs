@@ -15,10 +15,10 @@
 //! fresh client name, a location one of the client's choices ([`Stop::Choose`]).
 
 use super::config::{Cell, Closure, Config, Control, Frame};
-use super::ir::{Expr, ExprKind, GlobalName, RefId, UndeclaredId};
 use super::term::Term;
 use super::value::{Env, Name, Value};
-use crate::build::Library;
+use crate::library::ir::{Expr, ExprKind, GlobalName, RefId, UndeclaredId};
+use crate::library::Library;
 use crate::ops::DivisionByZero;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{FailureKind, Player};
@@ -407,7 +407,7 @@ fn apply<'p>(
         Name::Method(m) => (&lib.method_code(m).body, Env::default().push(arg)),
         Name::Closure(n) => {
             let closure = &cfg.closures[n as usize];
-            let code: &'p super::ir::FunCode = closure.code;
+            let code: &'p crate::library::ir::FunCode = closure.code;
             let mut env = closure.env.clone();
             if code.recursive {
                 env = env.push(Value::Fun(name));

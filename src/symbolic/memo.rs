@@ -63,7 +63,7 @@
 //! when the verdict is unsafe anyway). The only steps whose place the key would not
 //! fix are the application of a value that is not a function, and `fst`, `snd`, `not`
 //! on one, since their frames hold no code otherwise; for a library that may get stuck
-//! ([`crate::build::Library::may_get_stuck`]) the key names those nodes too.
+//! ([`crate::library::Library::may_get_stuck`]) the key names those nodes too.
 //!
 //! ML-like references (`lang/references.md` §4.1). Locations are renamed in order of
 //! first occurrence like symbols; where one first occurs its cell is written: the type
@@ -799,7 +799,7 @@ impl Canon<'_, '_> {
     }
 
     /// The node of a frame whose only effect on the future is where it may get stuck.
-    fn stuck_node(&mut self, e: &super::ir::Expr) {
+    fn stuck_node(&mut self, e: &crate::library::ir::Expr) {
         if self.stuck_nodes {
             number(&mut self.b.out, "@", e as *const _ as usize as u64);
         }
@@ -807,7 +807,7 @@ impl Canon<'_, '_> {
 
     /// An evaluation-context frame; program points by the address of their node.
     fn frame(&mut self, f: &Frame) {
-        let at = |e: &super::ir::Expr| e as *const _ as usize;
+        let at = |e: &crate::library::ir::Expr| e as *const _ as usize;
         match f {
             Frame::AppArg(e, env) => {
                 number(&mut self.b.out, "aa", at(e) as u64);

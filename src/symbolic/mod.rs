@@ -1,8 +1,8 @@
 //! The symbolic engine: bounded exploration of the symbolic trace semantics
 //! (paper Section 3, Figure 4) of a library against every possible client.
 //!
-//! Pipeline: [`crate::build`] turns the AST into a repository and compiled code
-//! ([`ir`]); [`CheckOptions`] ([`options`]) resolve into the [`plan`] of the search; [`explore`]
+//! Pipeline: [`crate::library`] turns the AST into a repository and compiled code
+//! ([`crate::library::ir`]); [`CheckOptions`] ([`options`]) resolve into the [`plan`] of the search; [`explore`]
 //! searches configurations ([`config`]) depth first, taking each one [`step`]: running
 //! internal steps with [`machine`], making boundary moves with [`moves`] (leaving out
 //! client calls no shortest failing trace makes, [`relevance`]) and deciding
@@ -39,7 +39,6 @@ pub mod havoc;
 pub mod havoc_turn;
 pub mod houdini;
 pub mod inert;
-pub mod ir;
 pub mod lane;
 pub mod linear;
 pub mod machine;
@@ -126,7 +125,7 @@ fn check_unwatched(
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let started = std::time::Instant::now();
-    let library = crate::build::build(program);
+    let library = crate::library::build(program);
     let plan = SearchPlan::new(options, &library);
     let mut result = if plan.races() {
         race::check(program, &library, options, plan, progress)

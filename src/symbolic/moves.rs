@@ -18,11 +18,11 @@
 //! disclosed cells; the library functions in those cells are revealed.
 
 use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
-use super::ir::{ImportId, MethodId, TypeId, TypeNode};
 use super::relevance::{Call, Relevance, Skip, Skipped};
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
-use crate::build::Library;
+use crate::library::ir::{ImportId, MethodId, TypeId, TypeNode};
+use crate::library::Library;
 use crate::syntax::ast::{Span, Visibility};
 use crate::trace::{
     Counterexample, Dir, FailureKind, Move, Player, StoreEntry, Trace, TraceValue, Valuation,
@@ -42,7 +42,7 @@ fn name_type(cfg: &Config, lib: &Library, name: Name) -> Option<TypeId> {
 }
 
 /// A fresh value of type `ty` played by the client (the paper's `symval`), for a type
-/// with no location the client chooses ([`super::ir::Types::holds_ref`]).
+/// with no location the client chooses ([`crate::library::ir::Types::holds_ref`]).
 fn generate(cfg: &mut Config, lib: &Library, ty: TypeId) -> Value {
     match lib.types.node(ty) {
         // Only reached through `generate_each`, which chooses locations itself.

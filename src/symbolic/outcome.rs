@@ -76,7 +76,7 @@ pub struct Stats {
     pub coverage_checks: u64,
     pub projections: u64,
     /// Failure sites the split proved unreachable: outside live code
-    /// ([`crate::build::Library::live_codes`]) or by the over-approximation of [`super::havoc`].
+    /// ([`crate::library::Library::live_codes`]) or by the over-approximation of [`super::havoc`].
     pub unreachable_sites: u64,
     /// Passes of the search with `first`: one per trace-length limit tried.
     pub deepening_passes: u32,

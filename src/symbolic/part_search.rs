@@ -9,12 +9,12 @@ use super::components::{
 };
 use super::explore::Explorer;
 use super::havoc::Site;
-use super::ir::{ImportId, MethodId};
 use super::moves::StandIn;
 use super::options::CheckOptions;
 use super::outcome::{add_stuck, CheckResult, Progress, Stats, StuckSite};
 use super::plan::SearchPlan;
-use crate::build::Library;
+use crate::library::ir::{ImportId, MethodId};
+use crate::library::Library;
 use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
 use std::collections::{BTreeMap, HashSet};
@@ -297,7 +297,7 @@ impl PartSearch<'_> {
         targets: &[Site],
     ) -> Option<CheckResult> {
         let sub = sub_program(self.program, self.lib, self.parts, members, trampoline > 0)?;
-        let sub_lib = crate::build::build(&sub);
+        let sub_lib = crate::library::build(&sub);
         let options = self.options();
         let mut explorer = Explorer::new(&sub_lib, &options, self.plan).with_targets(targets);
         if let Some(most) = max_moves {
@@ -327,7 +327,7 @@ impl PartSearch<'_> {
     /// over-approximation of [`super::havoc`]; `None` if it proves nothing.
     fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
         let sub = sub_program(self.program, self.lib, self.parts, &[c], false)?;
-        let sub_lib = crate::build::build(&sub);
+        let sub_lib = crate::library::build(&sub);
         let options = self.options();
         let (reached, stats) =
             super::houdini::reachable(&sub_lib, &options, self.plan, own, self.progress);

@@ -5,7 +5,7 @@
 //! and each strategy asks the plan one question instead of combining switches.
 
 use super::options::CheckOptions;
-use crate::build::Library;
+use crate::library::Library;
 use std::fmt;
 
 /// What the search reports.

@@ -57,9 +57,9 @@
 //! each of at least two moves. Below a configuration that is not tracked nothing is
 //! tracked, and its summary is the plain search's.
 
-use super::ir::{Expr, ExprKind, GlobalName, MethodId, RefId};
 use super::value::Name;
-use crate::build::Library;
+use crate::library::ir::{Expr, ExprKind, GlobalName, MethodId, RefId};
+use crate::library::Library;
 use std::collections::HashMap;
 use std::sync::Arc;
 

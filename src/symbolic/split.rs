@@ -78,7 +78,7 @@ use super::options::CheckOptions;
 use super::outcome::{verdict, CheckResult, Progress, Stats, StuckSite, Verdict};
 use super::part_search::{check_parts, improve, order_key, Partial};
 use super::plan::SearchPlan;
-use crate::build::Library;
+use crate::library::Library;
 use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
 use std::collections::{BTreeMap, BTreeSet};

@@ -17,7 +17,7 @@ use super::outcome::StuckReason;
 use super::relevance::{Relevance, Skipped};
 use super::term::{Term, Witness};
 use super::value::Value;
-use crate::build::Library;
+use crate::library::Library;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::FailureKind;
 use std::sync::Arc;
@@ -88,7 +88,7 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
             }
         }
         Stop::If { cond, node, env } => {
-            let super::ir::ExprKind::If(_, then, else_) = &node.kind else {
+            let crate::library::ir::ExprKind::If(_, then, else_) = &node.kind else {
                 return;
             };
             let [yes, no] = search.sides(&cfg, &cond);

@@ -41,7 +41,7 @@ use super::options::{CheckOptions, TaskSizes};
 use super::outcome::{CheckResult, Progress, Stats};
 use super::plan::SearchPlan;
 use super::relevance::Relevance;
-use crate::build::Library;
+use crate::library::Library;
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{mpsc, Mutex};

@@ -1,7 +1,7 @@
 //! Runtime values of the symbolic machine and its persistent environment.
 
-use super::ir::{ImportId, MethodId, UndeclaredId};
 use super::term::Term;
+use crate::library::ir::{ImportId, MethodId, UndeclaredId};
 use std::sync::Arc;
 
 /// A method name, as a value. Library-owned names (methods and the closures created by

@@ -283,7 +283,7 @@ fn within(x: &Term, m: &BigInt) -> Term {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::Library;
+    use crate::library::Library;
 
     fn sym(n: u32) -> Term {
         Term::sym(n)

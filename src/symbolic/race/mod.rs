@@ -31,7 +31,7 @@
 //! wins pays the other way (the whole searches run on to one and a half times its
 //! cost), so the weight is no larger: random library s31 went from 2.1 to 1.7 s (1.1 s
 //! without the split), HOLiK's various_mains k5 l3 from 4.5 to 6.0 s (before its dead
-//! code was left out, [`crate::build::Library::live_codes`]). No side's unit
+//! code was left out, [`crate::library::Library::live_codes`]). No side's unit
 //! may be much dearer than another's: the winner's report is taken only once every
 //! other side has reached its level, so the race lasts as long as the slowest side
 //! takes to get there. (Counting a configuration as one unit whatever its size, with
@@ -93,7 +93,7 @@ use super::components::Components;
 use super::options::CheckOptions;
 use super::outcome::{CheckResult, Progress};
 use super::plan::SearchPlan;
-use crate::build::Library;
+use crate::library::Library;
 use crate::syntax::ast::Program;
 use sides::Race;
 use std::time::Instant;

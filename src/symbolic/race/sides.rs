@@ -2,7 +2,7 @@
 //! ([`Handicaps`]), how a side's search runs and ends ([`Outcome`]), and which result
 //! is taken. The two schedulers, [`super::threads`] and [`super::turns`], run its sides.
 
-use crate::build::Library;
+use crate::library::Library;
 use crate::symbolic::context;
 use crate::symbolic::explore::Advance;
 use crate::symbolic::lane::{Done, Handicap, Lane};

@@ -1,238 +1,31 @@
-//! Library build (paper Figure 2, bottom): from a parsed library to its method
-//! repository R, store S, public names P and abstract names A.
+//! The build: from a parsed, checked library to a [`Library`].
 //!
-//! The build also compiles every body to the engine's IR (`symbolic::ir`), resolving
-//! names over the whole file: declaration order carries no meaning in HOLi. When a
-//! name is declared twice the first declaration wins (the front end reports the clash).
+//! Every body is compiled to the IR ([`super::ir`]), names resolved over the whole
+//! file: declaration order carries no meaning in HOLi. When a name is declared twice
+//! the first declaration wins (the front end reports the clash).
 //!
 //! ML-like references (`lang/references.md`): the named `!x` and `x := e` that the
 //! checker resolved to a local compile to reads and writes through the local's
 //! location; a `ref θ x := ref v;` declaration allocates its cells here, in
 //! [`Library::cells`], owned by the library and disclosed to nobody.
 
-pub use crate::symbolic::ir::GlobalName;
-use crate::symbolic::ir::{
-    CodeId, Compiler, Expr, ExprKind, FunCode, ImportId, MethodId, RefId, Scope, TypeId, Types,
+use super::built::{Import, Initial, InitialCell, Library, Method};
+use crate::library::ir::{
+    CodeId, Expr, ExprKind, FunCode, GlobalName, ImportId, MethodId, RefId, TypeId, TypeNode,
+    Types, UndeclaredId,
 };
-use crate::syntax::ast::{Decl, Program, Span, Static, Type, Visibility};
-use crate::trace::FailureKind;
-use num_bigint::BigInt;
+use crate::syntax::ast::{self, Decl, Program, Span, Static, Type, Visibility};
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
-
-/// A public or private method of the library.
-#[derive(Debug)]
-pub struct Method {
-    pub name: String,
-    pub visibility: Visibility,
-    pub code: CodeId,
-}
-
-/// An abstract (client-owned) method declared by `import`.
-#[derive(Debug)]
-pub struct Import {
-    pub name: String,
-    pub ty: TypeId,
-}
-
-/// The initial content of a reference or of a cell.
-#[derive(Clone, Debug)]
-pub enum Initial {
-    Int(BigInt),
-    Name(GlobalName),
-    /// Never declared, only assigned somewhere: reading it before any assignment is stuck.
-    Absent,
-    Unit,
-    Pair(Box<Initial>, Box<Initial>),
-    /// A location: an index into [`Library::cells`].
-    Loc(u32),
-}
-
-/// A cell allocated by a `ref` declaration.
-#[derive(Clone, Debug)]
-pub struct InitialCell {
-    /// The type of the values it holds (unknown only in an ill-typed declaration).
-    pub ty: Option<TypeId>,
-    pub content: Initial,
-}
-
-/// A built library: R (static part), S, P and A.
-#[derive(Debug)]
-pub struct Library {
-    pub types: Types,
-    /// Code of methods, `letrec` functions and lambdas.
-    pub codes: Vec<FunCode>,
-    pub methods: Vec<Method>,
-    pub imports: Vec<Import>,
-    /// Reference names, by [`RefId`].
-    pub refs: Vec<String>,
-    /// The initial store, by [`RefId`].
-    pub store: Vec<Initial>,
-    /// The cells `ref` declarations allocate, by location number.
-    pub cells: Vec<InitialCell>,
-    /// Names that resolve to nothing, by [`UndeclaredId`].
-    pub undeclared: Vec<String>,
-    /// The public methods, in declaration order: the client's initial choices.
-    pub public: Vec<MethodId>,
-    /// Where each method is declared, by [`MethodId`].
-    pub method_spans: Vec<Span>,
-    /// Whether some path may get stuck: the code mentions an undeclared name or
-    /// reference, or the checker found an ill-typed expression in a method (W0201,
-    /// which may make an operation get a value of the wrong shape). Without these
-    /// a path never gets stuck, so a search that cannot tell every stuck place may
-    /// still say safe ([`crate::symbolic::split`]).
-    pub may_get_stuck: bool,
-    /// By [`MethodId`], whether the checker found an ill-typed expression in the
-    /// method's code (W0201): its values need not have the types it declares.
-    pub ill_typed: Vec<bool>,
-    /// Whether the program uses ML-like references (`lang/references.md`). Without
-    /// them no location ever exists, and the search is exactly the one for HOLiK's
-    /// fragment; with them, the prunings not argued for locations are off.
-    pub uses_refs: bool,
-}
-
-impl Library {
-    pub fn code(&self, id: CodeId) -> &FunCode {
-        &self.codes[id as usize]
-    }
-
-    pub fn method_code(&self, id: MethodId) -> &FunCode {
-        self.code(self.methods[id as usize].code)
-    }
-
-    /// Every place its code can fail ([`crate::symbolic::ir::Expr::failure_sites`]).
-    pub fn failure_sites(&self) -> Vec<(FailureKind, Span)> {
-        self.sites_in(|_| true)
-    }
-
-    /// The failure sites in [`Library::live_codes`], in the order of
-    /// [`Library::failure_sites`]; no run of any client reaches the others.
-    pub fn live_failure_sites(&self) -> Vec<(FailureKind, Span)> {
-        let live = self.live_codes();
-        self.sites_in(|code| live.contains(&code))
-    }
-
-    fn sites_in(&self, keep: impl Fn(CodeId) -> bool) -> Vec<(FailureKind, Span)> {
-        let mut sites = Vec::new();
-        for (id, code) in self.codes.iter().enumerate() {
-            if keep(id as CodeId) {
-                code.body.failure_sites(&mut sites);
-            }
-        }
-        sites
-            .into_iter()
-            .map(|(kind, span)| (kind, span.clone()))
-            .collect()
-    }
-
-    /// Codes that can become function values: lambdas, `letrec` functions, and methods
-    /// mentioned other than as the function of an application.
-    pub fn value_codes(&self) -> HashSet<CodeId> {
-        let lib = self;
-        let method_codes: HashSet<CodeId> = lib.methods.iter().map(|m| m.code).collect();
-        let mut out: HashSet<CodeId> = (0..lib.codes.len() as CodeId)
-            .filter(|c| !method_codes.contains(c))
-            .collect();
-        fn walk(lib: &Library, e: &Expr, out: &mut HashSet<CodeId>) {
-            match &e.kind {
-                ExprKind::Global(GlobalName::Method(m)) => {
-                    out.insert(lib.methods[*m as usize].code);
-                }
-                // A method applied directly is called, not passed around.
-                ExprKind::App(f, a)
-                    if matches!(f.kind, ExprKind::Global(GlobalName::Method(_))) =>
-                {
-                    walk(lib, a, out)
-                }
-                _ => {
-                    for child in e.children() {
-                        walk(lib, child, out);
-                    }
-                }
-            }
-        }
-        for code in &lib.codes {
-            walk(lib, &code.body, &mut out);
-        }
-        for initial in &lib.store {
-            if let Initial::Name(GlobalName::Method(m)) = initial {
-                out.insert(lib.methods[*m as usize].code);
-            }
-        }
-        out
-    }
-
-    /// The codes some run can execute: the public methods', the methods' the initial
-    /// store and cells hold, and every code such code mentions (a method it calls or
-    /// passes on, a lambda or `letrec` function it makes), transitively. Code runs
-    /// only when called, and a call's callee is a public method (the client's call) or
-    /// a function value; every function value is made by code that runs or held by
-    /// the initial store, and the client only gets values the library's runs give it.
-    /// So no client reaches the other codes: a private method named only in its own
-    /// body (HOLiK's flat combiner in `various_mains`), and the lambdas it makes.
-    pub fn live_codes(&self) -> HashSet<CodeId> {
-        fn names(initial: &Initial, out: &mut Vec<MethodId>) {
-            match initial {
-                Initial::Name(GlobalName::Method(m)) => out.push(*m),
-                Initial::Pair(a, b) => {
-                    names(a, out);
-                    names(b, out);
-                }
-                _ => {}
-            }
-        }
-        fn mentions(e: &Expr, lib: &Library, out: &mut Vec<CodeId>) {
-            match &e.kind {
-                ExprKind::Global(GlobalName::Method(m)) => out.push(lib.methods[*m as usize].code),
-                ExprKind::Lambda(code) | ExprKind::LetRec(code, _) => out.push(*code),
-                _ => {}
-            }
-            for child in e.children() {
-                mentions(child, lib, out);
-            }
-        }
-        let mut held = Vec::new();
-        for initial in self
-            .store
-            .iter()
-            .chain(self.cells.iter().map(|c| &c.content))
-        {
-            names(initial, &mut held);
-        }
-        let mut todo: Vec<CodeId> = self
-            .public
-            .iter()
-            .chain(&held)
-            .map(|&m| self.methods[m as usize].code)
-            .collect();
-        let mut live = HashSet::new();
-        while let Some(code) = todo.pop() {
-            if live.insert(code) {
-                mentions(&self.code(code).body, self, &mut todo);
-            }
-        }
-        live
-    }
-
-    /// Whether `name` is a method, import or undeclared name of this library: the names
-    /// a trace prints as themselves.
-    pub fn is_declared(&self, name: &str) -> bool {
-        self.methods.iter().any(|m| m.name == name)
-            || self.imports.iter().any(|i| i.name == name)
-            || self.undeclared.iter().any(|u| u == name)
-    }
-
-    pub fn reference(&self, name: &str) -> Option<RefId> {
-        self.refs.iter().position(|r| r == name).map(|i| i as RefId)
-    }
-}
+use std::collections::HashMap;
 
 /// Builds `program` into a library. Infallible: ill-formed names are kept as
 /// undeclared names, whose use ends a path exactly where HOLiK's evaluation is stuck.
 pub fn build(program: &Program) -> Library {
     let resolution = crate::types::resolve(program);
-    let mut compiler = Compiler::default();
-    compiler.resolution = Some(&resolution);
+    let mut compiler = Compiler {
+        resolution: Some(&resolution),
+        ..Compiler::default()
+    };
     let mut imports = Vec::new();
     let mut import_index = HashMap::new();
     for import in &program.imports {
@@ -242,7 +35,7 @@ pub fn build(program: &Program) -> Library {
         import_index.insert(import.name.name.clone(), imports.len() as ImportId);
         imports.push(Import {
             name: import.name.name.clone(),
-            ty: compiler.types.intern(&import.ty),
+            ty: intern(&mut compiler.types, &import.ty),
         });
     }
 
@@ -313,6 +106,12 @@ pub fn build(program: &Program) -> Library {
             Decl::Method(_) => {}
         }
     }
+    let mut ref_declared = vec![false; compiler.refs.len()];
+    for decl in &program.decls {
+        if let Decl::RefDecl { name, .. } = decl {
+            ref_declared[compiler.reference(&name.name) as usize] = true;
+        }
+    }
     let store: Vec<Initial> = (0..compiler.refs.len() as RefId)
         .map(|id| initial.remove(&id).unwrap_or(Initial::Absent))
         .collect();
@@ -355,12 +154,26 @@ pub fn build(program: &Program) -> Library {
         methods,
         imports,
         refs: compiler.refs,
+        ref_declared,
         store,
         cells,
         undeclared: compiler.undeclared,
         public,
         method_spans,
     }
+}
+
+/// The id of `ty` in `types`, its parts interned first (so ids follow the compiler's
+/// order of first mention).
+fn intern(types: &mut Types, ty: &Type) -> TypeId {
+    let node = match ty {
+        Type::Unit => TypeNode::Unit,
+        Type::Int => TypeNode::Int,
+        Type::Ref(a) => TypeNode::Ref(intern(types, a)),
+        Type::Pair(a, b) => TypeNode::Pair(intern(types, a), intern(types, b)),
+        Type::Arrow(a, b) => TypeNode::Arrow(intern(types, a), intern(types, b)),
+    };
+    types.intern_node(node)
 }
 
 /// The value of the static initialiser `init` of type `ty` (when known), allocating
@@ -393,11 +206,184 @@ fn allocate(
             };
             let n = cells.len();
             cells.push(InitialCell {
-                ty: content_ty.map(|t| compiler.types.intern(t)),
+                ty: content_ty.map(|t| intern(&mut compiler.types, t)),
                 content: Initial::Unit,
             });
             cells[n].content = allocate(compiler, scope, cells, content, content_ty);
             Initial::Loc(n as u32)
+        }
+    }
+}
+
+/// The names a term can mention, in the order the compiler resolves them.
+struct Scope<'a> {
+    methods: &'a HashMap<String, MethodId>,
+    imports: &'a HashMap<String, ImportId>,
+}
+
+/// Compiles terms; owns the tables that compilation extends (types, codes, references,
+/// undeclared names).
+#[derive(Default)]
+struct Compiler<'r> {
+    /// Which named `!x` and `x := e` go through a local, and the types of allocations
+    /// (from the checker, for the program being compiled).
+    resolution: Option<&'r crate::types::Resolution<'r>>,
+    types: Types,
+    codes: Vec<FunCode>,
+    refs: Vec<String>,
+    ref_index: HashMap<String, RefId>,
+    undeclared: Vec<String>,
+    undeclared_index: HashMap<String, UndeclaredId>,
+}
+
+impl Compiler<'_> {
+    /// The slot of reference `name`, created on first mention: an assignment to an
+    /// undeclared reference creates it, as in HOLiK.
+    fn reference(&mut self, name: &str) -> RefId {
+        if let Some(&id) = self.ref_index.get(name) {
+            return id;
+        }
+        let id = self.refs.len() as RefId;
+        self.refs.push(name.to_string());
+        self.ref_index.insert(name.to_string(), id);
+        id
+    }
+
+    /// The local that the named form `e` (`!name` or `name := …`) reads or writes
+    /// through, when the checker resolved it to one (`lang/references.md` §1.4).
+    fn through_local(&self, locals: &[String], e: &ast::Expr, name: &str) -> Option<Expr> {
+        if !self.resolution.is_some_and(|r| r.is_local(e)) {
+            return None;
+        }
+        let i = locals.iter().rev().position(|l| l == name)?;
+        Some(Expr {
+            kind: ExprKind::Local(i as u32),
+            span: e.span.clone(),
+        })
+    }
+
+    fn undeclared(&mut self, name: &str) -> UndeclaredId {
+        if let Some(&id) = self.undeclared_index.get(name) {
+            return id;
+        }
+        let id = self.undeclared.len() as UndeclaredId;
+        self.undeclared.push(name.to_string());
+        self.undeclared_index.insert(name.to_string(), id);
+        id
+    }
+
+    /// Resolves a global name (no local in scope).
+    fn global(&mut self, scope: &Scope, name: &str) -> GlobalName {
+        if let Some(&m) = scope.methods.get(name) {
+            GlobalName::Method(m)
+        } else if let Some(&i) = scope.imports.get(name) {
+            GlobalName::Import(i)
+        } else {
+            GlobalName::Undeclared(self.undeclared(name))
+        }
+    }
+
+    /// Compiles a function whose body sees `outer` plus (for `letrec`) itself and the parameter.
+    fn function(
+        &mut self,
+        scope: &Scope,
+        outer: &mut Vec<String>,
+        name: Option<&str>,
+        recursive: bool,
+        func: &ast::Function,
+        span: Span,
+    ) -> CodeId {
+        let param_ty = intern(&mut self.types, &func.param_ty);
+        let ret_ty = intern(&mut self.types, &func.ret_ty);
+        let ty = intern(&mut self.types, &func.ty());
+        let mark = outer.len();
+        if recursive {
+            outer.push(name.unwrap_or_default().to_string());
+        }
+        outer.push(func.param.name.clone());
+        let body = self.expr(scope, outer, &func.body);
+        outer.truncate(mark);
+        self.codes.push(FunCode {
+            name: name.map(str::to_string),
+            param_ty,
+            ret_ty,
+            ty,
+            recursive,
+            body,
+            span,
+        });
+        (self.codes.len() - 1) as CodeId
+    }
+
+    /// Compiles `e` with `locals` the variables in scope, innermost last.
+    fn expr(&mut self, scope: &Scope, locals: &mut Vec<String>, e: &ast::Expr) -> Expr {
+        use ast::ExprKind as A;
+        let boxed = |c: &mut Compiler, locals: &mut Vec<String>, e: &ast::Expr| {
+            Box::new(c.expr(scope, locals, e))
+        };
+        let kind = match &e.kind {
+            A::Var(name) => match locals.iter().rev().position(|l| l == name) {
+                Some(i) => ExprKind::Local(i as u32),
+                None => ExprKind::Global(self.global(scope, name)),
+            },
+            A::Int(i) => ExprKind::Int(i.clone()),
+            A::Unit => ExprKind::Unit,
+            A::Deref(r) => match self.through_local(locals, e, &r.name) {
+                Some(local) => ExprKind::Load(Box::new(local)),
+                None => ExprKind::Deref(self.reference(&r.name)),
+            },
+            A::Assign(r, value) => match self.through_local(locals, e, &r.name) {
+                Some(local) => ExprKind::Store(Box::new(local), boxed(self, locals, value)),
+                None => {
+                    let id = self.reference(&r.name);
+                    ExprKind::Assign(id, boxed(self, locals, value))
+                }
+            },
+            A::Alloc(a) => {
+                let ty = self
+                    .resolution
+                    .and_then(|r| r.allocated_type(e))
+                    .map(|t| intern(&mut self.types, t));
+                ExprKind::Alloc(boxed(self, locals, a), ty)
+            }
+            A::Load(a) => ExprKind::Load(boxed(self, locals, a)),
+            A::Store(t, v) => ExprKind::Store(boxed(self, locals, t), boxed(self, locals, v)),
+            A::App(f, a) => ExprKind::App(boxed(self, locals, f), boxed(self, locals, a)),
+            A::Pair(a, b) => ExprKind::Pair(boxed(self, locals, a), boxed(self, locals, b)),
+            A::Fst(a) => ExprKind::Fst(boxed(self, locals, a)),
+            A::Snd(a) => ExprKind::Snd(boxed(self, locals, a)),
+            A::Not(a) => ExprKind::Not(boxed(self, locals, a)),
+            A::Binary(op, a, b) => {
+                ExprKind::Binary(*op, boxed(self, locals, a), boxed(self, locals, b))
+            }
+            A::Seq(a, b) => ExprKind::Seq(boxed(self, locals, a), boxed(self, locals, b)),
+            A::If(c, t, f) => ExprKind::If(
+                boxed(self, locals, c),
+                boxed(self, locals, t),
+                boxed(self, locals, f),
+            ),
+            A::Let(x, e, body) => {
+                let e = boxed(self, locals, e);
+                locals.push(x.name.clone());
+                let body = boxed(self, locals, body);
+                locals.pop();
+                ExprKind::Let(e, body)
+            }
+            A::LetRec(f, func, body) => {
+                let code = self.function(scope, locals, Some(&f.name), true, func, e.span.clone());
+                locals.push(f.name.clone());
+                let body = boxed(self, locals, body);
+                locals.pop();
+                ExprKind::LetRec(code, body)
+            }
+            A::Lambda(func) => {
+                ExprKind::Lambda(self.function(scope, locals, None, false, func, e.span.clone()))
+            }
+            A::Assert(a) => ExprKind::Assert(boxed(self, locals, a)),
+        };
+        Expr {
+            kind,
+            span: e.span.clone(),
         }
     }
 }
@@ -423,7 +409,7 @@ mod tests {
              private deader (u:unit) :(unit) = { assert(7 == 7); dead() };
              fun f := stored;";
         let lib = library(source);
-        let text = |sites: Vec<(FailureKind, Span)>| -> Vec<&str> {
+        let text = |sites: Vec<(crate::trace::FailureKind, Span)>| -> Vec<&str> {
             sites
                 .iter()
                 .map(|(_, span)| &source[span.clone()])
@@ -454,7 +440,9 @@ mod tests {
         assert_eq!(lib.methods[1].name, "b");
         assert_eq!(lib.imports[0].name, "send");
         let r = lib.reference("r").unwrap();
-        assert!(matches!(&lib.store[r as usize], Initial::Int(i) if *i == BigInt::from(5)));
+        assert!(
+            matches!(&lib.store[r as usize], Initial::Int(i) if *i == num_bigint::BigInt::from(5))
+        );
         let f = lib.reference("f").unwrap();
         assert!(matches!(
             lib.store[f as usize],

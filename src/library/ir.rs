@@ -24,21 +24,16 @@ pub enum TypeNode {
     Arrow(TypeId, TypeId),
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, PartialEq, Eq)]
 pub struct Types {
     nodes: Vec<TypeNode>,
     index: HashMap<TypeNode, TypeId>,
 }
 
 impl Types {
-    pub fn intern(&mut self, ty: &ast::Type) -> TypeId {
-        let node = match ty {
-            ast::Type::Unit => TypeNode::Unit,
-            ast::Type::Int => TypeNode::Int,
-            ast::Type::Ref(a) => TypeNode::Ref(self.intern(a)),
-            ast::Type::Pair(a, b) => TypeNode::Pair(self.intern(a), self.intern(b)),
-            ast::Type::Arrow(a, b) => TypeNode::Arrow(self.intern(a), self.intern(b)),
-        };
+    /// The id of `node`, added if new: ids are given in the order nodes are first
+    /// interned, so two tables filled in the same order are equal.
+    pub fn intern_node(&mut self, node: TypeNode) -> TypeId {
         if let Some(&id) = self.index.get(&node) {
             return id;
         }
@@ -67,6 +62,17 @@ impl Types {
             TypeNode::Ref(_) => true,
             TypeNode::Pair(a, b) => self.holds_ref(a) || self.holds_ref(b),
             TypeNode::Unit | TypeNode::Int | TypeNode::Arrow(..) => false,
+        }
+    }
+
+    /// Whether the type mentions `ref` anywhere, under arrows too.
+    pub fn mentions_ref(&self, id: TypeId) -> bool {
+        match self.node(id) {
+            TypeNode::Unit | TypeNode::Int => false,
+            TypeNode::Ref(_) => true,
+            TypeNode::Pair(a, b) | TypeNode::Arrow(a, b) => {
+                self.mentions_ref(a) || self.mentions_ref(b)
+            }
         }
     }
 
@@ -122,7 +128,7 @@ pub type MethodId = u32;
 pub type ImportId = u32;
 pub type RefId = u32;
 pub type CodeId = u32;
-/// An index into [`Program::undeclared`]: a name that is neither a variable, a method nor an import.
+/// An index into [`super::Library::undeclared`]: a name that is neither a variable, a method nor an import.
 pub type UndeclaredId = u32;
 
 /// A global name as a value: a method, an import, or a name that resolves to nothing.
@@ -136,7 +142,7 @@ pub enum GlobalName {
 }
 
 /// The code of a method, `letrec` function or lambda.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct FunCode {
     /// The method or `letrec` name; `None` for a lambda.
     pub name: Option<String>,
@@ -150,7 +156,7 @@ pub struct FunCode {
     pub span: Span,
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
@@ -202,7 +208,7 @@ impl Expr {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ExprKind {
     /// A variable: the de Bruijn index into the environment (0 = innermost binder).
     Local(u32),
@@ -232,177 +238,4 @@ pub enum ExprKind {
     LetRec(CodeId, Box<Expr>),
     Lambda(CodeId),
     Assert(Box<Expr>),
-}
-
-/// The names a term can mention, in the order the compiler resolves them.
-pub struct Scope<'a> {
-    pub methods: &'a HashMap<String, MethodId>,
-    pub imports: &'a HashMap<String, ImportId>,
-}
-
-/// Compiles terms; owns the tables that compilation extends (types, codes, references,
-/// undeclared names).
-#[derive(Default)]
-pub struct Compiler<'r> {
-    /// Which named `!x` and `x := e` go through a local, and the types of allocations
-    /// (from the checker, for the program being compiled).
-    pub resolution: Option<&'r crate::types::Resolution<'r>>,
-    pub types: Types,
-    pub codes: Vec<FunCode>,
-    pub refs: Vec<String>,
-    pub ref_index: HashMap<String, RefId>,
-    pub undeclared: Vec<String>,
-    undeclared_index: HashMap<String, UndeclaredId>,
-}
-
-impl Compiler<'_> {
-    /// The slot of reference `name`, created on first mention: an assignment to an
-    /// undeclared reference creates it, as in HOLiK.
-    pub fn reference(&mut self, name: &str) -> RefId {
-        if let Some(&id) = self.ref_index.get(name) {
-            return id;
-        }
-        let id = self.refs.len() as RefId;
-        self.refs.push(name.to_string());
-        self.ref_index.insert(name.to_string(), id);
-        id
-    }
-
-    /// The local that the named form `e` (`!name` or `name := …`) reads or writes
-    /// through, when the checker resolved it to one (`lang/references.md` §1.4).
-    fn through_local(&self, locals: &[String], e: &ast::Expr, name: &str) -> Option<Expr> {
-        if !self.resolution.is_some_and(|r| r.is_local(e)) {
-            return None;
-        }
-        let i = locals.iter().rev().position(|l| l == name)?;
-        Some(Expr {
-            kind: ExprKind::Local(i as u32),
-            span: e.span.clone(),
-        })
-    }
-
-    pub fn undeclared(&mut self, name: &str) -> UndeclaredId {
-        if let Some(&id) = self.undeclared_index.get(name) {
-            return id;
-        }
-        let id = self.undeclared.len() as UndeclaredId;
-        self.undeclared.push(name.to_string());
-        self.undeclared_index.insert(name.to_string(), id);
-        id
-    }
-
-    /// Resolves a global name (no local in scope).
-    pub fn global(&mut self, scope: &Scope, name: &str) -> GlobalName {
-        if let Some(&m) = scope.methods.get(name) {
-            GlobalName::Method(m)
-        } else if let Some(&i) = scope.imports.get(name) {
-            GlobalName::Import(i)
-        } else {
-            GlobalName::Undeclared(self.undeclared(name))
-        }
-    }
-
-    /// Compiles a function whose body sees `outer` plus (for `letrec`) itself and the parameter.
-    pub fn function(
-        &mut self,
-        scope: &Scope,
-        outer: &mut Vec<String>,
-        name: Option<&str>,
-        recursive: bool,
-        func: &ast::Function,
-        span: Span,
-    ) -> CodeId {
-        let param_ty = self.types.intern(&func.param_ty);
-        let ret_ty = self.types.intern(&func.ret_ty);
-        let ty = self.types.intern(&func.ty());
-        let mark = outer.len();
-        if recursive {
-            outer.push(name.unwrap_or_default().to_string());
-        }
-        outer.push(func.param.name.clone());
-        let body = self.expr(scope, outer, &func.body);
-        outer.truncate(mark);
-        self.codes.push(FunCode {
-            name: name.map(str::to_string),
-            param_ty,
-            ret_ty,
-            ty,
-            recursive,
-            body,
-            span,
-        });
-        (self.codes.len() - 1) as CodeId
-    }
-
-    /// Compiles `e` with `locals` the variables in scope, innermost last.
-    pub fn expr(&mut self, scope: &Scope, locals: &mut Vec<String>, e: &ast::Expr) -> Expr {
-        use ast::ExprKind as A;
-        let boxed = |c: &mut Compiler, locals: &mut Vec<String>, e: &ast::Expr| {
-            Box::new(c.expr(scope, locals, e))
-        };
-        let kind = match &e.kind {
-            A::Var(name) => match locals.iter().rev().position(|l| l == name) {
-                Some(i) => ExprKind::Local(i as u32),
-                None => ExprKind::Global(self.global(scope, name)),
-            },
-            A::Int(i) => ExprKind::Int(i.clone()),
-            A::Unit => ExprKind::Unit,
-            A::Deref(r) => match self.through_local(locals, e, &r.name) {
-                Some(local) => ExprKind::Load(Box::new(local)),
-                None => ExprKind::Deref(self.reference(&r.name)),
-            },
-            A::Assign(r, value) => match self.through_local(locals, e, &r.name) {
-                Some(local) => ExprKind::Store(Box::new(local), boxed(self, locals, value)),
-                None => {
-                    let id = self.reference(&r.name);
-                    ExprKind::Assign(id, boxed(self, locals, value))
-                }
-            },
-            A::Alloc(a) => {
-                let ty = self
-                    .resolution
-                    .and_then(|r| r.allocated_type(e))
-                    .map(|t| self.types.intern(t));
-                ExprKind::Alloc(boxed(self, locals, a), ty)
-            }
-            A::Load(a) => ExprKind::Load(boxed(self, locals, a)),
-            A::Store(t, v) => ExprKind::Store(boxed(self, locals, t), boxed(self, locals, v)),
-            A::App(f, a) => ExprKind::App(boxed(self, locals, f), boxed(self, locals, a)),
-            A::Pair(a, b) => ExprKind::Pair(boxed(self, locals, a), boxed(self, locals, b)),
-            A::Fst(a) => ExprKind::Fst(boxed(self, locals, a)),
-            A::Snd(a) => ExprKind::Snd(boxed(self, locals, a)),
-            A::Not(a) => ExprKind::Not(boxed(self, locals, a)),
-            A::Binary(op, a, b) => {
-                ExprKind::Binary(*op, boxed(self, locals, a), boxed(self, locals, b))
-            }
-            A::Seq(a, b) => ExprKind::Seq(boxed(self, locals, a), boxed(self, locals, b)),
-            A::If(c, t, f) => ExprKind::If(
-                boxed(self, locals, c),
-                boxed(self, locals, t),
-                boxed(self, locals, f),
-            ),
-            A::Let(x, e, body) => {
-                let e = boxed(self, locals, e);
-                locals.push(x.name.clone());
-                let body = boxed(self, locals, body);
-                locals.pop();
-                ExprKind::Let(e, body)
-            }
-            A::LetRec(f, func, body) => {
-                let code = self.function(scope, locals, Some(&f.name), true, func, e.span.clone());
-                locals.push(f.name.clone());
-                let body = boxed(self, locals, body);
-                locals.pop();
-                ExprKind::LetRec(code, body)
-            }
-            A::Lambda(func) => {
-                ExprKind::Lambda(self.function(scope, locals, None, false, func, e.span.clone()))
-            }
-            A::Assert(a) => ExprKind::Assert(boxed(self, locals, a)),
-        };
-        Expr {
-            kind,
-            span: e.span.clone(),
-        }
-    }
 }
