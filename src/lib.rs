@@ -95,6 +95,14 @@
 //!   lives in a module of its own ([`symbolic::options`], [`symbolic::outcome`],
 //!   [`cli::exit`]), never in the parent that dispatches to them
 //!   (`tests/module_graph.rs`).
+//! * **The engine reads a built library, never source.** A check builds its
+//!   [`library::Library`] once from the checked AST ([`library::build()`]); the search
+//!   and the proof attempt read that same library, and the split makes its parts, and
+//!   the stand-in for the parts left out, in the IR ([`library::Library::restrict`],
+//!   equal field for field to rebuilding the kept declarations,
+//!   `tests/library_restrict.rs`). No module of [`symbolic`], nor the library's IR and
+//!   restriction, reaches the front end, the parser, the type checker or the build
+//!   (`tests/module_graph.rs`).
 //! * **Output types are the engine's answer, read, not its insides.** [`trace`] holds
 //!   the moves users see, and [`report`] renders the engine's answer
 //!   ([`symbolic::outcome::CheckResult`]: verdict, counterexamples, statistics) with the

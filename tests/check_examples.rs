@@ -12,7 +12,7 @@ fn run(file: &str, k: u32, l: u32) -> CheckResult {
     let loaded =
         holi::frontend::load(&path, false).unwrap_or_else(|r| panic!("{}", r.render(false)));
     check(
-        &loaded.program,
+        &holi::library::build(&loaded.program),
         &CheckOptions {
             k,
             l,

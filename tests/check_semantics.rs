@@ -8,7 +8,7 @@ fn run(source: &str, k: u32, l: u32) -> CheckResult {
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     check(
-        &loaded.program,
+        &holi::library::build(&loaded.program),
         &CheckOptions {
             k,
             l,
@@ -227,7 +227,7 @@ public test (u:unit) :(unit) = { assert(!r 0 == 1) };
 fn search_limits_make_the_verdict_inconclusive() {
     let loaded = holi::frontend::load_str("t.holi", COUNTER, false).unwrap();
     let result = check(
-        &loaded.program,
+        &holi::library::build(&loaded.program),
         &CheckOptions {
             k: 2,
             l: 3,
@@ -244,7 +244,7 @@ fn an_interrupt_stops_the_search_cleanly() {
     let loaded = holi::frontend::load_str("t.holi", COUNTER, false).unwrap();
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
     let result = check(
-        &loaded.program,
+        &holi::library::build(&loaded.program),
         &CheckOptions {
             k: 2,
             l: 3,
@@ -274,7 +274,7 @@ fn stuck(source: &str, result: &CheckResult) -> Vec<(String, StuckReason, u64)> 
 fn check_with(source: &str, options: CheckOptions) -> CheckResult {
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    check(&loaded.program, &options)
+    check(&holi::library::build(&loaded.program), &options)
 }
 
 /// The DAO example with one typo: each turns the library's only failure into a stuck

@@ -113,7 +113,7 @@ fn run_cell(dir: &Path, file: &str, k: u32, l: u32, all: bool, limit: Duration) 
         ..CheckOptions::default()
     };
     let start = Instant::now();
-    let result = check(&loaded.program, &options);
+    let result = check(&holi::library::build(&loaded.program), &options);
     let declared = |name: &str| library.is_declared(name);
     Ours {
         verdict: result.verdict,

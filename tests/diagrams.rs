@@ -31,7 +31,7 @@ fn unsafe_examples() -> Vec<(String, String, u32, Vec<Counterexample>)> {
             .as_ref()
             .map_or((2, 2), |b| (b.k, b.l));
         let result = check(
-            &loaded.program,
+            &holi::library::build(&loaded.program),
             &CheckOptions {
                 k,
                 l,

@@ -107,13 +107,13 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
             first,
             ..CheckOptions::default()
         });
-        check(&loaded.program, &options)
+        check(&holi::library::build(&loaded.program), &options)
     };
     let cell = format!("{} k={k} l={l}", file.display());
     let plain = run(false, false);
     let memo = run(true, false);
     let exact = check(
-        &loaded.program,
+        &holi::library::build(&loaded.program),
         &budget.limit(CheckOptions {
             k,
             l,
@@ -183,7 +183,7 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
         allow_stuck: true,
         ..CheckOptions::default()
     });
-    let split = match split_check(&loaded.program, &lib, &split_options) {
+    let split = match split_check(&lib, &split_options) {
         Ok(result) => Some(result),
         Err(unsettled) => unsettled.partial.map(|partial| {
             tally.split_finished += 1;
@@ -244,7 +244,7 @@ fn run_source(source: &str, k: u32, l: u32, memo: bool, first: bool) -> CheckRes
 fn run_options(source: &str, options: CheckOptions) -> CheckResult {
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
-    check(&loaded.program, &options)
+    check(&holi::library::build(&loaded.program), &options)
 }
 
 /// Reentrant withdrawals: every interleaving leaves a different balance term
@@ -434,7 +434,7 @@ fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     };
     let plain = run_source(UNMET, k, l, false, false);
     assert_eq!(plain.verdict, Verdict::Unsafe, "k={k} l={l}");
-    let Err(unsettled) = split_check(&loaded.program, &lib, &options) else {
+    let Err(unsettled) = split_check(&lib, &options) else {
         panic!("k={k} l={l}: the bounds met");
     };
     let partial = unsettled
@@ -480,8 +480,7 @@ fn a_split_keeps_the_most_willing_part_real_to_meet_its_bounds() {
         ..CheckOptions::default()
     };
     let plain = run_source(WILLING, k, l, false, false);
-    let parts = split_check(&loaded.program, &lib, &options)
-        .unwrap_or_else(|_| panic!("the bounds did not meet"));
+    let parts = split_check(&lib, &options).unwrap_or_else(|_| panic!("the bounds did not meet"));
     assert_eq!(sites(&plain), sites(&parts));
     let longest = parts.counterexamples.iter().map(|c| c.trace.0.len()).max();
     assert_eq!(longest, Some(13));
@@ -499,8 +498,8 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
             ..CheckOptions::default()
         };
         let plain = run_source(TRAMPOLINED, k, l, false, false);
-        let parts = split_check(&loaded.program, &lib, &options)
-            .unwrap_or_else(|_| panic!("k={k} l={l}: not split"));
+        let parts =
+            split_check(&lib, &options).unwrap_or_else(|_| panic!("k={k} l={l}: not split"));
         assert_eq!(sites(&plain), sites(&parts), "k={k} l={l}");
         assert_eq!(plain.verdict, parts.verdict, "k={k} l={l}");
     }
@@ -509,8 +508,7 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
         l: 2,
         ..CheckOptions::default()
     };
-    let parts =
-        split_check(&loaded.program, &lib, &options).unwrap_or_else(|_| panic!("not split"));
+    let parts = split_check(&lib, &options).unwrap_or_else(|_| panic!("not split"));
     let trace = parts.counterexamples[0].trace.to_string();
     assert!(
         trace.contains("relay"),
@@ -665,7 +663,7 @@ fn first_is_never_far_slower_than_the_exhaustive_search() {
             first,
             ..CheckOptions::default()
         };
-        check(&loaded.program, &options)
+        check(&holi::library::build(&loaded.program), &options)
     };
     let (exhaustive, first) = (run(false), run(true));
     assert_eq!(exhaustive.verdict, Verdict::Safe);
@@ -687,17 +685,11 @@ fn stuck_places(result: &CheckResult) -> BTreeSet<String> {
         .collect()
 }
 
-/// Checks `program` plainly and with each pruning on or off: when the plain search is
+/// Checks `lib` plainly and with each pruning on or off: when the plain search is
 /// complete and stuck, every complete pruned search is stuck at the same places; when
 /// it is safe or unsafe (with stuck paths met), so is every complete pruned search.
 /// Returns whether the plain search was complete and met stuck paths.
-fn stuck_agrees(
-    cell: &str,
-    program: &holi::syntax::ast::Program,
-    k: u32,
-    l: u32,
-    limit: Duration,
-) -> bool {
+fn stuck_agrees(cell: &str, lib: &Library, k: u32, l: u32, limit: Duration) -> bool {
     let base = CheckOptions {
         k,
         l,
@@ -705,7 +697,7 @@ fn stuck_agrees(
         ..CheckOptions::default()
     };
     let plain = check(
-        program,
+        lib,
         &CheckOptions {
             memo: false,
             ..base.clone()
@@ -769,7 +761,7 @@ fn stuck_agrees(
         ),
     ];
     for (name, options) in variants {
-        let pruned = check(program, &options);
+        let pruned = check(lib, &options);
         if !complete(&pruned) {
             continue;
         }
@@ -786,8 +778,7 @@ fn stuck_agrees(
         }
     }
     // The split, forced, must not pretend a library that may get stuck is safe.
-    let lib = holi::library::build(program);
-    if let Ok(parts) = split_check(program, &lib, &base) {
+    if let Ok(parts) = split_check(lib, &base) {
         if complete(&parts) {
             assert_eq!(
                 plain.verdict, parts.verdict,
@@ -809,10 +800,11 @@ fn prunings_keep_the_stuck_places_of_the_dao_typos() {
         let source = dao.replacen(from, to, 1);
         let loaded = holi::frontend::load_str("dao.holi", &source, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        let lib = holi::library::build(&loaded.program);
         for (k, l) in [(2, 1), (3, 2), (4, 2)] {
             let cell = format!("dao with {to} k={k} l={l}");
             assert!(
-                stuck_agrees(&cell, &loaded.program, k, l, Duration::from_secs(20)),
+                stuck_agrees(&cell, &lib, k, l, Duration::from_secs(20)),
                 "{cell}: no stuck path"
             );
             let plain = run_options(
@@ -843,21 +835,21 @@ public useB (u:unit) :(unit) = { b := !b + 1; if 2 < !b then sned(!b) else () };
 fn prunings_keep_stuck_places_in_a_part_without_failure_sites() {
     let loaded = holi::frontend::load_str("parts.holi", STUCK_PART, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
+    let lib = holi::library::build(&loaded.program);
     for (k, l) in [(2, 3), (3, 3), (2, 4)] {
         let cell = format!("stuck part k={k} l={l}");
         assert!(
-            stuck_agrees(&cell, &loaded.program, k, l, Duration::from_secs(20)),
+            stuck_agrees(&cell, &lib, k, l, Duration::from_secs(20)),
             "{cell}: no stuck path"
         );
     }
-    let lib = holi::library::build(&loaded.program);
     let options = CheckOptions {
         k: 2,
         l: 3,
         ..CheckOptions::default()
     };
     assert!(
-        split_check(&loaded.program, &lib, &options).is_err(),
+        split_check(&lib, &options).is_err(),
         "a library that may get stuck was split"
     );
 }
@@ -871,12 +863,13 @@ fn prunings_keep_the_stuck_places_of_the_benchmark() {
     for file in &files {
         let loaded = holi::frontend::load(file, false)
             .unwrap_or_else(|r| panic!("{} does not load:\n{}", file.display(), r.render(false)));
-        if !holi::library::build(&loaded.program).may_get_stuck {
+        let lib = holi::library::build(&loaded.program);
+        if !lib.may_get_stuck {
             continue;
         }
         for (k, l) in [(2, 1), (3, 1), (2, 2)] {
             let cell = format!("{} k={k} l={l}", file.display());
-            if stuck_agrees(&cell, &loaded.program, k, l, Duration::from_millis(1000)) {
+            if stuck_agrees(&cell, &lib, k, l, Duration::from_millis(1000)) {
                 stuck.push(cell);
             }
         }
@@ -885,19 +878,12 @@ fn prunings_keep_the_stuck_places_of_the_benchmark() {
     assert!(!stuck.is_empty(), "no benchmark cell meets stuck paths");
 }
 
-/// The part-by-part check of `program` (built as `lib`) by the plan of `options`.
+/// The part-by-part check of `lib` by the plan of `options`.
 fn split_check(
-    program: &holi::syntax::ast::Program,
     lib: &holi::library::Library,
     options: &CheckOptions,
 ) -> Result<CheckResult, Box<split::Unsettled>> {
-    split::check(
-        program,
-        lib,
-        options,
-        SearchPlan::new(options, lib),
-        &mut |_| {},
-    )
+    split::check(lib, options, SearchPlan::new(options, lib), &mut |_| {})
 }
 
 /// Generated libraries of methods that mostly never call the client: the search that
@@ -1073,7 +1059,7 @@ fn a_sealed_part_is_settled_alone_and_keeps_every_site_and_its_minimal_trace() {
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         let lib = holi::library::build(&loaded.program);
         let cell = format!("k={k} l={l}\n{source}");
-        if let Ok(parts) = split_check(&loaded.program, &lib, &options) {
+        if let Ok(parts) = split_check(&lib, &options) {
             proptest::prop_assume!(complete(&parts));
             proptest::prop_assert_eq!(plain.verdict, parts.verdict, "{}", cell);
             proptest::prop_assert_eq!(sites(&plain), sites(&parts), "{}", cell);
@@ -1118,7 +1104,7 @@ fn one_part_settles_only_when_every_site_is_proved_unreachable() {
                 ..options.clone()
             },
         );
-        match split_check(&loaded.program, &lib, &options) {
+        match split_check(&lib, &options) {
             Ok(parts) => {
                 assert!(settles, "{source}");
                 assert_eq!(parts.verdict, Verdict::Safe);
@@ -1152,7 +1138,7 @@ fn a_split_with_no_open_site_leaves_a_library_that_may_get_stuck_to_the_whole_se
         l: 2,
         ..CheckOptions::default()
     };
-    match split_check(&loaded.program, &lib, &options) {
+    match split_check(&lib, &options) {
         Ok(result) => panic!("settled: {:?}", result.verdict),
         Err(unsettled) => assert!(unsettled.partial.is_none()),
     }

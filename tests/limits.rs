@@ -39,7 +39,7 @@ fn run(source: &str, options: &CheckOptions) -> (CheckResult, Duration) {
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|_| panic!("the test library loads"));
     let start = Instant::now();
-    let result = check(&loaded.program, options);
+    let result = check(&holi::library::build(&loaded.program), options);
     (result, start.elapsed())
 }
 

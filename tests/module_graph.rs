@@ -32,8 +32,10 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The paths after `prefix` in `code`: `crate::library::ir::X` gives `library::ir::X`.
-fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<&'a str> {
+/// The paths after `prefix` in `code`, a brace group expanded into one path per item
+/// (one level of nesting): `crate::library::{ir::X, Y}` gives `library::ir::X` and
+/// `library::Y`.
+fn paths_after(code: &str, prefix: &str) -> Vec<String> {
     code.match_indices(prefix)
         .filter(|(i, _)| {
             !code[..*i]
@@ -41,55 +43,134 @@ fn paths_after<'a>(code: &'a str, prefix: &str) -> Vec<&'a str> {
                 .next_back()
                 .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
         })
-        .map(|(i, _)| {
-            let rest = &code[i + prefix.len()..];
-            let end = rest
-                .find(|c: char| {
-                    !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == ':')
-                })
-                .unwrap_or(rest.len());
-            rest[..end].trim_end_matches(':')
+        .flat_map(|(i, _)| expand(&code[i + prefix.len()..]))
+        .collect()
+}
+
+/// The paths a use-tree at the start of `rest` names.
+fn expand(rest: &str) -> Vec<String> {
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(rest.len());
+    let path = &rest[..end];
+    if !(path.ends_with("::") && rest[end..].starts_with('{')) {
+        return vec![path.trim_end_matches(':').to_string()];
+    }
+    let group = &rest[end + 1..];
+    let mut depth = 0;
+    let close = group
+        .find(|c: char| {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => return true,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            false
+        })
+        .unwrap_or(group.len());
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in group[..close].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..close]);
+    items
+        .into_iter()
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .flat_map(|item| expand(item))
+        .map(|tail| match tail.as_str() {
+            "self" => path.trim_end_matches(':').to_string(),
+            _ => format!("{path}{tail}"),
         })
         .collect()
+}
+
+/// The module `path` names: its longest prefix that is a module, or, when the next
+/// segment is an item that module re-exports (`pub use child::Item`), the child.
+fn target(
+    path: &str,
+    modules: &BTreeSet<String>,
+    reexports: &BTreeMap<(String, String), String>,
+) -> Option<String> {
+    let parts: Vec<&str> = path.split("::").collect();
+    let n = (1..=parts.len())
+        .rev()
+        .find(|&n| modules.contains(&parts[..n].join("::")))?;
+    let module = parts[..n].join("::");
+    match parts.get(n) {
+        Some(item) => Some(
+            reexports
+                .get(&(module.clone(), item.to_string()))
+                .cloned()
+                .unwrap_or(module),
+        ),
+        None => Some(module),
+    }
+}
+
+/// A source file's code outside test modules and line comments.
+fn code_of(text: &str) -> String {
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     sources(&root.join("src"), &mut files);
-    let modules: BTreeSet<String> = files
+    let module_of_file = |f: &std::path::PathBuf| module_of(f.strip_prefix(root).unwrap_or(f));
+    let modules: BTreeSet<String> = files.iter().map(module_of_file).collect();
+    let codes: Vec<(String, String)> = files
         .iter()
-        .map(|f| module_of(f.strip_prefix(root).unwrap_or(f)))
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            (module_of_file(f), code_of(&text))
+        })
         .collect();
+    // What each parent re-exports from its children, so that a path through the
+    // parent (`crate::library::Library`) leads to the child that defines the item.
+    let mut reexports = BTreeMap::new();
+    for (module, code) in &codes {
+        for path in paths_after(code, "pub use ") {
+            let full = format!("{module}::{path}");
+            let Some(child) = target(&full, &modules, &BTreeMap::new()) else {
+                continue;
+            };
+            if let Some(item) = path.rsplit("::").next() {
+                if child != *module {
+                    reexports.insert((module.clone(), item.to_string()), child);
+                }
+            }
+        }
+    }
     let mut graph = BTreeMap::new();
-    for file in &files {
-        let module = module_of(file.strip_prefix(root).unwrap_or(file));
-        let text = std::fs::read_to_string(file).expect("a source file");
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        let code: String = code
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
+    for (module, code) in &codes {
         let parent = module.rsplit_once("::").map(|(p, _)| p.to_string());
         let mut targets = BTreeSet::new();
         let mut add = |path: String| {
-            // The longest prefix of the path that is a module.
-            let parts: Vec<&str> = path.split("::").collect();
-            if let Some(m) = (1..=parts.len())
-                .rev()
-                .map(|n| parts[..n].join("::"))
-                .find(|m| modules.contains(m))
-            {
-                if m != module {
+            if let Some(m) = target(&path, &modules, &reexports) {
+                if m != *module {
                     targets.insert(m);
                 }
             }
         };
-        for path in paths_after(&code, "crate::") {
-            add(path.to_string());
+        for path in paths_after(code, "crate::") {
+            add(path);
         }
-        for path in paths_after(&code, "super::") {
+        for path in paths_after(code, "super::") {
             if let Some(parent) = &parent {
                 add(format!("{parent}::{path}"));
             }
@@ -100,13 +181,28 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
                 .filter(|name| !name.contains("::"))
         });
         for child in children {
-            for path in paths_after(&code, &format!("{child}::")) {
+            for path in paths_after(code, &format!("{child}::")) {
                 add(format!("{module}::{child}::{path}"));
             }
         }
-        graph.insert(module, targets);
+        graph.insert(module.clone(), targets);
     }
     graph
+}
+
+/// The modules `start` reaches, itself excluded.
+fn reached(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![start.to_string()];
+    while let Some(m) = todo.pop() {
+        for next in graph.get(&m).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                todo.push(next.clone());
+            }
+        }
+    }
+    seen.remove(start);
+    seen
 }
 
 /// A cycle through `start`, if there is one.
@@ -169,7 +265,11 @@ fn a_cycle_is_found() {
             "use crate::library::ir::{X, Y}; super::memo::key(",
             "crate::"
         ),
-        ["library::ir"]
+        ["library::ir::X", "library::ir::Y"]
+    );
+    assert_eq!(
+        paths_after("use crate::a::{b::{C, D}, self, E};", "crate::"),
+        ["a::b::C", "a::b::D", "a", "a::E"]
     );
     assert_eq!(
         paths_after(
@@ -178,4 +278,34 @@ fn a_cycle_is_found() {
         ),
         ["memo::key"]
     );
+}
+
+#[test]
+fn the_engine_never_sees_the_front_end() {
+    let graph = graph();
+    let front_end = [
+        "frontend",
+        "syntax::lexer",
+        "syntax::parser",
+        "types",
+        "references",
+        "library::build",
+    ];
+    // The engine reads a built library; what reads source ends at the build.
+    let readers: Vec<&String> = graph
+        .keys()
+        .filter(|m| {
+            m.as_str() == "symbolic"
+                || m.starts_with("symbolic::")
+                || ["library::built", "library::ir", "library::restrict"].contains(&m.as_str())
+        })
+        .collect();
+    assert!(readers.len() > 30, "{readers:?}");
+    for module in readers {
+        let seen = reached(&graph, module);
+        let bad: Vec<&&str> = front_end.iter().filter(|f| seen.contains(**f)).collect();
+        assert!(bad.is_empty(), "{module} reaches {bad:?}");
+    }
+    assert!(reached(&graph, "library").contains("library::build"));
+    assert!(reached(&graph, "symbolic::split").contains("library::restrict"));
 }

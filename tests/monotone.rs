@@ -61,7 +61,7 @@ fn more_configurations_never_weaken_the_verdict() {
                 max_configurations: Some(most),
                 ..CheckOptions::default()
             };
-            (most, check(&program, &options))
+            (most, check(&holi::library::build(&program), &options))
         })
         .collect();
         assert_monotone(&format!("first={first}, configurations"), &results);
@@ -86,12 +86,13 @@ fn a_later_interrupt_never_weakens_the_verdict() {
                 ..CheckOptions::default()
             };
             let mut reports = 0;
-            let result = check_with_progress(&program, &options, &mut |_| {
-                reports += 1;
-                if reports >= n {
-                    flag.store(true, Ordering::Relaxed);
-                }
-            });
+            let result =
+                check_with_progress(&holi::library::build(&program), &options, &mut |_| {
+                    reports += 1;
+                    if reports >= n {
+                        flag.store(true, Ordering::Relaxed);
+                    }
+                });
             (n, result)
         })
         .collect();

@@ -222,8 +222,10 @@ fn no_mutant_with_a_failing_trace_is_proved() {
                 max_configurations: Some(100_000),
                 ..Default::default()
             };
-            let bounded =
-                holi::symbolic::check(&loaded.program, if is_proved { &deeper } else { &options });
+            let bounded = holi::symbolic::check(
+                &holi::library::build(&loaded.program),
+                if is_proved { &deeper } else { &options },
+            );
             let is_unsafe = bounded.verdict == holi::symbolic::Verdict::Unsafe;
             unsafe_mutants += usize::from(is_unsafe);
             proved += usize::from(is_proved);
@@ -318,7 +320,7 @@ fn a_proved_generated_library_has_no_failing_trace() {
             timeout: Some(Duration::from_secs(5)),
             ..Default::default()
         };
-        let bounded = holi::symbolic::check(&loaded.program, &options);
+        let bounded = holi::symbolic::check(&holi::library::build(&loaded.program), &options);
         searched
             .set(searched.get() + usize::from(bounded.verdict == holi::symbolic::Verdict::Safe));
         proptest::prop_assert!(

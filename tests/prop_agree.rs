@@ -48,7 +48,7 @@ proptest! {
         let source = prop_gen::closed_library(&parts, None);
         let library = load(&source)?;
         // Whatever the engine found (even if a stalled query cut the search short) replays.
-        let result = check(&library, &options());
+        let result = check(&holi::library::build(&library), &options());
         for cx in &result.counterexamples {
             let r = replay::replay(&library, cx);
             prop_assert_eq!(&r.verdict, &Verdict::Confirmed, "{}\ntrace: {}", source, cx.trace);
@@ -70,7 +70,7 @@ proptest! {
             &mut |_| {},
         );
         prop_assume!(run.max_library_depth <= K as usize);
-        let result = check(&library, &options());
+        let result = check(&holi::library::build(&library), &options());
         prop_assert!(result.inconclusive.is_empty(), "{:?}", result.inconclusive);
         match &run.outcome {
             Outcome::Failed(f) => {
@@ -133,7 +133,7 @@ fn failures_of_reference_clients_are_found_symbolically() {
             .count();
         let (k, l) = (run.max_library_depth.max(1) as u32, client_calls.max(1) as u32);
         let result = check(
-            &library,
+            &holi::library::build(&library),
             &CheckOptions {
                 k,
                 l,

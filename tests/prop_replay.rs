@@ -30,7 +30,7 @@ fn replay_all(source: &str, options: &CheckOptions, tally: &Tally) -> Result<(),
             r.render(false)
         ))
     })?;
-    let result = check(&loaded.program, options);
+    let result = check(&holi::library::build(&loaded.program), options);
     if !result.counterexamples.is_empty() {
         tally.unsafe_libraries.set(tally.unsafe_libraries.get() + 1);
     }

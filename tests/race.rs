@@ -37,7 +37,7 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
         ..CheckOptions::default()
     };
     let whole = check(
-        &loaded.program,
+        &holi::library::build(&loaded.program),
         &CheckOptions {
             split: false,
             ..options.clone()
@@ -65,14 +65,7 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
                 plain,
             };
             let plan = SearchPlan::new(&options, &lib);
-            race::check_with(
-                &loaded.program,
-                &lib,
-                &options,
-                plan,
-                handicaps,
-                &mut |_| {},
-            )
+            race::check_with(&lib, &options, plan, handicaps, &mut |_| {})
         };
         let (one, two) = (run(1), run(2));
         let cell = format!("{name} k{k} l{l} handicaps {split} {split_halves} {plain}");
@@ -149,7 +142,7 @@ fn a_split_that_explodes_loses_to_the_whole_search() {
             jobs,
             ..CheckOptions::default()
         };
-        let result = check(&loaded.program, &options);
+        let result = check(&holi::library::build(&loaded.program), &options);
         assert_eq!(result.verdict, Verdict::Safe, "jobs {jobs}");
     }
 }

@@ -16,7 +16,7 @@ use sites::sites;
 fn run(source: &str, options: CheckOptions) -> CheckResult {
     let loaded = load_str("generated.holi", source, false)
         .unwrap_or_else(|r| panic!("{}\n{source}", r.render(false)));
-    check(&loaded.program, &options)
+    check(&holi::library::build(&loaded.program), &options)
 }
 
 /// Deterministic budget per search: the comparisons hold on any machine.

@@ -33,7 +33,7 @@ fn replay_all(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
             timeout: Some(Duration::from_secs_f64(budget)),
             ..CheckOptions::default()
         };
-        let result = check(&loaded.program, &options);
+        let result = check(&holi::library::build(&loaded.program), &options);
         for (i, cx) in result.counterexamples.iter().enumerate() {
             total += 1;
             let r = replay::replay(&loaded.program, cx);

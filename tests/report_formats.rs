@@ -114,7 +114,7 @@ fn check(path: &str, all: bool, bounds: Option<(u32, u32)>) -> Checked {
         all,
         ..CheckOptions::default()
     };
-    let result = symbolic::check(&loaded.program, &options);
+    let result = symbolic::check(&holi::library::build(&loaded.program), &options);
     let (replayed, clients) = if all {
         (None, None)
     } else {

@@ -83,7 +83,7 @@ fn search_with(path: &Path, k: u32, l: u32, holi: Option<PathBuf>) -> CheckResul
         solver_process: holi,
         ..CheckOptions::default()
     };
-    check(&loaded.program, &options)
+    check(&holi::library::build(&loaded.program), &options)
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn run(source: &str, k: u32, l: u32, memo: bool, all: bool) -> CheckResult {
         all,
         ..CheckOptions::default()
     };
-    check(&loaded.program, &options)
+    check(&holi::library::build(&loaded.program), &options)
 }
 
 fn agree(source: &str, k: u32, l: u32) -> CheckResult {

@@ -64,7 +64,7 @@ fn same_on_every_thread_count(path: &Path, k: u32, l: u32) -> u64 {
             all,
             ..base.clone()
         };
-        let one_task = check(&loaded.program, &base);
+        let one_task = check(&holi::library::build(&loaded.program), &base);
         if one_task.stats.configurations > AT_MOST {
             return 0;
         }
@@ -76,7 +76,7 @@ fn same_on_every_thread_count(path: &Path, k: u32, l: u32) -> u64 {
                 max_configurations: Some(limit),
                 ..base.clone()
             };
-            check(&loaded.program, &options)
+            check(&holi::library::build(&loaded.program), &options)
         };
         let one = run(1);
         if one.stats.configurations >= limit {

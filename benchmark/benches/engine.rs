@@ -67,11 +67,11 @@ fn bench_check(c: &mut Criterion) {
         ("dao_k3_l1", DAO, 3, 1),
         ("counter_k3_l2", COUNTER, 3, 2),
     ] {
-        let program = program(name, source);
+        let lib = library::build(&program(name, source));
         let opts = options(k, l);
-        let configurations = check(&program, &opts).stats.configurations;
+        let configurations = check(&lib, &opts).stats.configurations;
         group.throughput(Throughput::Elements(configurations));
-        group.bench_function(name, |b| b.iter(|| check(black_box(&program), &opts)));
+        group.bench_function(name, |b| b.iter(|| check(black_box(&lib), &opts)));
     }
     group.finish();
 }

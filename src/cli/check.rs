@@ -11,6 +11,7 @@ use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;
 use crate::html::HtmlReport;
+use crate::library::Library;
 use crate::report::{
     BoundSource, LineIndex, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION,
 };
@@ -607,9 +608,12 @@ fn check_file(
     } else {
         (!args.no_prove && options.jobs > 1).then_some(RACE_AFTER)
     };
+    // Built once: the search and the proof attempt read the same library.
+    let lib = crate::library::build(&loaded.program);
     let (result, scope) = match race {
         Some(after) => search_beside_proof(
             &loaded,
+            &lib,
             args,
             &options,
             ui,
@@ -622,7 +626,7 @@ fn check_file(
         ),
         None => {
             let searching = Instant::now();
-            let result = search(&loaded, &options, ui);
+            let result = search(&lib, &options, ui);
             let scope = (result.verdict == Verdict::Safe).then(|| {
                 let limits = ProofLimits {
                     deadline,
@@ -630,7 +634,7 @@ fn check_file(
                     interrupt,
                     memory: args.max_memory.saturating_mul(1 << 20),
                 };
-                prove(&loaded, args, &limits, &input.stem()).map(|a| a.scope)
+                prove(&loaded, &lib, args, &limits, &input.stem()).map(|a| a.scope)
             });
             (result, scope)
         }
@@ -785,6 +789,7 @@ struct Race<'a> {
 /// thread.
 fn search_beside_proof(
     loaded: &Loaded,
+    lib: &Library,
     args: &CheckArgs,
     options: &CheckOptions,
     ui: &Ui,
@@ -827,7 +832,7 @@ fn search_beside_proof(
                     interrupt: &proof_flag,
                     memory: limit / 2,
                 };
-                let attempt = prove(loaded, args, &limits, stem);
+                let attempt = prove(loaded, lib, args, &limits, stem);
                 if attempt.as_ref().is_ok_and(Attempt::proved) {
                     stop_search.stop();
                 }
@@ -836,7 +841,7 @@ fn search_beside_proof(
             });
         // A search that panics stops the attempt rather than waits for it.
         let _stopping = StopOnDrop(&stop_proof);
-        let mut result = search(loaded, &options, ui);
+        let mut result = search(lib, &options, ui);
         let searched = searching.elapsed();
         drop(search_ended);
         let Ok(attempt) = attempt else {
@@ -916,7 +921,7 @@ fn search_beside_proof(
                 interrupt,
                 memory: limit,
             };
-            prove(loaded, args, &limits, stem).map(|a| a.scope)
+            prove(loaded, lib, args, &limits, stem).map(|a| a.scope)
         }
     };
     (result, Some(scope))
@@ -943,6 +948,7 @@ const CAPPED: &str =
 /// a fraction of a second ([`proof::Budget`]).
 fn prove(
     loaded: &Loaded,
+    lib: &Library,
     args: &CheckArgs,
     limits: &ProofLimits,
     stem: &str,
@@ -969,8 +975,7 @@ fn prove(
             proof::Budget::default()
         }
     };
-    let lib = crate::library::build(&loaded.program);
-    let (found, outcome) = proof::find(&lib, &proof::candidates(&lib), budget.clone());
+    let (found, outcome) = proof::find(lib, &proof::candidates(lib), budget.clone());
     let lines = LineIndex::new(&loaded.source);
     let place = |span: &crate::syntax::ast::Span| {
         let at = lines.point(span.start);
@@ -978,7 +983,7 @@ fn prove(
     };
     // The certificate's text comes from one more check of what was found.
     let (outcome, text) = match (&args.certificate, outcome) {
-        (Some(_), proof::Outcome::Proved { .. }) => proof::certify(&lib, &found, budget, &place),
+        (Some(_), proof::Outcome::Proved { .. }) => proof::certify(lib, &found, budget, &place),
         (_, outcome) => (outcome, None),
     };
     let cut_short = matches!(&outcome, proof::Outcome::Unknown(why)
@@ -1000,10 +1005,10 @@ fn prove(
             };
             Scope::AllBounds {
                 invariant: (found.invariant.iter())
-                    .map(|f| f.display(&lib).to_string())
+                    .map(|f| f.display(lib).to_string())
                     .collect(),
                 turn_relation: (found.steps.iter())
-                    .map(|s| s.display(&lib).to_string())
+                    .map(|s| s.display(lib).to_string())
                     .collect(),
                 revealed: revealed.iter().map(place).collect(),
                 recursive: recursive.iter().map(place).collect(),
@@ -1067,7 +1072,7 @@ fn replay_status(verdict: &Option<replay::Verdict>) -> Replay {
 }
 
 /// Runs the search, with a progress line on a terminal once it takes over a second.
-fn search(loaded: &Loaded, options: &CheckOptions, ui: &Ui) -> CheckResult {
+fn search(lib: &Library, options: &CheckOptions, ui: &Ui) -> CheckResult {
     let bar = (ui.stderr_is_terminal && !ui.quiet()).then(|| {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         // A spinner and the message: the search has no known length to fill a bar with.
@@ -1085,7 +1090,7 @@ fn search(loaded: &Loaded, options: &CheckOptions, ui: &Ui) -> CheckResult {
             }
         }
     };
-    let result = symbolic::check_with_progress(&loaded.program, options, &mut progress);
+    let result = symbolic::check_with_progress(lib, options, &mut progress);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

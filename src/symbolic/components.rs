@@ -5,9 +5,9 @@
 
 use super::havoc::Site;
 use crate::library::ir::GlobalName;
-use crate::library::ir::{CodeId, Expr, ExprKind, MethodId};
-use crate::library::{Initial, Library};
-use crate::syntax::ast::{Program, Visibility};
+use crate::library::ir::{CodeId, Expr, ExprKind, ImportId, MethodId};
+use crate::library::{Initial, Library, StandInNames};
+use crate::syntax::ast::Visibility;
 use crate::trace::FailureKind;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -288,51 +288,25 @@ impl Bound<'_> {
     }
 }
 
-/// The library restricted to the components `members`, plus the stand-in's
-/// declarations when `stand_in`.
-pub fn sub_program(
-    program: &Program,
+/// The library restricted to the components `members` ([`Library::restrict`]), plus
+/// the stand-in when `stand_in`, with its method and callback.
+pub fn sub_library(
     lib: &Library,
     parts: &Components,
     members: &[usize],
     stand_in: bool,
-) -> Option<Program> {
-    let mut names: HashSet<&str> = HashSet::new();
-    for (m, method) in lib.methods.iter().enumerate() {
-        if members.contains(&parts.method[m]) {
-            names.insert(&method.name);
-        }
-    }
-    for (r, name) in lib.refs.iter().enumerate() {
-        if members.contains(&parts.reference[r]) {
-            names.insert(name);
-        }
-    }
-    let mut sub = Program {
-        bounds: program.bounds.clone(),
-        imports: program.imports.clone(),
-        decls: program
-            .decls
-            .iter()
-            .filter(|d| names.contains(d.name().name.as_str()))
-            .cloned()
-            .collect(),
-        main: None,
+) -> (Library, Option<(MethodId, ImportId)>) {
+    let methods: Vec<bool> = parts.method.iter().map(|p| members.contains(p)).collect();
+    let refs: Vec<bool> = parts
+        .reference
+        .iter()
+        .map(|p| members.contains(p))
+        .collect();
+    let names = StandInNames {
+        method: TRAMPOLINE,
+        callback: CALLBACK,
     };
-    if stand_in {
-        let stand_in = crate::frontend::load_str("split", &stand_in_source(), false)
-            .ok()?
-            .program;
-        sub.imports.extend(stand_in.imports);
-        sub.decls.extend(stand_in.decls);
-    }
-    Some(sub)
-}
-
-/// The declarations of the stand-in: its body is never run, since the search plays
-/// it ([`super::moves::StandIn`]).
-fn stand_in_source() -> String {
-    format!("import {CALLBACK} :(unit -> unit)\npublic {TRAMPOLINE} (u:unit) :(unit) = {{ () }};\n")
+    lib.restrict(&methods, &refs, stand_in.then_some(names))
 }
 
 #[cfg(test)]
@@ -340,7 +314,7 @@ pub(super) mod tests {
     use super::*;
 
     /// `src` loaded, and built.
-    pub(in crate::symbolic) fn library(src: &str) -> (Program, Library) {
+    pub(in crate::symbolic) fn library(src: &str) -> (crate::syntax::ast::Program, Library) {
         let loaded = crate::frontend::load_str("t.holi", src, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         let lib = crate::library::build(&loaded.program);
@@ -427,13 +401,5 @@ pub(super) mod tests {
             |name: &str| parts.method[lib.methods.iter().position(|m| m.name == name).unwrap()];
         assert_eq!(counts[part("pure")], 0);
         assert_eq!(counts[part("takes")], 1);
-    }
-
-    #[test]
-    fn the_stand_in_is_valid_holi() {
-        let src = stand_in_source();
-        let loaded = crate::frontend::load_str("split", &src, true)
-            .unwrap_or_else(|r| panic!("{}", r.render(false)));
-        assert_eq!(loaded.program.decls.len(), 1);
     }
 }

@@ -69,25 +69,25 @@ pub use options::{
 pub use outcome::{CheckResult, Progress, Searched, Stats, StuckReason, StuckSite, Verdict};
 pub use plan::{Goal, SearchPlan};
 
-use crate::syntax::ast::Program;
+use crate::library::Library;
 use outcome::verdict;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// Checks `program` within the bounds of `options`.
-pub fn check(program: &Program, options: &CheckOptions) -> CheckResult {
-    check_with_progress(program, options, &mut |_| {})
+/// Checks `lib` within the bounds of `options`.
+pub fn check(lib: &Library, options: &CheckOptions) -> CheckResult {
+    check_with_progress(lib, options, &mut |_| {})
 }
 
 /// [`check`], calling `progress` now and then during the search.
 pub fn check_with_progress(
-    program: &Program,
+    lib: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let options = &options.deadline_from(Instant::now());
     let Some(limit) = options.max_memory else {
-        return check_unwatched(program, options, progress);
+        return check_unwatched(lib, options, progress);
     };
     let watch = memory::Watch::start(limit, options.interrupt.clone());
     let watched = CheckOptions {
@@ -95,7 +95,7 @@ pub fn check_with_progress(
         max_memory: None,
         ..options.clone()
     };
-    let mut result = check_unwatched(program, &watched, progress);
+    let mut result = check_unwatched(lib, &watched, progress);
     let user = options
         .interrupt
         .as_ref()
@@ -120,21 +120,20 @@ pub fn check_with_progress(
 
 /// [`check_with_progress`] without the memory limit.
 fn check_unwatched(
-    program: &Program,
+    library: &Library,
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let started = std::time::Instant::now();
-    let library = crate::library::build(program);
-    let plan = SearchPlan::new(options, &library);
+    let plan = SearchPlan::new(options, library);
     let mut result = if plan.races() {
-        race::check(program, &library, options, plan, progress)
+        race::check(library, options, plan, progress)
     } else if plan.goal() == Goal::First {
         // In a context of its own, like every other search: its models must not
         // depend on what this thread asked Z3 before.
-        context::in_own(|| first::race(&library, options, plan, progress))
+        context::in_own(|| first::race(library, options, plan, progress))
     } else {
-        tasks::Parallel::new(&library, options, plan).run(progress)
+        tasks::Parallel::new(library, options, plan).run(progress)
     };
     values::settle(&mut result.counterexamples, options, started);
     result

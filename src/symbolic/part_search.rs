@@ -4,7 +4,7 @@
 //! limits of the whole check.
 
 use super::components::{
-    callbacks_per_component, key_of, site_of, sites_per_component, sub_program, Components,
+    callbacks_per_component, key_of, site_of, sites_per_component, sub_library, Components,
     SiteKey, CALLBACK, TRAMPOLINE,
 };
 use super::explore::Explorer;
@@ -13,9 +13,7 @@ use super::moves::StandIn;
 use super::options::CheckOptions;
 use super::outcome::{add_stuck, CheckResult, Progress, Stats, StuckSite};
 use super::plan::SearchPlan;
-use crate::library::ir::{ImportId, MethodId};
 use crate::library::Library;
-use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
@@ -32,7 +30,6 @@ pub struct Partial {
 /// The split's bounds, if they settle what they can; the shortest real trace per site
 /// its searches found; and where they got stuck.
 pub fn check_parts(
-    program: &Program,
     lib: &Library,
     options: &CheckOptions,
     plan: SearchPlan,
@@ -55,7 +52,6 @@ pub fn check_parts(
         return (None, Vec::new(), Vec::new());
     };
     let mut search = PartSearch {
-        program,
         lib,
         parts: &parts,
         options,
@@ -261,7 +257,6 @@ fn refine(
 
 /// The searches of parts of a library, within the limits of the whole check.
 struct PartSearch<'a> {
-    program: &'a Program,
     lib: &'a Library,
     parts: &'a Components,
     options: &'a CheckOptions,
@@ -296,17 +291,16 @@ impl PartSearch<'_> {
         max_moves: Option<u32>,
         targets: &[Site],
     ) -> Option<CheckResult> {
-        let sub = sub_program(self.program, self.lib, self.parts, members, trampoline > 0)?;
-        let sub_lib = crate::library::build(&sub);
+        let (sub_lib, stand_in) = sub_library(self.lib, self.parts, members, trampoline > 0);
         let options = self.options();
         let mut explorer = Explorer::new(&sub_lib, &options, self.plan).with_targets(targets);
         if let Some(most) = max_moves {
             explorer = explorer.with_depth_limit(most);
         }
-        if trampoline > 0 {
+        if let Some((method, callback)) = stand_in {
             explorer = explorer.with_stand_in(StandIn {
-                method: sub_lib.methods.iter().position(|m| m.name == TRAMPOLINE)? as MethodId,
-                callback: sub_lib.imports.iter().position(|i| i.name == CALLBACK)? as ImportId,
+                method,
+                callback,
                 callbacks: trampoline,
                 lzero: options.l,
             });
@@ -326,8 +320,7 @@ impl PartSearch<'_> {
     /// The sites of `own` that component `c` may reach in the whole library, by the
     /// over-approximation of [`super::havoc`]; `None` if it proves nothing.
     fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
-        let sub = sub_program(self.program, self.lib, self.parts, &[c], false)?;
-        let sub_lib = crate::library::build(&sub);
+        let (sub_lib, _) = sub_library(self.lib, self.parts, &[c], false);
         let options = self.options();
         let (reached, stats) =
             super::houdini::reachable(&sub_lib, &options, self.plan, own, self.progress);

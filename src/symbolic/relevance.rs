@@ -474,7 +474,7 @@ mod tests {
         let loaded = crate::frontend::load_str("t.holi", source, false)
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         check(
-            &loaded.program,
+            &crate::library::build(&loaded.program),
             &CheckOptions {
                 k,
                 l,

@@ -79,15 +79,13 @@ use super::outcome::{verdict, CheckResult, Progress, Stats, StuckSite, Verdict};
 use super::part_search::{check_parts, improve, order_key, Partial};
 use super::plan::SearchPlan;
 use crate::library::Library;
-use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-/// The result of checking `program` (built as `lib`) component by component; or,
+/// The result of checking `lib` component by component; or,
 /// when that is not conclusive, what it found, for [`finish`] or the whole search.
 pub fn check(
-    program: &Program,
     lib: &Library,
     options: &CheckOptions,
     plan: SearchPlan,
@@ -95,7 +93,7 @@ pub fn check(
 ) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let (parts, found, stuck) = check_parts(program, lib, options, plan, progress, &mut stats);
+    let (parts, found, stuck) = check_parts(lib, options, plan, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
     // Without failures, only the whole search knows every place that gets stuck.
     let settles = |partial: &Partial| {
@@ -218,7 +216,7 @@ mod tests {
     /// parts found, for the search that follows to report.
     #[test]
     fn an_unsettled_split_keeps_the_real_traces_found() {
-        let (program, lib) = library(
+        let (_, lib) = library(
             "
             int n := 0;
             public boom (u:unit) :(unit) = { assert(0) };
@@ -232,7 +230,7 @@ mod tests {
             ..CheckOptions::default()
         };
         let plan = SearchPlan::new(&options, &lib);
-        let Err(unsettled) = check(&program, &lib, &options, plan, &mut |_| {}) else {
+        let Err(unsettled) = check(&lib, &options, plan, &mut |_| {}) else {
             panic!("the split settled within 2,000 configurations");
         };
         assert!(unsettled.partial.is_none());

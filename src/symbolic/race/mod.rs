@@ -94,25 +94,22 @@ use super::options::CheckOptions;
 use super::outcome::{CheckResult, Progress};
 use super::plan::SearchPlan;
 use crate::library::Library;
-use crate::syntax::ast::Program;
 use sides::Race;
 use std::time::Instant;
 
-/// Checks `lib` (built from `program`) by whichever search the rule of the module
+/// Checks `lib` by whichever search the rule of the module
 /// docs picks.
 pub fn check(
-    program: &Program,
     lib: &Library,
     options: &CheckOptions,
     plan: SearchPlan,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
-    check_with(program, lib, options, plan, Handicaps::default(), progress)
+    check_with(lib, options, plan, Handicaps::default(), progress)
 }
 
 /// [`check`] with other handicaps.
 pub fn check_with(
-    program: &Program,
     lib: &Library,
     options: &CheckOptions,
     plan: SearchPlan,
@@ -120,7 +117,6 @@ pub fn check_with(
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let race = Race {
-        program,
         lib,
         options,
         plan,

@@ -11,7 +11,6 @@ use crate::symbolic::outcome::{add_stuck, CheckResult, Progress, Searched, Stuck
 use crate::symbolic::plan::SearchPlan;
 use crate::symbolic::split::{self, Unsettled};
 use crate::symbolic::tasks::Parallel;
-use crate::syntax::ast::Program;
 use crate::trace::Counterexample;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -94,7 +93,6 @@ impl Default for Handicaps {
 
 /// One race: what is checked, and the handicaps.
 pub(super) struct Race<'a> {
-    pub(super) program: &'a Program,
     pub(super) lib: &'a Library,
     pub(super) options: &'a CheckOptions,
     pub(super) plan: SearchPlan,
@@ -219,7 +217,7 @@ impl Race<'_> {
         let lib = self.lib;
         let _done = Done(lane);
         let mut quiet = |_: &Progress| {};
-        let (outcome, settles) = match split::check(self.program, lib, options, *plan, &mut quiet) {
+        let (outcome, settles) = match split::check(lib, options, *plan, &mut quiet) {
             Ok(result) if result.inconclusive.is_empty() => (Outcome::Complete(result, 0), true),
             Ok(result) => (Outcome::Found(result.counterexamples, Vec::new()), true),
             Err(unsettled) => match unsettled.partial {
