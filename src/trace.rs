@@ -154,6 +154,27 @@ pub enum FailureKind {
     Division,
 }
 
+/// A place the library can fail: what fails there, and where. Ordered by kind, then
+/// by place, so that it keys ordered maps.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Site {
+    pub kind: FailureKind,
+    pub span: Span,
+}
+
+impl Ord for Site {
+    fn cmp(&self, other: &Site) -> std::cmp::Ordering {
+        let key = |s: &Site| (s.kind, s.span.start, s.span.end);
+        key(self).cmp(&key(other))
+    }
+}
+
+impl PartialOrd for Site {
+    fn partial_cmp(&self, other: &Site) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// A failing trace with everything needed to show, synthesize and replay it.
 #[derive(Clone, Debug)]
 pub struct Counterexample {
@@ -172,6 +193,16 @@ pub struct Counterexample {
     /// What the engine needs to choose the values again once its search is over; `None`
     /// once chosen, and for traces made elsewhere.
     pub valuation: Option<Valuation>,
+}
+
+impl Counterexample {
+    /// Where it fails.
+    pub fn site(&self) -> Site {
+        Site {
+            kind: self.kind,
+            span: self.span.clone(),
+        }
+    }
 }
 
 /// The failing path behind a counterexample, as the engine keeps it to choose its values

@@ -1,6 +1,7 @@
 //! Golden tests: the minimal counterexamples the paper reports for its examples
 //! (Section 1 and Appendix A), found in `examples/`, and the fixed versions are safe.
 
+use holi::symbolic::Bounds;
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
 use num_bigint::BigInt;
 use std::path::Path;
@@ -14,8 +15,7 @@ fn run(file: &str, k: u32, l: u32) -> CheckResult {
     check(
         &holi::library::build(&loaded.program),
         &CheckOptions {
-            k,
-            l,
+            bounds: Bounds { k, l },
             ..CheckOptions::default()
         },
     )

@@ -2,6 +2,7 @@
 //! values, revealed names, divisions, and the ends of paths (stuck ones reported).
 
 use holi::symbolic::{check, CheckOptions, CheckResult, StuckReason, Verdict};
+use holi::symbolic::{Bounds, Limits, Run, Techniques};
 use holi::trace::FailureKind;
 
 fn run(source: &str, k: u32, l: u32) -> CheckResult {
@@ -10,9 +11,11 @@ fn run(source: &str, k: u32, l: u32) -> CheckResult {
     check(
         &holi::library::build(&loaded.program),
         &CheckOptions {
-            k,
-            l,
-            all: true,
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                all: true,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         },
     )
@@ -229,9 +232,11 @@ fn search_limits_make_the_verdict_inconclusive() {
     let result = check(
         &holi::library::build(&loaded.program),
         &CheckOptions {
-            k: 2,
-            l: 3,
-            max_configurations: Some(3),
+            bounds: Bounds { k: 2, l: 3 },
+            limits: Limits {
+                max_configurations: Some(3),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         },
     );
@@ -246,9 +251,11 @@ fn an_interrupt_stops_the_search_cleanly() {
     let result = check(
         &holi::library::build(&loaded.program),
         &CheckOptions {
-            k: 2,
-            l: 3,
-            interrupt: Some(flag),
+            bounds: Bounds { k: 2, l: 3 },
+            limits: Limits {
+                interrupt: Some(flag),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         },
     );
@@ -308,11 +315,17 @@ fn a_typo_that_makes_paths_stuck_gives_stuck_not_safe() {
         for options in [
             CheckOptions::default(),
             CheckOptions {
-                memo: false,
+                techniques: Techniques {
+                    memo: false,
+                    ..Techniques::default()
+                },
                 ..CheckOptions::default()
             },
             CheckOptions {
-                first: true,
+                techniques: Techniques {
+                    first: true,
+                    ..Techniques::default()
+                },
                 ..CheckOptions::default()
             },
         ] {
@@ -332,7 +345,10 @@ fn a_typo_that_makes_paths_stuck_gives_stuck_not_safe() {
         let holik = check_with(
             &source,
             CheckOptions {
-                allow_stuck: true,
+                run: Run {
+                    allow_stuck: true,
+                    ..Run::default()
+                },
                 ..CheckOptions::default()
             },
         );

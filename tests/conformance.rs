@@ -8,6 +8,7 @@
 
 use holi::report::anonymized;
 use holi::symbolic::{check, CheckOptions, Verdict};
+use holi::symbolic::{Bounds, Limits, Run, Techniques};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -104,16 +105,23 @@ fn run_cell(dir: &Path, file: &str, k: u32, l: u32, all: bool, limit: Duration) 
         .unwrap_or_else(|r| panic!("{file} does not load:\n{}", r.render(false)));
     let library = holi::library::build(&loaded.program);
     let options = CheckOptions {
-        k,
-        l,
-        all,
-        timeout: Some(limit),
-        // HOLiK's reading of a stuck path: no trace.
-        allow_stuck: true,
-        ..CheckOptions::default()
+        bounds: Bounds { k, l },
+        techniques: Techniques {
+            all,
+            ..Techniques::default()
+        },
+        limits: Limits {
+            timeout: Some(limit),
+            ..Limits::default()
+        },
+        run: Run {
+            // HOLiK's reading of a stuck path: no trace.
+            allow_stuck: true,
+            ..Run::default()
+        },
     };
     let start = Instant::now();
-    let result = check(&holi::library::build(&loaded.program), &options);
+    let result = check(&library, &options);
     let declared = |name: &str| library.is_declared(name);
     Ours {
         verdict: result.verdict,

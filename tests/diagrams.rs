@@ -5,6 +5,7 @@
 
 use holi::calltree::CallTree;
 use holi::diagram::{self, FailureNote};
+use holi::symbolic::Bounds;
 use holi::symbolic::{check, CheckOptions, Verdict};
 use holi::syntax::ast::Span;
 use holi::trace::{Counterexample, Dir, FailureKind, Move, Player, Trace, TraceValue};
@@ -33,8 +34,7 @@ fn unsafe_examples() -> Vec<(String, String, u32, Vec<Counterexample>)> {
         let result = check(
             &holi::library::build(&loaded.program),
             &CheckOptions {
-                k,
-                l,
+                bounds: Bounds { k, l },
                 ..CheckOptions::default()
             },
         );

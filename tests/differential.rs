@@ -13,7 +13,8 @@
 //! methods that rarely call the client, which the benchmark hardly has.
 
 use holi::library::Library;
-use holi::symbolic::{check, houdini, split, CheckOptions, CheckResult, SearchPlan, Verdict};
+use holi::symbolic::{check, houdini, split, Brief, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{Bounds, Limits, Run, Techniques};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -38,11 +39,17 @@ impl Budget {
     fn limit(self, options: CheckOptions) -> CheckOptions {
         match self {
             Budget::Configurations(n) => CheckOptions {
-                max_configurations: Some(n),
+                limits: Limits {
+                    max_configurations: Some(n),
+                    ..options.limits.clone()
+                },
                 ..options
             },
             Budget::Time(t) => CheckOptions {
-                timeout: Some(t),
+                limits: Limits {
+                    timeout: Some(t),
+                    ..options.limits.clone()
+                },
                 ..options
             },
         }
@@ -51,21 +58,19 @@ impl Budget {
 
 fn havoc_reached(lib: &Library, k: u32, l: u32, budget: Budget) -> Option<BTreeSet<String>> {
     let options = budget.limit(CheckOptions {
-        k,
-        l,
+        bounds: Bounds { k, l },
         ..CheckOptions::default()
     });
     let (reached, _) = houdini::reachable(
         lib,
-        &options,
-        SearchPlan::new(&options, lib),
+        &Brief::new(&options, lib),
         &lib.failure_sites(),
         &mut |_| {},
     );
     Some(
         reached?
             .into_iter()
-            .map(|(kind, span)| format!("{kind:?} {span:?}"))
+            .map(|site| format!("{:?} {:?}", site.kind, site.span))
             .collect(),
     )
 }
@@ -101,10 +106,12 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
         .unwrap_or_else(|r| panic!("{} does not load:\n{}", file.display(), r.render(false)));
     let run = |memo: bool, first: bool| {
         let options = budget.limit(CheckOptions {
-            k,
-            l,
-            memo,
-            first,
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                memo,
+                first,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         });
         check(&holi::library::build(&loaded.program), &options)
@@ -115,9 +122,11 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
     let exact = check(
         &holi::library::build(&loaded.program),
         &budget.limit(CheckOptions {
-            k,
-            l,
-            semantic: false,
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                semantic: false,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         }),
     );
@@ -153,7 +162,7 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
     let live: BTreeSet<String> = lib
         .live_failure_sites()
         .into_iter()
-        .map(|(kind, span)| format!("{kind:?} {span:?}"))
+        .map(|site| format!("{:?} {:?}", site.kind, site.span))
         .collect();
     tally.dead_sites += lib.failure_sites().len() - live.len();
     for site in sites(&plain).keys() {
@@ -178,9 +187,11 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
     // `prunings_keep_the_stuck_places_of_the_benchmark`); HOLiK's reading of stuck
     // paths lets it settle, for its sites and lengths to be compared.
     let split_options = budget.limit(CheckOptions {
-        k,
-        l,
-        allow_stuck: true,
+        bounds: Bounds { k, l },
+        run: Run {
+            allow_stuck: true,
+            ..Run::default()
+        },
         ..CheckOptions::default()
     });
     let split = match split_check(&lib, &split_options) {
@@ -190,8 +201,7 @@ fn compare(file: &Path, k: u32, l: u32, budget: Budget, tally: &mut Tally) {
             split::finish(
                 &lib,
                 partial,
-                &split_options,
-                SearchPlan::new(&split_options, &lib),
+                &Brief::new(&split_options, &lib),
                 &mut |_| {},
             )
         }),
@@ -232,10 +242,12 @@ fn run_source(source: &str, k: u32, l: u32, memo: bool, first: bool) -> CheckRes
     run_options(
         source,
         CheckOptions {
-            k,
-            l,
-            memo,
-            first,
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                memo,
+                first,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         },
     )
@@ -270,11 +282,13 @@ fn semantic_subsumption_merges_turns_with_the_same_reachable_values() {
             run_options(
                 REENTRANT,
                 CheckOptions {
-                    k,
-                    l,
-                    memo,
-                    semantic,
-                    bound: false,
+                    bounds: Bounds { k, l },
+                    techniques: Techniques {
+                        memo,
+                        semantic,
+                        bound: false,
+                        ..Techniques::default()
+                    },
                     ..CheckOptions::default()
                 },
             )
@@ -325,13 +339,15 @@ fn branch_and_bound_keeps_every_site_and_its_minimal_trace() {
                 run_options(
                     source,
                     CheckOptions {
-                        k,
-                        l,
-                        memo,
-                        bound,
-                        semantic: false,
-                        split: false,
-                        relevance: false,
+                        bounds: Bounds { k, l },
+                        techniques: Techniques {
+                            memo,
+                            bound,
+                            semantic: false,
+                            split: false,
+                            relevance: false,
+                            ..Techniques::default()
+                        },
                         ..CheckOptions::default()
                     },
                 )
@@ -372,11 +388,13 @@ fn inert_references_are_left_out_of_keys_and_every_site_keeps_its_minimal_trace(
             run_options(
                 COUNTED,
                 CheckOptions {
-                    k,
-                    l,
-                    memo,
-                    inert,
-                    bound: false,
+                    bounds: Bounds { k, l },
+                    techniques: Techniques {
+                        memo,
+                        inert,
+                        bound: false,
+                        ..Techniques::default()
+                    },
                     ..CheckOptions::default()
                 },
             )
@@ -428,8 +446,7 @@ fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     let lib = holi::library::build(&loaded.program);
     let (k, l) = (3, 1);
     let options = CheckOptions {
-        k,
-        l,
+        bounds: Bounds { k, l },
         ..CheckOptions::default()
     };
     let plain = run_source(UNMET, k, l, false, false);
@@ -440,13 +457,7 @@ fn a_split_whose_bounds_do_not_meet_is_finished_below_its_real_traces() {
     let partial = unsettled
         .partial
         .unwrap_or_else(|| panic!("k={k} l={l}: nothing to finish"));
-    let finished = split::finish(
-        &lib,
-        partial,
-        &options,
-        SearchPlan::new(&options, &lib),
-        &mut |_| {},
-    );
+    let finished = split::finish(&lib, partial, &Brief::new(&options, &lib), &mut |_| {});
     assert!(complete(&finished), "k={k} l={l}");
     assert_eq!(sites(&plain), sites(&finished), "k={k} l={l}");
 }
@@ -475,8 +486,7 @@ fn a_split_keeps_the_most_willing_part_real_to_meet_its_bounds() {
     let lib = holi::library::build(&loaded.program);
     let (k, l) = (3, 1);
     let options = CheckOptions {
-        k,
-        l,
+        bounds: Bounds { k, l },
         ..CheckOptions::default()
     };
     let plain = run_source(WILLING, k, l, false, false);
@@ -493,8 +503,7 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
     let lib = holi::library::build(&loaded.program);
     for (k, l) in [(1, 3), (2, 2), (3, 2), (2, 1)] {
         let options = CheckOptions {
-            k,
-            l,
+            bounds: Bounds { k, l },
             ..CheckOptions::default()
         };
         let plain = run_source(TRAMPOLINED, k, l, false, false);
@@ -504,8 +513,7 @@ fn a_library_checked_part_by_part_keeps_every_site_and_its_minimal_trace() {
         assert_eq!(plain.verdict, parts.verdict, "k={k} l={l}");
     }
     let options = CheckOptions {
-        k: 2,
-        l: 2,
+        bounds: Bounds { k: 2, l: 2 },
         ..CheckOptions::default()
     };
     let parts = split_check(&lib, &options).unwrap_or_else(|_| panic!("not split"));
@@ -533,9 +541,11 @@ fn subsumption_prunes_repeated_client_turns_and_keeps_minimal_traces() {
     let memo = run_options(
         COMMUTING,
         CheckOptions {
-            k: 3,
-            l: 5,
-            split: false,
+            bounds: Bounds { k: 3, l: 5 },
+            techniques: Techniques {
+                split: false,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         },
     );
@@ -658,9 +668,11 @@ fn first_is_never_far_slower_than_the_exhaustive_search() {
         .unwrap_or_else(|r| panic!("{} does not load:\n{}", file.display(), r.render(false)));
     let run = |first: bool| {
         let options = CheckOptions {
-            k: 4,
-            l: 3,
-            first,
+            bounds: Bounds { k: 4, l: 3 },
+            techniques: Techniques {
+                first,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         };
         check(&holi::library::build(&loaded.program), &options)
@@ -691,15 +703,20 @@ fn stuck_places(result: &CheckResult) -> BTreeSet<String> {
 /// Returns whether the plain search was complete and met stuck paths.
 fn stuck_agrees(cell: &str, lib: &Library, k: u32, l: u32, limit: Duration) -> bool {
     let base = CheckOptions {
-        k,
-        l,
-        timeout: Some(limit),
+        bounds: Bounds { k, l },
+        limits: Limits {
+            timeout: Some(limit),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     let plain = check(
         lib,
         &CheckOptions {
-            memo: false,
+            techniques: Techniques {
+                memo: false,
+                ..base.techniques
+            },
             ..base.clone()
         },
     );
@@ -712,50 +729,71 @@ fn stuck_agrees(cell: &str, lib: &Library, k: u32, l: u32, limit: Duration) -> b
         (
             "no semantic",
             CheckOptions {
-                semantic: false,
+                techniques: Techniques {
+                    semantic: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
         (
             "no inert",
             CheckOptions {
-                inert: false,
+                techniques: Techniques {
+                    inert: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
         (
             "no bound",
             CheckOptions {
-                bound: false,
+                techniques: Techniques {
+                    bound: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
         (
             "no havoc",
             CheckOptions {
-                havoc: false,
+                techniques: Techniques {
+                    havoc: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
         (
             "no split",
             CheckOptions {
-                split: false,
+                techniques: Techniques {
+                    split: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
         (
             "first",
             CheckOptions {
-                first: true,
+                techniques: Techniques {
+                    first: true,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
         (
             "first, no memo",
             CheckOptions {
-                first: true,
-                memo: false,
+                techniques: Techniques {
+                    first: true,
+                    memo: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         ),
@@ -810,9 +848,11 @@ fn prunings_keep_the_stuck_places_of_the_dao_typos() {
             let plain = run_options(
                 &source,
                 CheckOptions {
-                    k,
-                    l,
-                    memo: false,
+                    bounds: Bounds { k, l },
+                    techniques: Techniques {
+                        memo: false,
+                        ..Techniques::default()
+                    },
                     ..CheckOptions::default()
                 },
             );
@@ -844,8 +884,7 @@ fn prunings_keep_stuck_places_in_a_part_without_failure_sites() {
         );
     }
     let options = CheckOptions {
-        k: 2,
-        l: 3,
+        bounds: Bounds { k: 2, l: 3 },
         ..CheckOptions::default()
     };
     assert!(
@@ -883,7 +922,7 @@ fn split_check(
     lib: &holi::library::Library,
     options: &CheckOptions,
 ) -> Result<CheckResult, Box<split::Unsettled>> {
-    split::check(lib, options, SearchPlan::new(options, lib), &mut |_| {})
+    split::check(lib, &Brief::new(options, lib), &mut |_| {})
 }
 
 /// Generated libraries of methods that mostly never call the client: the search that
@@ -904,11 +943,16 @@ fn irrelevant_calls_are_skipped_and_every_site_keeps_its_minimal_trace() {
             run_options(
                 &source,
                 CheckOptions {
-                    k,
-                    l,
-                    memo,
-                    relevance,
-                    max_configurations: Some(50_000),
+                    bounds: Bounds { k, l },
+                    techniques: Techniques {
+                        memo,
+                        relevance,
+                        ..Techniques::default()
+                    },
+                    limits: Limits {
+                        max_configurations: Some(50_000),
+                        ..Limits::default()
+                    },
                     ..CheckOptions::default()
                 },
             )
@@ -945,15 +989,20 @@ fn searches_that_meet_cut_entries_keep_every_site_and_its_minimal_trace() {
     let cases = (prop_gen::cut_library(), 1u32..3, 1u32..5);
     let outcome = runner.run(&cases, |(source, k, l)| {
         let options = CheckOptions {
-            k,
-            l,
-            max_configurations: Some(20_000),
+            bounds: Bounds { k, l },
+            limits: Limits {
+                max_configurations: Some(20_000),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         let plain = run_options(
             &source,
             CheckOptions {
-                memo: false,
+                techniques: Techniques {
+                    memo: false,
+                    ..options.techniques
+                },
                 ..options.clone()
             },
         );
@@ -964,28 +1013,40 @@ fn searches_that_meet_cut_entries_keep_every_site_and_its_minimal_trace() {
             (
                 "no bound",
                 CheckOptions {
-                    bound: false,
+                    techniques: Techniques {
+                        bound: false,
+                        ..options.techniques
+                    },
                     ..options.clone()
                 },
             ),
             (
                 "no relevance",
                 CheckOptions {
-                    relevance: false,
+                    techniques: Techniques {
+                        relevance: false,
+                        ..options.techniques
+                    },
                     ..options.clone()
                 },
             ),
             (
                 "no semantic",
                 CheckOptions {
-                    semantic: false,
+                    techniques: Techniques {
+                        semantic: false,
+                        ..options.techniques
+                    },
                     ..options.clone()
                 },
             ),
             (
                 "no split",
                 CheckOptions {
-                    split: false,
+                    techniques: Techniques {
+                        split: false,
+                        ..options.techniques
+                    },
                     ..options.clone()
                 },
             ),
@@ -1002,7 +1063,10 @@ fn searches_that_meet_cut_entries_keep_every_site_and_its_minimal_trace() {
         let first = run_options(
             &source,
             CheckOptions {
-                first: true,
+                techniques: Techniques {
+                    first: true,
+                    ..options.techniques
+                },
                 ..options.clone()
             },
         );
@@ -1040,17 +1104,22 @@ fn a_sealed_part_is_settled_alone_and_keeps_every_site_and_its_minimal_trace() {
         // A time limit too: the cases are drawn afresh each run, and a rare one asks Z3
         // nonlinear questions of up to 10 s each; cut short, it is left out.
         let options = CheckOptions {
-            k,
-            l,
-            max_configurations: Some(10_000),
-            timeout: Some(Duration::from_secs(20)),
+            bounds: Bounds { k, l },
+            limits: Limits {
+                max_configurations: Some(10_000),
+                timeout: Some(Duration::from_secs(20)),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         let plain = run_options(
             &source,
             CheckOptions {
-                memo: false,
-                split: false,
+                techniques: Techniques {
+                    memo: false,
+                    split: false,
+                    ..options.techniques
+                },
                 ..options.clone()
             },
         );
@@ -1093,14 +1162,16 @@ fn one_part_settles_only_when_every_site_is_proved_unreachable() {
             .unwrap_or_else(|r| panic!("{}", r.render(false)));
         let lib = holi::library::build(&loaded.program);
         let options = CheckOptions {
-            k: 3,
-            l: 2,
+            bounds: Bounds { k: 3, l: 2 },
             ..CheckOptions::default()
         };
         let whole = run_options(
             source,
             CheckOptions {
-                split: false,
+                techniques: Techniques {
+                    split: false,
+                    ..options.techniques
+                },
                 ..options.clone()
             },
         );
@@ -1134,8 +1205,7 @@ fn a_split_with_no_open_site_leaves_a_library_that_may_get_stuck_to_the_whole_se
     let lib = holi::library::build(&loaded.program);
     assert!(lib.may_get_stuck);
     let options = CheckOptions {
-        k: 3,
-        l: 2,
+        bounds: Bounds { k: 3, l: 2 },
         ..CheckOptions::default()
     };
     match split_check(&lib, &options) {

@@ -8,6 +8,7 @@
 //! process), they hold only "in seconds, not never" ([`PROMPTLY`]).
 
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{Bounds, Limits, Run};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -46,17 +47,25 @@ fn run(source: &str, options: &CheckOptions) -> (CheckResult, Duration) {
 /// Nonlinear queries in a child process, as `holi check` runs them.
 fn options(k: u32, l: u32) -> CheckOptions {
     CheckOptions {
-        k,
-        l,
-        solver_timeout: None,
-        solver_process: Some(HOLI.into()),
+        bounds: Bounds { k, l },
+        limits: Limits {
+            solver_timeout: None,
+            ..Limits::default()
+        },
+        run: Run {
+            solver_process: Some(HOLI.into()),
+            ..Run::default()
+        },
         ..CheckOptions::default()
     }
 }
 
 fn in_process(k: u32, l: u32) -> CheckOptions {
     CheckOptions {
-        solver_process: None,
+        run: Run {
+            solver_process: None,
+            ..options(k, l).run.clone()
+        },
         ..options(k, l)
     }
 }
@@ -66,7 +75,10 @@ fn in_process(k: u32, l: u32) -> CheckOptions {
 fn interrupted(source: &str, options: CheckOptions, after: Duration) -> (CheckResult, Duration) {
     let flag = Arc::new(AtomicBool::new(false));
     let options = CheckOptions {
-        interrupt: Some(Arc::clone(&flag)),
+        limits: Limits {
+            interrupt: Some(Arc::clone(&flag)),
+            ..options.limits.clone()
+        },
         ..options
     };
     let setter = std::thread::spawn(move || {
@@ -101,10 +113,13 @@ fn in_process_the_interrupt_flag_stops_a_query_in_seconds() {
 #[test]
 fn the_solver_timeout_stops_a_running_query() {
     for options in [options(2, 1), in_process(2, 1)] {
-        let tight = options.solver_process.is_some();
+        let tight = options.run.solver_process.is_some();
         let limit = Duration::from_millis(500);
         let options = CheckOptions {
-            solver_timeout: Some(limit),
+            limits: Limits {
+                solver_timeout: Some(limit),
+                ..options.limits.clone()
+            },
             ..options
         };
         let (result, took) = run(PELL, &options);
@@ -123,9 +138,12 @@ fn the_solver_timeout_stops_a_running_query() {
 #[test]
 fn a_tiny_solver_timeout_always_stops_the_search() {
     for options in [options(2, 1), in_process(2, 1)] {
-        let tight = options.solver_process.is_some();
+        let tight = options.run.solver_process.is_some();
         let options = CheckOptions {
-            solver_timeout: Some(Duration::from_nanos(10_000)),
+            limits: Limits {
+                solver_timeout: Some(Duration::from_nanos(10_000)),
+                ..options.limits.clone()
+            },
             ..options
         };
         for _ in 0..10 {
@@ -141,7 +159,10 @@ fn the_search_deadline_stops_a_running_query() {
     for source in [PELL, CUBES] {
         let limit = Duration::from_millis(500);
         let options = CheckOptions {
-            timeout: Some(limit),
+            limits: Limits {
+                timeout: Some(limit),
+                ..options(3, 2).limits.clone()
+            },
             ..options(3, 2)
         };
         let (result, took) = run(source, &options);
@@ -161,9 +182,15 @@ fn the_search_deadline_stops_a_running_query() {
 fn a_shared_deadline_ends_every_search_of_the_check() {
     for jobs in [1, 2] {
         let options = CheckOptions {
-            timeout: Some(Duration::from_secs(3600)),
-            deadline: Some(Instant::now()),
-            jobs,
+            limits: Limits {
+                timeout: Some(Duration::from_secs(3600)),
+                deadline: Some(Instant::now()),
+                ..options(3, 2).limits.clone()
+            },
+            run: Run {
+                jobs,
+                ..options(3, 2).run.clone()
+            },
             ..options(3, 2)
         };
         let (result, took) = run(PELL, &options);
@@ -186,7 +213,10 @@ fn after_a_cut_query_the_next_ones_are_answered() {
         };\n\
         public easy (x:int) :(unit) = { assert(not (x * x == 49)) };\n";
     let options = CheckOptions {
-        solver_timeout: Some(Duration::from_millis(300)),
+        limits: Limits {
+            solver_timeout: Some(Duration::from_millis(300)),
+            ..options(2, 2).limits.clone()
+        },
         ..options(2, 2)
     };
     let (result, _) = run(source, &options);
@@ -207,8 +237,11 @@ fn after_a_cut_query_the_next_ones_are_answered() {
 #[test]
 fn the_longest_limits_are_no_limits() {
     let options = CheckOptions {
-        timeout: Some(Duration::MAX),
-        solver_timeout: Some(Duration::MAX),
+        limits: Limits {
+            timeout: Some(Duration::MAX),
+            solver_timeout: Some(Duration::MAX),
+            ..options(2, 1).limits.clone()
+        },
         ..options(2, 1)
     };
     let source = "public m (x:int) :(unit) = { assert(not (x * x == 49)) };\n";

@@ -5,6 +5,7 @@
 //! is stopped in.
 
 use holi::symbolic::{check, check_with_progress, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{Bounds, Limits, Techniques};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -55,10 +56,15 @@ fn more_configurations_never_weaken_the_verdict() {
         .into_iter()
         .map(|most| {
             let options = CheckOptions {
-                k: 5,
-                l: 3,
-                first,
-                max_configurations: Some(most),
+                bounds: Bounds { k: 5, l: 3 },
+                techniques: Techniques {
+                    first,
+                    ..Techniques::default()
+                },
+                limits: Limits {
+                    max_configurations: Some(most),
+                    ..Limits::default()
+                },
                 ..CheckOptions::default()
             };
             (most, check(&holi::library::build(&program), &options))
@@ -80,9 +86,11 @@ fn a_later_interrupt_never_weakens_the_verdict() {
         .map(|n| {
             let flag = Arc::new(AtomicBool::new(false));
             let options = CheckOptions {
-                k: 5,
-                l: 3,
-                interrupt: Some(Arc::clone(&flag)),
+                bounds: Bounds { k: 5, l: 3 },
+                limits: Limits {
+                    interrupt: Some(Arc::clone(&flag)),
+                    ..Limits::default()
+                },
                 ..CheckOptions::default()
             };
             let mut reports = 0;

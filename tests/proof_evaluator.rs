@@ -24,6 +24,7 @@ use holi::concrete::{self, Limits, Linked, Outcome as Run};
 use holi::frontend::load_str;
 use holi::library::Library;
 use holi::proof::{self, Budget, Certificate, Obligation, Outcome};
+use holi::symbolic::Bounds;
 use holi::symbolic::{check, CheckOptions, Verdict};
 use holi::syntax::ast::Program;
 use holi::trace::{FailureKind, TraceValue};
@@ -201,8 +202,7 @@ fn built(source: &str) -> Library {
 /// Whether the search finds a failing trace within small bounds.
 fn unsafe_by_search(lib: &Library) -> bool {
     let options = CheckOptions {
-        k: 3,
-        l: 3,
+        bounds: Bounds { k: 3, l: 3 },
         ..CheckOptions::default()
     };
     check(lib, &options).verdict == Verdict::Unsafe

@@ -8,6 +8,7 @@ mod prop_gen;
 
 use holi::library::{Initial, Library};
 use holi::proof::{candidates, certify, check, find, Budget, Certificate, Fact, Outcome};
+use holi::symbolic::{Bounds, Limits};
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use std::cell::Cell;
 use std::collections::BTreeSet;
@@ -209,23 +210,17 @@ fn no_mutant_with_a_failing_trace_is_proved() {
             mutants += 1;
             let lib = holi::library::build(&loaded.program);
             let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
-            let options = holi::symbolic::CheckOptions {
-                k: 2,
-                l: 2,
-                ..Default::default()
-            };
+            let options = holi::symbolic::CheckOptions::bounded(2, 2);
             let is_proved = matches!(outcome, Outcome::Proved { .. });
             // A proved mutant is searched deeper too: a proof covers every bound.
             let deeper = holi::symbolic::CheckOptions {
-                k: 4,
-                l: 3,
-                max_configurations: Some(100_000),
-                ..Default::default()
+                limits: Limits {
+                    max_configurations: Some(100_000),
+                    ..Limits::default()
+                },
+                ..holi::symbolic::CheckOptions::bounded(4, 3)
             };
-            let bounded = holi::symbolic::check(
-                &holi::library::build(&loaded.program),
-                if is_proved { &deeper } else { &options },
-            );
+            let bounded = holi::symbolic::check(&lib, if is_proved { &deeper } else { &options });
             let is_unsafe = bounded.verdict == holi::symbolic::Verdict::Unsafe;
             unsafe_mutants += usize::from(is_unsafe);
             proved += usize::from(is_proved);
@@ -314,11 +309,13 @@ fn a_proved_generated_library_has_no_failing_trace() {
         }
         proved.set(proved.get() + 1);
         let options = holi::symbolic::CheckOptions {
-            k: 3,
-            l: 3,
-            max_configurations: Some(50_000),
-            timeout: Some(Duration::from_secs(5)),
-            ..Default::default()
+            bounds: Bounds { k: 3, l: 3 },
+            limits: Limits {
+                max_configurations: Some(50_000),
+                timeout: Some(Duration::from_secs(5)),
+                ..Limits::default()
+            },
+            ..holi::symbolic::CheckOptions::default()
         };
         let bounded = holi::symbolic::check(&holi::library::build(&loaded.program), &options);
         searched

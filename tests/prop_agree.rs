@@ -16,6 +16,7 @@ use holi::concrete::{self, Limits, Linked, Outcome};
 use holi::frontend::load_str;
 use holi::replay::{self, Verdict};
 use holi::symbolic::{check, CheckOptions, Verdict as CheckVerdict};
+use holi::symbolic::{Bounds, Run, Techniques};
 use holi::syntax::ast::Program;
 use proptest::prelude::*;
 use std::time::Duration;
@@ -32,10 +33,15 @@ fn load(source: &str) -> Result<Program, TestCaseError> {
 /// A time budget keeps Z3 from stalling on nonlinear constraints over the free inputs.
 fn options() -> CheckOptions {
     CheckOptions {
-        k: K,
-        l: 1,
-        all: true,
-        timeout: Some(Duration::from_secs(10)),
+        bounds: Bounds { k: K, l: 1 },
+        techniques: Techniques {
+            all: true,
+            ..Techniques::default()
+        },
+        limits: holi::symbolic::Limits {
+            timeout: Some(Duration::from_secs(10)),
+            ..holi::symbolic::Limits::default()
+        },
         ..CheckOptions::default()
     }
 }
@@ -135,18 +141,22 @@ fn failures_of_reference_clients_are_found_symbolically() {
         let result = check(
             &holi::library::build(&library),
             &CheckOptions {
-                k,
-                l,
-                max_configurations: Some(400_000),
                 // A case that grows past these is cut short (inconclusive, accepted
                 // below) instead of taking the machine's memory or the suite's time
                 // (issue 18): one CI run spent 18 minutes and over 3 GB on a single case,
                 // in nonlinear queries answered in-process. As under `holi check`,
                 // they go to a solver process that the limits kill.
-                max_memory: Some(4 << 30),
-                timeout: Some(Duration::from_secs(20)),
-                solver_process: Some(env!("CARGO_BIN_EXE_holi").into()),
-                ..CheckOptions::default()
+                limits: holi::symbolic::Limits {
+                    max_configurations: Some(400_000),
+                    max_memory: Some(4 << 30),
+                    timeout: Some(Duration::from_secs(20)),
+                    ..holi::symbolic::Limits::default()
+                },
+                run: Run {
+                    solver_process: Some(env!("CARGO_BIN_EXE_holi").into()),
+                    ..Run::default()
+                },
+                ..CheckOptions::bounded(k, l)
             },
         );
         let sites: Vec<_> = result

@@ -6,6 +6,7 @@ mod prop_gen;
 use holi::frontend::load_str;
 use holi::replay::{self, Verdict};
 use holi::symbolic::{check, CheckOptions};
+use holi::symbolic::{Bounds, Limits, Techniques};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::Cell;
@@ -41,8 +42,8 @@ fn replay_all(source: &str, options: &CheckOptions, tally: &Tally) -> Result<(),
             &Verdict::Confirmed,
             "library:\n{}\nk = {}, l = {}\ntrace: {}\nclient:\n{}",
             source,
-            options.k,
-            options.l,
+            options.bounds.k,
+            options.bounds.l,
             cx.trace,
             r.client.clone().unwrap_or_default()
         );
@@ -75,13 +76,18 @@ fn every_counterexample_of_a_generated_library_replays() {
     let strategy = (prop_gen::library(), 1u32..=3, 1u32..=2);
     let outcome = runner.run(&strategy, |(source, k, l)| {
         let options = CheckOptions {
-            k,
-            l,
-            all: true,
-            // Keep each case short (Z3 can stall on the generator's nonlinear constraints);
-            // counterexamples found within the budget are replayed all the same.
-            max_configurations: Some(10_000),
-            timeout: Some(Duration::from_secs(2)),
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                all: true,
+                ..Techniques::default()
+            },
+            limits: Limits {
+                // Keep each case short (Z3 can stall on the generator's nonlinear constraints);
+                // counterexamples found within the budget are replayed all the same.
+                max_configurations: Some(10_000),
+                timeout: Some(Duration::from_secs(2)),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         replay_all(&source, &options, &tally)
@@ -106,11 +112,16 @@ fn every_counterexample_of_a_generated_library_with_references_replays() {
     let strategy = (prop_gen::ref_library(), 1u32..=3, 1u32..=2, any::<bool>());
     let outcome = runner.run(&strategy, |((source, _), k, l, all)| {
         let options = CheckOptions {
-            k,
-            l,
-            all,
-            max_configurations: Some(20_000),
-            timeout: Some(Duration::from_secs(2)),
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                all,
+                ..Techniques::default()
+            },
+            limits: Limits {
+                max_configurations: Some(20_000),
+                timeout: Some(Duration::from_secs(2)),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         replay_all(&source, &options, &tally)

@@ -7,7 +7,8 @@
 //! every outcome of the race: a whole search winning outright, with or without semantic
 //! subsumption, a split settling first, and the split never settling.
 
-use holi::symbolic::{check, race, CheckOptions, CheckResult, SearchPlan, Searched, Verdict};
+use holi::symbolic::{check, race, Brief, CheckOptions, CheckResult, Searched, Verdict};
+use holi::symbolic::{Bounds, Run, Techniques};
 
 use std::path::Path;
 
@@ -32,14 +33,16 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     let lib = holi::library::build(&loaded.program);
     let options = CheckOptions {
-        k,
-        l,
+        bounds: Bounds { k, l },
         ..CheckOptions::default()
     };
     let whole = check(
         &holi::library::build(&loaded.program),
         &CheckOptions {
-            split: false,
+            techniques: Techniques {
+                split: false,
+                ..options.techniques
+            },
             ..options.clone()
         },
     );
@@ -56,7 +59,10 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
     for (split, split_halves, plain) in sets {
         let run = |jobs: usize| {
             let options = CheckOptions {
-                jobs,
+                run: Run {
+                    jobs,
+                    ..options.run.clone()
+                },
                 ..options.clone()
             };
             let handicaps = race::Handicaps {
@@ -64,8 +70,7 @@ fn race_agrees(name: &str, source: &str, k: u32, l: u32) -> Vec<Searched> {
                 split_halves,
                 plain,
             };
-            let plan = SearchPlan::new(&options, &lib);
-            race::check_with(&lib, &options, plan, handicaps, &mut |_| {})
+            race::check_with(&lib, &Brief::new(&options, &lib), handicaps, &mut |_| {})
         };
         let (one, two) = (run(1), run(2));
         let cell = format!("{name} k{k} l{l} handicaps {split} {split_halves} {plain}");
@@ -137,9 +142,11 @@ fn a_split_that_explodes_loses_to_the_whole_search() {
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     for jobs in [1, 2] {
         let options = CheckOptions {
-            k: 3,
-            l: 2,
-            jobs,
+            bounds: Bounds { k: 3, l: 2 },
+            run: Run {
+                jobs,
+                ..Run::default()
+            },
             ..CheckOptions::default()
         };
         let result = check(&holi::library::build(&loaded.program), &options);

@@ -4,7 +4,9 @@
 mod prop_gen;
 
 use holi::frontend::load_str;
+use holi::symbolic::Techniques;
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{Bounds, Limits};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::Cell;
@@ -40,26 +42,39 @@ fn prunings_agree_with_the_plain_search_on_generated_libraries_with_references()
     let strategy = (prop_gen::ref_library(), 1u32..=3, 1u32..=2);
     let outcome = runner.run(&strategy, |((source, _), k, l)| {
         let base = CheckOptions {
-            k,
-            l,
-            max_configurations: Some(BUDGET),
-            // Z3 can stall on the generator's nonlinear constraints: such a search is
-            // cut short, and a search cut short is not compared.
-            timeout: Some(Duration::from_secs(5)),
+            bounds: Bounds { k, l },
+            limits: Limits {
+                max_configurations: Some(BUDGET), // Z3 can stall on the generator's nonlinear constraints: such a search is
+                // cut short, and a search cut short is not compared.
+                timeout: Some(Duration::from_secs(5)),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         let default = run(&source, base.clone());
         let plain = run(
             &source,
             CheckOptions {
-                memo: false,
-                semantic: false,
-                inert: false,
-                bound: false,
+                techniques: Techniques {
+                    memo: false,
+                    semantic: false,
+                    inert: false,
+                    bound: false,
+                    ..base.techniques
+                },
                 ..base.clone()
             },
         );
-        let all = run(&source, CheckOptions { all: true, ..base });
+        let all = run(
+            &source,
+            CheckOptions {
+                techniques: Techniques {
+                    all: true,
+                    ..base.techniques
+                },
+                ..base
+            },
+        );
         if !(complete(&default) && complete(&plain) && complete(&all)) {
             return Ok(());
         }

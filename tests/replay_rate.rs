@@ -9,6 +9,7 @@
 use holi::frontend::load;
 use holi::replay::{self, Verdict};
 use holi::symbolic::{check, CheckOptions};
+use holi::symbolic::{Bounds, Limits};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,9 +29,14 @@ fn replay_all(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
         }
         let bounds = loaded.program.bounds.as_ref();
         let options = CheckOptions {
-            k: bounds.map_or(CheckOptions::default().k, |b| b.k),
-            l: bounds.map_or(CheckOptions::default().l, |b| b.l),
-            timeout: Some(Duration::from_secs_f64(budget)),
+            bounds: Bounds {
+                k: bounds.map_or(Bounds::default().k, |b| b.k),
+                l: bounds.map_or(Bounds::default().l, |b| b.l),
+            },
+            limits: Limits {
+                timeout: Some(Duration::from_secs_f64(budget)),
+                ..Limits::default()
+            },
             ..CheckOptions::default()
         };
         let result = check(&holi::library::build(&loaded.program), &options);

@@ -9,6 +9,7 @@ use holi::report::{BoundSource, Replay, Report};
 use holi::symbolic::{
     self, CheckOptions, CheckResult, SearchPlan, Stats, StuckReason, StuckSite, Verdict,
 };
+use holi::symbolic::{Bounds, Techniques};
 use holi::syntax::ast::Program;
 use holi::trace::{Counterexample, Dir, FailureKind, Move, Player, Trace, TraceValue};
 use num_bigint::BigInt;
@@ -109,9 +110,11 @@ fn check(path: &str, all: bool, bounds: Option<(u32, u32)>) -> Checked {
     let header = loaded.program.bounds.as_ref().map(|b| (b.k, b.l));
     let (k, l) = bounds.or(header).unwrap_or((2, 2));
     let options = CheckOptions {
-        k,
-        l,
-        all,
+        bounds: Bounds { k, l },
+        techniques: Techniques {
+            all,
+            ..Techniques::default()
+        },
         ..CheckOptions::default()
     };
     let result = symbolic::check(&holi::library::build(&loaded.program), &options);

@@ -11,6 +11,7 @@
 //! Corpus rows are skipped, with a note, when `../shared/holik-bench` is absent.
 
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{Bounds, Limits, Run};
 use std::path::{Path, PathBuf};
 
 const TABLE: &str = "tests/data/search-statistics.csv";
@@ -76,11 +77,16 @@ fn search_with(path: &Path, k: u32, l: u32, holi: Option<PathBuf>) -> CheckResul
     let loaded = holi::frontend::load(path, false)
         .unwrap_or_else(|r| panic!("{}: {}", path.display(), r.render(false)));
     let options = CheckOptions {
-        k,
-        l,
-        allow_stuck: true,
-        solver_timeout: None,
-        solver_process: holi,
+        bounds: Bounds { k, l },
+        limits: Limits {
+            solver_timeout: None,
+            ..Limits::default()
+        },
+        run: Run {
+            allow_stuck: true,
+            solver_process: holi,
+            ..Run::default()
+        },
         ..CheckOptions::default()
     };
     check(&holi::library::build(&loaded.program), &options)

@@ -3,6 +3,7 @@
 //! length, as the plain search (`memo: false`) and the exhaustive one (`all`) do.
 
 use holi::symbolic::{check, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::{Bounds, Techniques};
 
 mod sites;
 use sites::sites;
@@ -37,10 +38,12 @@ fn run(source: &str, k: u32, l: u32, memo: bool, all: bool) -> CheckResult {
     let loaded = holi::frontend::load_str("test.holi", source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     let options = CheckOptions {
-        k,
-        l,
-        memo,
-        all,
+        bounds: Bounds { k, l },
+        techniques: Techniques {
+            memo,
+            all,
+            ..Techniques::default()
+        },
         ..CheckOptions::default()
     };
     check(&holi::library::build(&loaded.program), &options)

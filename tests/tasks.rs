@@ -13,7 +13,8 @@
 use holi::symbolic::explore::Advance;
 use holi::symbolic::tasks::Parallel;
 use holi::symbolic::TaskSizes;
-use holi::symbolic::{check, CheckOptions, CheckResult, Lane, SearchPlan, Verdict};
+use holi::symbolic::{check, CheckOptions, CheckResult, Lane, Verdict};
+use holi::symbolic::{Bounds, Brief, Limits, Run, Techniques};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -51,7 +52,10 @@ fn same_on_every_thread_count(path: &Path, k: u32, l: u32) -> u64 {
     let loaded = holi::frontend::load_str(&name, &source, false)
         .unwrap_or_else(|r| panic!("{}", r.render(false)));
     let base = CheckOptions {
-        max_configurations: Some(2_000_000),
+        limits: Limits {
+            max_configurations: Some(2_000_000),
+            ..Limits::default()
+        },
         ..CheckOptions::default()
     };
     let clock = std::time::Instant::now();
@@ -59,9 +63,11 @@ fn same_on_every_thread_count(path: &Path, k: u32, l: u32) -> u64 {
     for all in [false, true] {
         let (k, l) = if all { (2, 1) } else { (k, l) };
         let base = CheckOptions {
-            k,
-            l,
-            all,
+            bounds: Bounds { k, l },
+            techniques: Techniques {
+                all,
+                ..base.techniques
+            },
             ..base.clone()
         };
         let one_task = check(&holi::library::build(&loaded.program), &base);
@@ -71,9 +77,15 @@ fn same_on_every_thread_count(path: &Path, k: u32, l: u32) -> u64 {
         let limit = BLOWN * one_task.stats.configurations.max(SMALL.first);
         let run = |jobs: usize| {
             let options = CheckOptions {
-                jobs,
-                task_sizes: SMALL,
-                max_configurations: Some(limit),
+                limits: Limits {
+                    max_configurations: Some(limit),
+                    ..base.limits.clone()
+                },
+                run: Run {
+                    jobs,
+                    task_sizes: SMALL,
+                    ..base.run.clone()
+                },
                 ..base.clone()
             };
             check(&holi::library::build(&loaded.program), &options)
@@ -145,19 +157,21 @@ fn cost_on_a_lane(path: &Path, k: u32, l: u32, jobs: usize, step: Option<u64>) -
     let lib = holi::library::build(&loaded.program);
     let lane = Arc::new(Lane::new(step.unwrap_or(u64::MAX)));
     let options = CheckOptions {
-        k,
-        l,
-        jobs,
-        // Larger than SMALL: tasks that small lose so much of the memo at their
-        // borders that lend_fixed k4 l2 runs for minutes.
-        task_sizes: TaskSizes {
-            first: 1_000,
-            task: 400,
+        run: Run {
+            jobs,
+            // Larger than SMALL: tasks that small lose so much of the memo at their
+            // borders that lend_fixed k4 l2 runs for minutes.
+            task_sizes: TaskSizes {
+                first: 1_000,
+                task: 400,
+            },
+            ..Run::default()
         },
-        lane: Some(Arc::clone(&lane)),
-        ..CheckOptions::default()
+        ..CheckOptions::bounded(k, l)
     };
-    let mut search = Parallel::new(&lib, &options, SearchPlan::new(&options, &lib));
+    let brief = Brief::new(&options, &lib);
+    let brief = brief.with_meter(brief.meter.on_lane(&lane));
+    let mut search = Parallel::new(&lib, &brief);
     let mut pauses = 0;
     let mut step = step;
     loop {

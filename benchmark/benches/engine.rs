@@ -16,6 +16,7 @@ use holi::library;
 use holi::symbolic::config::Config;
 use holi::symbolic::solver::{Answer, Solver};
 use holi::symbolic::term::{Term, Witness};
+use holi::symbolic::Bounds;
 use holi::symbolic::{check, machine, moves, CheckOptions};
 use holi::syntax::ast::{BinOp, Program};
 use std::hint::black_box;
@@ -54,8 +55,7 @@ fn program(name: &str, source: &str) -> Program {
 
 fn options(k: u32, l: u32) -> CheckOptions {
     CheckOptions {
-        k,
-        l,
+        bounds: Bounds { k, l },
         ..CheckOptions::default()
     }
 }

@@ -7,21 +7,18 @@ use super::args::parse_seconds;
 use super::exit::Outcome;
 use super::inputs::{self, Input};
 use super::ui::Ui;
+use crate::check::{self, Checked, Event, ProofMode};
 use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;
 use crate::html::HtmlReport;
-use crate::library::Library;
-use crate::report::{
-    BoundSource, LineIndex, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION,
-};
+use crate::replay;
+use crate::report::{BoundSource, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION};
 use crate::sarif::SarifLog;
-use crate::symbolic::memory;
 use crate::symbolic::{
-    self, CheckOptions, CheckResult, Progress, SearchPlan, Searched, Stats, Verdict, DEFAULT_K,
-    DEFAULT_L,
+    Bounds, CheckOptions, CheckResult, Limits, Progress, Run, SearchPlan, Searched, Stats,
+    Techniques, Verdict, DEFAULT_K, DEFAULT_L,
 };
-use crate::{proof, replay};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
@@ -29,7 +26,6 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -567,108 +563,68 @@ fn check_file(
     }
 
     let options = CheckOptions {
-        k,
-        l,
-        all: args.all,
-        memo: !args.no_memo,
-        semantic: !args.no_semantic,
-        inert: !args.no_inert,
-        bound: !args.no_bound,
-        split: !args.no_split,
-        relevance: !args.no_relevance,
-        havoc: !args.no_havoc,
-        first: args.first,
-        timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
-        // The command's own: every file and phase ends there.
-        deadline,
-        // Z3 counts its timeout in 32-bit milliseconds: longer is no limit anyway.
-        solver_timeout: Some(
-            args.solver_timeout
-                .min(Duration::from_millis(u32::MAX.into())),
-        ),
-        max_configurations: args.max_configurations,
-        max_memory: Some(args.max_memory.saturating_mul(1 << 20)),
-        interrupt: Some(Arc::clone(interrupt)),
-        allow_stuck: args.allow_stuck,
-        // holi itself, started as a solver process; without it (a rare platform
-        // failure) nonlinear queries run in-process.
-        solver_process: std::env::current_exe().ok(),
-        jobs: args.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            usize::from,
-        ),
-        lane: None,
-        task_sizes: Default::default(),
-    };
-    // The proof attempt runs beside the search: from the start under `--prove`; after
-    // a few seconds otherwise, so that a quick search never shares its cores, and only
-    // when the search may use more than one.
-    let race = if args.prove {
-        Some(Duration::ZERO)
-    } else {
-        (!args.no_prove && options.jobs > 1).then_some(RACE_AFTER)
-    };
-    // Built once: the search and the proof attempt read the same library.
-    let lib = crate::library::build(&loaded.program);
-    let (result, scope) = match race {
-        Some(after) => search_beside_proof(
-            &loaded,
-            &lib,
-            args,
-            &options,
-            ui,
-            Race {
-                deadline,
-                interrupt,
-                after,
-            },
-            &input.stem(),
-        ),
-        None => {
-            let searching = Instant::now();
-            let result = search(&lib, &options, ui);
-            let scope = (result.verdict == Verdict::Safe).then(|| {
-                let limits = ProofLimits {
-                    deadline,
-                    own: own_limit(args, searching.elapsed()),
-                    interrupt,
-                    memory: args.max_memory.saturating_mul(1 << 20),
-                };
-                prove(&loaded, &lib, args, &limits, &input.stem()).map(|a| a.scope)
-            });
-            (result, scope)
-        }
-    };
-    let scope = match scope.transpose() {
-        Ok(scope) => scope,
-        Err(e) => {
-            eprintln!("error: cannot write the certificate: {e}");
-            return (not_checked(loaded.name), Ok(()));
-        }
-    };
-
-    // Every counterexample becomes a client; unless told otherwise, each is run to
-    // confirm it. A counterexample that does not replay is a bug in holi: say so loudly.
-    let confirmation = if args.no_replay && args.client.is_none() {
-        None
-    } else {
-        let options = replay::ConfirmOptions {
-            replay: !args.no_replay,
-            client_dir: args.client.clone(),
+        bounds: Bounds { k, l },
+        techniques: Techniques {
+            all: args.all,
+            memo: !args.no_memo,
+            semantic: !args.no_semantic,
+            inert: !args.no_inert,
+            bound: !args.no_bound,
+            split: !args.no_split,
+            relevance: !args.no_relevance,
+            havoc: !args.no_havoc,
+            first: args.first,
+        },
+        limits: Limits {
+            timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+            // The command's own: every file and phase ends there.
             deadline,
+            // Z3 counts its timeout in 32-bit milliseconds: longer is no limit anyway.
+            solver_timeout: Some(
+                args.solver_timeout
+                    .min(Duration::from_millis(u32::MAX.into())),
+            ),
+            max_configurations: args.max_configurations,
+            max_memory: Some(args.max_memory.saturating_mul(1 << 20)),
             interrupt: Some(Arc::clone(interrupt)),
-        };
-        match replay::confirm(
-            &loaded.program,
-            &result.counterexamples,
-            &options,
-            &input.stem(),
-        ) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                eprintln!("error: cannot write the synthesized clients: {e}");
-                return (not_checked(loaded.name), Ok(()));
-            }
+        },
+        run: Run {
+            allow_stuck: args.allow_stuck,
+            // holi itself, started as a solver process; without it (a rare platform
+            // failure) nonlinear queries run in-process.
+            solver_process: std::env::current_exe().ok(),
+            jobs: args.jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                usize::from,
+            ),
+            task_sizes: Default::default(),
+        },
+    };
+    let request = check::Request {
+        options,
+        proof: if args.prove {
+            ProofMode::Required
+        } else if args.no_prove {
+            ProofMode::Off
+        } else {
+            ProofMode::Default
+        },
+        certificate: args.certificate.clone(),
+        replay: !args.no_replay,
+        client_dir: args.client.clone(),
+        stem: input.stem(),
+    };
+    let mut bar = SearchBar::new(ui);
+    let checked = check::run(&loaded, &request, &mut |event| bar.show(event));
+    let Checked {
+        result,
+        scope,
+        confirmation,
+    } = match checked {
+        Ok(checked) => checked,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return (not_checked(loaded.name), Ok(()));
         }
     };
     if let Some(c) = &confirmation {
@@ -744,314 +700,6 @@ fn check_file(
     (file_result, written)
 }
 
-/// How long the proof attempt may take at least, without `--prove`.
-const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
-
-/// How long a search runs alone before the proof attempt starts beside it, without
-/// `--prove`: all but a few of the HOLiK grid's searches end within it.
-const RACE_AFTER: Duration = Duration::from_secs(3);
-
-/// The end of the proof attempt's own time, without `--prove`: as long as the search
-/// took (`searched`), at least [`PROOF_TIME_FLOOR`], from now.
-fn own_limit(args: &CheckArgs, searched: Duration) -> Option<Instant> {
-    (!args.prove).then(|| Instant::now() + searched.max(PROOF_TIME_FLOOR))
-}
-
-/// What stops a proof attempt.
-struct ProofLimits<'a> {
-    /// The command's deadline (`--timeout`).
-    deadline: Option<Instant>,
-    /// The attempt's own deadline, without `--prove` ([`own_limit`]).
-    own: Option<Instant>,
-    /// Ctrl-C, and the race's stop.
-    interrupt: &'a Arc<AtomicBool>,
-    /// Bytes (`--max-memory`, or its share beside the search).
-    memory: u64,
-}
-
-/// How the proof attempt runs beside the search.
-struct Race<'a> {
-    deadline: Option<Instant>,
-    interrupt: &'a Arc<AtomicBool>,
-    /// How long the search runs alone first.
-    after: Duration,
-}
-
-/// The proof attempt beside the search, so that a library the bounded search would take
-/// minutes over (a bank of 450 lines at k 3, l 2) is settled as soon as a proof is found;
-/// the search then stops, and the verdict is safe for every k and l (the proof covers
-/// these bounds too), with the counts of the search so far. A search that fails or ends
-/// stuck stops the attempt. One that ends otherwise waits for it: under `--prove` for as
-/// long as the command may run; without it, until the attempt has had as long as the
-/// search took, so that the check ends at most `race.after` after the search (which
-/// shared its cores with the attempt meanwhile). A search that ends within
-/// `race.after` never shares its cores: the attempt then runs after it, as with one
-/// thread.
-fn search_beside_proof(
-    loaded: &Loaded,
-    lib: &Library,
-    args: &CheckArgs,
-    options: &CheckOptions,
-    ui: &Ui,
-    race: Race,
-    stem: &str,
-) -> (CheckResult, Option<std::io::Result<Scope>>) {
-    let Race {
-        deadline,
-        interrupt,
-        after,
-    } = race;
-    // Flags that the user's interrupt sets too, and each side may set for the other.
-    let stop_search = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
-    let stop_proof = memory::Watch::start(u64::MAX, Some(Arc::clone(interrupt)));
-    let options = CheckOptions {
-        interrupt: Some(stop_search.flag()),
-        ..options.clone()
-    };
-    let limit = args.max_memory.saturating_mul(1 << 20);
-    let searching = Instant::now();
-    let (result, beside, searched) = std::thread::scope(|s| {
-        let proof_flag = stop_proof.flag();
-        let stop_search = &stop_search;
-        let (search_ended, ended) = std::sync::mpsc::channel::<()>();
-        let (answer, answered) = std::sync::mpsc::channel();
-        let attempt = std::thread::Builder::new()
-            .name("holi-proof".to_string())
-            // The checker recurses once per call of the library's own functions, up to
-            // its depth budget: as deep as the front end's stack allows.
-            .stack_size(crate::frontend::STACK_SIZE)
-            .spawn_scoped(s, move || {
-                if !after.is_zero() && ended.recv_timeout(after) != Err(RecvTimeoutError::Timeout) {
-                    return;
-                }
-                // Half the memory limit beside the search, so that the attempt gives
-                // way to the search rather than the reverse.
-                let limits = ProofLimits {
-                    deadline,
-                    own: None,
-                    interrupt: &proof_flag,
-                    memory: limit / 2,
-                };
-                let attempt = prove(loaded, lib, args, &limits, stem);
-                if attempt.as_ref().is_ok_and(Attempt::proved) {
-                    stop_search.stop();
-                }
-                // Unless the search has ended and stopped waiting for it.
-                let _ = answer.send(attempt);
-            });
-        // A search that panics stops the attempt rather than waits for it.
-        let _stopping = StopOnDrop(&stop_proof);
-        let mut result = search(lib, &options, ui);
-        let searched = searching.elapsed();
-        drop(search_ended);
-        let Ok(attempt) = attempt else {
-            return (result, None, searched);
-        };
-        // A failure or a stuck path (unless `--allow-stuck` keeps the verdict safe)
-        // means no proof; a search cut short by `--max-configurations` leaves the
-        // attempt its chance, within the deadline.
-        let failed = !result.counterexamples.is_empty() || result.verdict == Verdict::Stuck;
-        if failed || interrupt.load(Ordering::Relaxed) {
-            stop_proof.stop();
-        }
-        // Without `--prove`, the attempt that started `after` into the search may go
-        // on until it has had as long as the search took; stopped there (and not by
-        // the command's deadline, which it meets by itself), it says so.
-        let own = (!args.prove).then(|| searching + after + searched.max(PROOF_TIME_FLOOR));
-        let mut capped = false;
-        let waited = match own {
-            Some(own) => {
-                match answered.recv_timeout(own.saturating_duration_since(Instant::now())) {
-                    Err(RecvTimeoutError::Timeout) => {
-                        capped = deadline.is_none_or(|d| own < d);
-                        stop_proof.stop();
-                        answered.recv().ok()
-                    }
-                    answer => answer.ok(),
-                }
-            }
-            None => answered.recv().ok(),
-        };
-        if let Err(panic) = attempt.join() {
-            std::panic::resume_unwind(panic);
-        }
-        let beside = waited.map(|attempt| {
-            attempt.map(|a| {
-                if a.cut_short && capped {
-                    let why = format!("the proof attempt was cut short: {CAPPED}");
-                    Attempt {
-                        scope: Scope::Bounded(why),
-                        cut_short: true,
-                    }
-                } else {
-                    a
-                }
-            })
-        });
-        if !failed
-            && beside
-                .as_ref()
-                .is_some_and(|a| a.as_ref().is_ok_and(Attempt::proved))
-        {
-            // The proof covers these bounds: what the search had left is settled.
-            result.inconclusive.clear();
-            result.verdict = Verdict::Safe;
-        }
-        (result, beside.map(|b| (b, capped)), searched)
-    });
-    if result.verdict != Verdict::Safe {
-        return (result, None);
-    }
-    // Stopped beside the search (by its share of memory), not started, or no thread
-    // for it: alone, as without the race and with as long as the search took, so that
-    // running it beside never weakens the answer.
-    let again = match &beside {
-        None => true,
-        Some((Ok(attempt), capped)) => {
-            attempt.cut_short && !capped && !interrupt.load(Ordering::Relaxed)
-        }
-        Some((Err(_), _)) => false,
-    };
-    let scope = match beside {
-        Some((attempt, _)) if !again => attempt.map(|a| a.scope),
-        _ => {
-            let limits = ProofLimits {
-                deadline,
-                own: own_limit(args, searched),
-                interrupt,
-                memory: limit,
-            };
-            prove(loaded, lib, args, &limits, stem).map(|a| a.scope)
-        }
-    };
-    (result, Some(scope))
-}
-
-/// Stops what its watch serves when dropped.
-struct StopOnDrop<'a>(&'a memory::Watch);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.stop();
-    }
-}
-
-/// Why an attempt without `--prove` stopped at its own time.
-const CAPPED: &str =
-    "it may take as long as the search took, at least a second (--prove lifts that)";
-
-/// Tries to prove a library safe for every k and l (after a safe search, or beside
-/// it): a certificate found by [`proof::find`] and re-checked by [`proof::check`],
-/// written to `--certificate DIR` as `<stem>.smt2` (the only error).
-///
-/// The deadlines, Ctrl-C and the memory limit ([`ProofLimits`]) stop the attempt within
-/// a fraction of a second ([`proof::Budget`]).
-fn prove(
-    loaded: &Loaded,
-    lib: &Library,
-    args: &CheckArgs,
-    limits: &ProofLimits,
-    stem: &str,
-) -> std::io::Result<Attempt> {
-    if args.no_prove {
-        let scope = Scope::Bounded("not attempted (--no-prove)".to_string());
-        return Ok(Attempt {
-            scope,
-            cut_short: false,
-        });
-    }
-    // The memory limit holds here as in the search: its watch sets the flag that stops
-    // the checker, as Ctrl-C does.
-    let memory = memory::Watch::start(limits.memory, Some(Arc::clone(limits.interrupt)));
-    let budget = proof::Budget {
-        deadline: match (limits.deadline, limits.own) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
-        interrupt: Some(memory.flag()),
-        ..if args.prove {
-            proof::Budget::thorough()
-        } else {
-            proof::Budget::default()
-        }
-    };
-    let (found, outcome) = proof::find(lib, &proof::candidates(lib), budget.clone());
-    let lines = LineIndex::new(&loaded.source);
-    let place = |span: &crate::syntax::ast::Span| {
-        let at = lines.point(span.start);
-        format!("{}:{}:{}", loaded.name, at.line, at.column)
-    };
-    // The certificate's text comes from one more check of what was found.
-    let (outcome, text) = match (&args.certificate, outcome) {
-        (Some(_), proof::Outcome::Proved { .. }) => proof::certify(lib, &found, budget, &place),
-        (_, outcome) => (outcome, None),
-    };
-    let cut_short = matches!(&outcome, proof::Outcome::Unknown(why)
-        if why == proof::TIME_LIMIT || why == proof::INTERRUPTED);
-    let scope = match outcome {
-        proof::Outcome::Proved {
-            obligations,
-            revealed,
-            recursive,
-        } => {
-            let smtlib = match (&args.certificate, text) {
-                (Some(dir), Some(text)) => {
-                    std::fs::create_dir_all(dir)?;
-                    let path = dir.join(format!("{stem}.smt2"));
-                    std::fs::write(&path, text)?;
-                    Some(path.display().to_string())
-                }
-                _ => None,
-            };
-            Scope::AllBounds {
-                invariant: (found.invariant.iter())
-                    .map(|f| f.display(lib).to_string())
-                    .collect(),
-                turn_relation: (found.steps.iter())
-                    .map(|s| s.display(lib).to_string())
-                    .collect(),
-                revealed: revealed.iter().map(place).collect(),
-                recursive: recursive.iter().map(place).collect(),
-                obligations,
-                smtlib,
-            }
-        }
-        proof::Outcome::Refuted(o) => Scope::Bounded(format!(
-            "no invariant holi tried shows that {}",
-            o.describe(&place)
-        )),
-        proof::Outcome::Unknown(why) if why == proof::TIME_LIMIT || why == proof::INTERRUPTED => {
-            let why = if memory.exceeded() {
-                format!(
-                    "the memory limit ({} MiB, --max-memory) was exceeded",
-                    args.max_memory
-                )
-            } else if why == proof::TIME_LIMIT && limits.deadline.is_none_or(|d| Instant::now() < d)
-            {
-                CAPPED.to_string()
-            } else {
-                why
-            };
-            Scope::Bounded(format!("the proof attempt was cut short: {why}"))
-        }
-        proof::Outcome::NotCovered(why) | proof::Outcome::Unknown(why) => Scope::Bounded(why),
-    };
-    Ok(Attempt { scope, cut_short })
-}
-
-/// What a proof attempt gives the report, and whether a limit or an interrupt cut it
-/// short.
-struct Attempt {
-    scope: Scope,
-    cut_short: bool,
-}
-
-impl Attempt {
-    fn proved(&self) -> bool {
-        matches!(self.scope, Scope::AllBounds { .. })
-    }
-}
-
 /// Drops `value` on a thread of its own (here if none can be started); the process
 /// does not wait for it to finish.
 fn free_in_background<T: Send + 'static>(value: T) {
@@ -1071,30 +719,33 @@ fn replay_status(verdict: &Option<replay::Verdict>) -> Replay {
     }
 }
 
-/// Runs the search, with a progress line on a terminal once it takes over a second.
-fn search(lib: &Library, options: &CheckOptions, ui: &Ui) -> CheckResult {
-    let bar = (ui.stderr_is_terminal && !ui.quiet()).then(|| {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        // A spinner and the message: the search has no known length to fill a bar with.
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar
-    });
-    let mut progress = |p: &Progress| {
-        if let Some(bar) = &bar {
-            if p.elapsed >= Duration::from_secs(1) {
+/// The search's progress line, on a terminal once the search takes over a second;
+/// cleared when the search ends.
+struct SearchBar(Option<ProgressBar>);
+
+impl SearchBar {
+    fn new(ui: &Ui) -> SearchBar {
+        SearchBar((ui.stderr_is_terminal && !ui.quiet()).then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            // A spinner and the message: the search has no known length to fill a bar with.
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar
+        }))
+    }
+
+    fn show(&mut self, event: Event) {
+        match (event, &self.0) {
+            (Event::Searching(p), Some(bar)) if p.elapsed >= Duration::from_secs(1) => {
                 bar.set_message(progress_message(p));
                 bar.tick();
             }
+            (Event::Searched, Some(bar)) => bar.finish_and_clear(),
+            _ => {}
         }
-    };
-    let result = symbolic::check_with_progress(lib, options, &mut progress);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
     }
-    result
 }
 
 fn progress_message(p: &Progress) -> String {

@@ -409,10 +409,10 @@ mod tests {
              private deader (u:unit) :(unit) = { assert(7 == 7); dead() };
              fun f := stored;";
         let lib = library(source);
-        let text = |sites: Vec<(crate::trace::FailureKind, Span)>| -> Vec<&str> {
+        let text = |sites: Vec<crate::trace::Site>| -> Vec<&str> {
             sites
                 .iter()
-                .map(|(_, span)| &source[span.clone()])
+                .map(|site| &source[site.span.clone()])
                 .collect()
         };
         assert_eq!(

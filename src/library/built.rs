@@ -3,7 +3,7 @@
 
 use super::ir::{CodeId, Expr, ExprKind, FunCode, GlobalName, MethodId, RefId, TypeId, Types};
 use crate::syntax::ast::{Span, Visibility};
-use crate::trace::FailureKind;
+use crate::trace::Site;
 use num_bigint::BigInt;
 use std::collections::HashSet;
 
@@ -91,18 +91,18 @@ impl Library {
     }
 
     /// Every place its code can fail ([`crate::library::ir::Expr::failure_sites`]).
-    pub fn failure_sites(&self) -> Vec<(FailureKind, Span)> {
+    pub fn failure_sites(&self) -> Vec<Site> {
         self.sites_in(|_| true)
     }
 
     /// The failure sites in [`Library::live_codes`], in the order of
     /// [`Library::failure_sites`]; no run of any client reaches the others.
-    pub fn live_failure_sites(&self) -> Vec<(FailureKind, Span)> {
+    pub fn live_failure_sites(&self) -> Vec<Site> {
         let live = self.live_codes();
         self.sites_in(|code| live.contains(&code))
     }
 
-    fn sites_in(&self, keep: impl Fn(CodeId) -> bool) -> Vec<(FailureKind, Span)> {
+    fn sites_in(&self, keep: impl Fn(CodeId) -> bool) -> Vec<Site> {
         let mut sites = Vec::new();
         for (id, code) in self.codes.iter().enumerate() {
             if keep(id as CodeId) {
@@ -110,9 +110,6 @@ impl Library {
             }
         }
         sites
-            .into_iter()
-            .map(|(kind, span)| (kind, span.clone()))
-            .collect()
     }
 
     /// Codes that can become function values: lambdas, `letrec` functions, and methods

@@ -6,7 +6,7 @@
 //! captured environment) is exactly the paper's substituted term `M{v/x}`.
 
 use crate::syntax::ast::{self, BinOp, Span};
-use crate::trace::FailureKind;
+use crate::trace::{FailureKind, Site};
 use num_bigint::{BigInt, Sign};
 use std::collections::HashMap;
 use std::fmt;
@@ -194,13 +194,19 @@ impl Expr {
 
     /// Where this expression can fail, not counting the codes it makes: every
     /// `assert`, and every division whose divisor is not a nonzero constant.
-    pub fn failure_sites<'e>(&'e self, out: &mut Vec<(FailureKind, &'e Span)>) {
-        match &self.kind {
-            ExprKind::Assert(_) => out.push((FailureKind::Assert, &self.span)),
+    pub fn failure_sites(&self, out: &mut Vec<Site>) {
+        let kind = match &self.kind {
+            ExprKind::Assert(_) => Some(FailureKind::Assert),
             ExprKind::Binary(BinOp::Div, _, divisor) if !matches!(&divisor.kind, ExprKind::Int(d) if d.sign() != Sign::NoSign) => {
-                out.push((FailureKind::Division, &self.span))
+                Some(FailureKind::Division)
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(kind) = kind {
+            out.push(Site {
+                kind,
+                span: self.span.clone(),
+            });
         }
         for child in self.children() {
             child.failure_sites(out);

@@ -4,9 +4,9 @@
 //! answer to an earlier question that is the same up to renaming of symbols
 //! ([`Question`], [`Answers`]); only then is Z3 asked.
 
+use super::brief::Brief;
 use super::config::{connected, Config};
 use super::memo;
-use super::options::CheckOptions;
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness, TREE_WALK};
 use crate::syntax::ast::BinOp;
@@ -63,13 +63,14 @@ impl Decider {
         }
     }
 
-    /// A decider with a solver of its own, within the limits of `options`.
-    pub fn within(options: &CheckOptions) -> Decider {
+    /// A decider with a solver of its own, stopped by `brief`'s flag and answering
+    /// nonlinear queries in its solver process.
+    pub fn within(brief: &Brief) -> Decider {
         let mut solver = Solver::new();
-        if let Some(flag) = &options.interrupt {
+        if let Some(flag) = brief.meter.interrupt() {
             solver.interrupt_on(Arc::clone(flag));
         }
-        if let Some(program) = &options.solver_process {
+        if let Some(program) = &brief.run.solver_process {
             solver.nonlinear_in_child(program.clone());
         }
         Decider::new(solver)

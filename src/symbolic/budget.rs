@@ -3,23 +3,89 @@
 //! only pauses it, where it can resume.
 
 use super::lane::{Lane, Working};
-use super::options::CheckOptions;
+use super::options::Limits;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub struct Budget {
-    start: Instant,
-    timeout: Option<Duration>,
-    /// The check's deadline ([`CheckOptions::deadline`]); without one, `timeout`
-    /// counts from `start`.
+/// The limits of one check as it runs: its deadline, fixed when the check starts, the
+/// flag that stops it, the configurations it may explore, the longest solver query,
+/// and the lane of its race, if any. The searches of the check get narrower meters
+/// (a lane, a flag that also stops them for a reason of their own, fewer
+/// configurations), so every limit is computed in one place.
+#[derive(Clone, Debug, Default)]
+pub struct Meter {
     deadline: Option<Instant>,
     solver_timeout: Option<Duration>,
     max_configurations: Option<u64>,
     interrupt: Option<Arc<AtomicBool>>,
+    lane: Option<Arc<Lane>>,
+}
+
+impl Meter {
+    /// The meter of a check starting now under `limits` (a timeout too long to add is
+    /// no limit).
+    pub fn start(limits: &Limits) -> Meter {
+        Meter {
+            deadline: limits
+                .deadline
+                .or_else(|| limits.timeout.and_then(|t| Instant::now().checked_add(t))),
+            solver_timeout: limits.solver_timeout,
+            max_configurations: limits.max_configurations,
+            interrupt: limits.interrupt.clone(),
+            lane: None,
+        }
+    }
+
+    /// This meter for a search that runs on `lane`.
+    pub fn on_lane(&self, lane: &Arc<Lane>) -> Meter {
+        Meter {
+            lane: Some(Arc::clone(lane)),
+            ..self.clone()
+        }
+    }
+
+    /// This meter stopped by `flag` instead of its own flag; `flag` must be set
+    /// whenever the own flag is (a watch that carries it, [`super::memory::Watch`]).
+    pub fn stopped_by(&self, flag: &Arc<AtomicBool>) -> Meter {
+        Meter {
+            interrupt: Some(Arc::clone(flag)),
+            ..self.clone()
+        }
+    }
+
+    /// This meter with `spent` of its configurations already explored.
+    pub fn after(&self, spent: u64) -> Meter {
+        Meter {
+            max_configurations: self.max_configurations.map(|m| m.saturating_sub(spent)),
+            ..self.clone()
+        }
+    }
+
+    /// When the check must stop, if ever.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    pub fn max_configurations(&self) -> Option<u64> {
+        self.max_configurations
+    }
+
+    /// The flag that stops the check.
+    pub fn interrupt(&self) -> Option<&Arc<AtomicBool>> {
+        self.interrupt.as_ref()
+    }
+
+    pub fn lane(&self) -> Option<&Arc<Lane>> {
+        self.lane.as_ref()
+    }
+}
+
+pub struct Budget {
+    start: Instant,
+    meter: Meter,
     /// This attempt's cap on configurations, counted from the start of the check.
     cap: Option<u64>,
-    lane: Option<Arc<Lane>>,
     /// Counts the search as running on its lane's field while it lives.
     _working: Option<Working>,
     /// The configurations' work counted so far.
@@ -29,18 +95,13 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The limits of `options`, with the clock started now.
-    pub fn new(options: &CheckOptions) -> Budget {
+    /// A search's budget under `meter`, with its clock started now.
+    pub fn new(meter: &Meter) -> Budget {
         Budget {
             start: Instant::now(),
-            timeout: options.timeout,
-            deadline: options.deadline,
-            solver_timeout: options.solver_timeout,
-            max_configurations: options.max_configurations,
-            interrupt: options.interrupt.clone(),
+            meter: meter.clone(),
             cap: None,
-            lane: options.lane.clone(),
-            _working: options.lane.as_ref().map(|lane| lane.working()),
+            _working: meter.lane.as_ref().map(|lane| lane.working()),
             counted: 0,
             charged: 0,
         }
@@ -60,25 +121,21 @@ impl Budget {
         self.start.elapsed()
     }
 
-    /// When the search must stop, if ever (a timeout too long to add is no limit).
-    fn deadline(&self) -> Option<Instant> {
-        self.deadline
-            .or_else(|| self.timeout.and_then(|t| self.start.checked_add(t)))
-    }
-
     /// Why the search must stop now, if it must, after `configurations`.
     pub fn exhausted(&self, configurations: u64) -> Option<String> {
         if self
+            .meter
             .interrupt
             .as_ref()
             .is_some_and(|flag| flag.load(Ordering::Relaxed))
         {
             return Some("interrupted".to_string());
         }
-        if self.deadline().is_some_and(|d| Instant::now() >= d) {
+        if self.meter.deadline.is_some_and(|d| Instant::now() >= d) {
             return Some("the time limit ran out".to_string());
         }
         if self
+            .meter
             .max_configurations
             .is_some_and(|max| configurations >= max)
         {
@@ -89,14 +146,14 @@ impl Budget {
 
     /// Whether the search's share is used up after `configurations`: it pauses.
     pub fn share_used(&self, configurations: u64) -> bool {
-        self.lane.as_ref().is_some_and(|lane| !lane.admits())
+        self.meter.lane.as_ref().is_some_and(|lane| !lane.admits())
             || self.cap.is_some_and(|cap| configurations >= cap)
     }
 
     /// Charges the lane with one configuration's `work` ([`super::solver::work::configuration`]).
     pub fn count(&mut self, work: u64) {
         self.counted += work;
-        if let Some(lane) = &self.lane {
+        if let Some(lane) = &self.meter.lane {
             lane.charge(work);
         }
     }
@@ -109,23 +166,24 @@ impl Budget {
     /// Charges the lane with the solver's work since the last charge; `work` is the
     /// solver's total.
     pub fn charge(&mut self, work: u64) {
-        if let Some(lane) = self.lane.as_ref().filter(|_| work > self.charged) {
+        if let Some(lane) = self.meter.lane.as_ref().filter(|_| work > self.charged) {
             lane.charge(work - self.charged);
             self.charged = work;
         }
     }
 
     pub fn lane(&self) -> Option<&Lane> {
-        self.lane.as_deref()
+        self.meter.lane.as_deref()
     }
 
     /// How long the next solver query may run: no longer than the search's own
     /// deadline, nor the per-query limit.
     pub fn query_limit(&self) -> Option<Duration> {
         let remaining = self
-            .deadline()
+            .meter
+            .deadline
             .map(|d| d.saturating_duration_since(Instant::now()));
-        match (remaining, self.solver_timeout) {
+        match (remaining, self.meter.solver_timeout) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -3,12 +3,11 @@
 //! callbacks per frame of each, and the library restricted to some of them, with or
 //! without the stand-in that plays the others.
 
-use super::havoc::Site;
 use crate::library::ir::GlobalName;
 use crate::library::ir::{CodeId, Expr, ExprKind, ImportId, MethodId};
 use crate::library::{Initial, Library, StandInNames};
 use crate::syntax::ast::Visibility;
-use crate::trace::FailureKind;
+use crate::trace::Site;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// The most callbacks per frame the stand-in is made for; a library whose frames can
@@ -18,17 +17,6 @@ const MAX_CALLBACKS: u32 = 16;
 /// The stand-in's method and the client function it calls back.
 pub const TRAMPOLINE: &str = "holi_split_trampoline";
 pub const CALLBACK: &str = "holi_split_callback";
-
-/// A failure site as an ordered key: what fails, where.
-pub type SiteKey = (FailureKind, usize, usize);
-
-pub fn key_of(site: &Site) -> SiteKey {
-    (site.0, site.1.start, site.1.end)
-}
-
-pub fn site_of(key: &SiteKey) -> Site {
-    (key.0, key.1..key.2)
-}
 
 /// The components of a library: a number for every method and reference.
 pub struct Components {
@@ -155,7 +143,7 @@ impl Mentions {
 }
 
 /// The failure sites in each component's code ([`Expr::failure_sites`]).
-pub fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<SiteKey>> {
+pub fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<Site>> {
     let mut out = vec![BTreeSet::new(); parts.count];
     for (m, method) in lib.methods.iter().enumerate() {
         let mut mentions = Mentions::default();
@@ -164,11 +152,7 @@ pub fn sites_per_component(lib: &Library, parts: &Components) -> Vec<BTreeSet<Si
         for code in mentions.codes {
             lib.code(code).body.failure_sites(&mut sites);
         }
-        out[parts.method[m]].extend(
-            sites
-                .into_iter()
-                .map(|(kind, span)| (kind, span.start, span.end)),
-        );
+        out[parts.method[m]].extend(sites);
     }
     out
 }

@@ -13,7 +13,7 @@
 //! A path that gets stuck ([`super::machine::Stop::Stuck`]) is recorded with its
 //! place and reason ([`CheckResult::stuck`]); a complete search without failures but
 //! with stuck paths is [`super::Verdict::Stuck`], not safe (unless
-//! [`CheckOptions::allow_stuck`]). Paths of the over-approximation ([`super::havoc`])
+//! [`Run::allow_stuck`](super::options::Run::allow_stuck)). Paths of the over-approximation ([`super::havoc`])
 //! or with the split's stand-in are not the library's own, so their stuck places are
 //! not recorded. Every pruning keeps the set of stuck places of a search without
 //! failures: subsumption and the symmetry of revealed closures because a pruned
@@ -23,16 +23,15 @@
 //! whole search.
 
 use super::branch;
+use super::brief::Brief;
 use super::budget::Budget;
 use super::config::Config;
 use super::findings::Findings;
-pub use super::findings::StuckPaths;
 use super::havoc::{Havoc, Invariant};
 use super::havoc_turn::{self, Sides};
 use super::memo;
 use super::moves::{self, StandIn};
-use super::options::CheckOptions;
-use super::outcome::{CheckResult, Progress, Stats, StuckReason};
+use super::outcome::{CheckResult, Progress, Stats, StuckReason, StuckSite};
 use super::plan::{Goal, SearchPlan};
 use super::relevance::{Relevance, Skipped};
 use super::solver::work;
@@ -42,7 +41,7 @@ use super::term::{Term, Witness};
 use super::values;
 use crate::library::Library;
 use crate::syntax::ast::Span;
-use crate::trace::FailureKind;
+use crate::trace::{FailureKind, Site};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -72,8 +71,7 @@ enum Work<'p> {
 
 pub struct Explorer<'p, 'o> {
     lib: &'p Library,
-    options: &'o CheckOptions,
-    plan: SearchPlan,
+    brief: &'o Brief,
     /// Decides symbolic branches (and owns the search's solver).
     decider: branch::Decider,
     initial: Config<'p>,
@@ -110,9 +108,9 @@ pub struct Explorer<'p, 'o> {
 }
 
 impl<'p, 'o> Explorer<'p, 'o> {
-    /// The search by `plan` of `lib` within the bounds and limits of `options`.
-    pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Explorer<'p, 'o> {
-        Explorer::asking(lib, options, plan, branch::Decider::within(options))
+    /// The search of `lib` that `brief` asks for.
+    pub fn new(lib: &'p Library, brief: &'o Brief) -> Explorer<'p, 'o> {
+        Explorer::asking(lib, brief, branch::Decider::within(brief))
     }
 
     /// [`Explorer::new`], deciding branches with `decider` (from
@@ -120,17 +118,16 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// alone, and searches of one library ask many of the same.
     pub fn asking(
         lib: &'p Library,
-        options: &'o CheckOptions,
-        plan: SearchPlan,
+        brief: &'o Brief,
         decider: branch::Decider,
     ) -> Explorer<'p, 'o> {
+        let plan = brief.plan;
         let relevance = plan.relevance().then(|| Relevance::of(lib, None)).flatten();
-        let initial = start(lib, options, relevance.is_some());
+        let initial = start(lib, brief, relevance.is_some());
         let memo = plan.memo().then(|| new_memo(lib, plan));
         Explorer {
             lib,
-            options,
-            plan,
+            brief,
             decider,
             worklist: vec![Work::Explore(initial.clone())],
             initial,
@@ -139,7 +136,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             // Branch and bound aims at every site in the library's live code unless
             // told otherwise ([`Explorer::with_targets`]).
             found: Findings::for_plan(plan, lib),
-            budget: Budget::new(options),
+            budget: Budget::new(&brief.meter),
             capped: false,
             depth_limit: None,
             cuts: 0,
@@ -155,7 +152,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
 
     /// Branch and bound on the sites `targets` alone: only they are sure to keep their
     /// minimal lengths. No targets of its own means branch and bound is off.
-    pub fn with_targets(mut self, targets: &[(FailureKind, Span)]) -> Self {
+    pub fn with_targets(mut self, targets: &[Site]) -> Self {
         if self.found.bounds() {
             self.found.retarget(targets);
         }
@@ -264,7 +261,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
 
     /// Goes on from an earlier attempt of the same search: its clock, counters and
     /// stuck paths, stopping at `cap` configurations in all.
-    pub fn continuing(mut self, start: Instant, stats: Stats, stuck: StuckPaths, cap: u64) -> Self {
+    pub fn continuing(
+        mut self,
+        start: Instant,
+        stats: Stats,
+        stuck: Vec<StuckSite>,
+        cap: u64,
+    ) -> Self {
         self.budget.since(start);
         self.budget.cap(cap);
         self.stats = stats;
@@ -273,7 +276,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 
     /// Goes on with the search until it is done, stopped by a limit, or its lane
-    /// ([`CheckOptions::lane`]) is full; in the last case a later call (after the
+    /// ([`Meter::lane`](super::budget::Meter::lane)) is full; in the last case a later call (after the
     /// lane's limit was raised) resumes exactly where it stopped.
     pub fn advance(&mut self, progress: &mut dyn FnMut(&Progress)) -> Advance {
         self.capped = false;
@@ -340,7 +343,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
                 self.capped = true;
                 return false;
             }
-            let first = self.plan.goal() == Goal::First;
+            let first = self.brief.plan.goal() == Goal::First;
             if first && self.depth_limit.is_some() && self.found.any_failure() {
                 return false;
             }
@@ -367,7 +370,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
             let rules = step::Rules {
                 lib: self.lib,
-                l: self.options.l,
+                l: self.brief.bounds.l,
                 symmetry: self.memo.is_some(),
                 stand_in: self.stand_in,
                 relevance: self.relevance.clone(),
@@ -423,7 +426,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
             trial: &mut self.projections,
             lane: self.budget.lane(),
             limit: self.budget.query_limit(),
-            semantic: self.plan.semantic(),
+            semantic: self.brief.plan.semantic(),
         };
         let open = &mut self.open;
         let mut credit = |site, suffix| reached(open, site, cfg.moves + suffix);
@@ -458,7 +461,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         self.stats.seconds = self.budget.elapsed().as_secs_f64();
         let result = self
             .found
-            .into_result(self.stats, self.inconclusive, self.options, self.plan);
+            .into_result(self.stats, self.inconclusive, self.brief);
         (result, self.decider)
     }
 }
@@ -516,7 +519,7 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         // The path, to choose the values of a reported trace from once the search is
         // over ([`values`]); not for the over-approximation's failures, which only say
         // which sites it reaches, nor under `all`, which keeps the search's values.
-        let keep = self.havoc.is_none() && self.plan.goal() != Goal::Every;
+        let keep = self.havoc.is_none() && self.brief.plan.goal() != Goal::Every;
         let valuation = keep
             .then(|| {
                 let order = std::mem::take(&mut rendered.symbols);
@@ -552,7 +555,7 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
     }
 
     fn best(&self) -> Option<&[u32]> {
-        self.plan.bound().then(|| self.found.best())
+        self.brief.plan.bound().then(|| self.found.best())
     }
 
     /// A bounded call is a cut: the memo entries above it subsume only what it would
@@ -565,8 +568,8 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
 
 /// The configuration a search of `lib` starts from; `relevance` says whether it
 /// tracks the sinks of atomic calls ([`super::relevance`]).
-pub fn start<'p>(lib: &'p Library, options: &CheckOptions, relevance: bool) -> Config<'p> {
-    let mut initial = Config::initial(lib, options.k, options.l);
+pub fn start<'p>(lib: &'p Library, brief: &Brief, relevance: bool) -> Config<'p> {
+    let mut initial = Config::initial(lib, brief.bounds.k, brief.bounds.l);
     if relevance {
         initial.sinks = Some(Relevance::start());
     }

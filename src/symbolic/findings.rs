@@ -6,25 +6,22 @@
 //! only what steers it: the bound, whether every target site was reached, and the
 //! shortest length found per site (which the memo compares, [`super::memo`]).
 
+use super::brief::Brief;
 use super::memo;
-use super::options::CheckOptions;
-use super::outcome::{verdict, CheckResult, Stats, StuckReason, StuckSite};
+use super::outcome::{
+    add_stuck, add_stuck_site, verdict, CheckResult, Stats, StuckReason, StuckSite,
+};
 use super::plan::{Goal, SearchPlan};
 use crate::library::Library;
 use crate::syntax::ast::Span;
-use crate::trace::{Counterexample, FailureKind};
+use crate::trace::{Counterexample, FailureKind, Site};
 use rustc_hash::FxHashSet;
-use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// The places where paths got stuck, with how many paths got stuck there.
-pub type StuckPaths = BTreeMap<(usize, usize, StuckReason), u64>;
+use std::collections::{HashMap, HashSet};
 
 /// Distinct failing traces counted exactly (by fingerprint) before the count becomes a
 /// lower bound ([`super::CheckResult::failing_traces_lower_bound`]): long searches find
 /// millions, and remembering them all would grow memory without bound. About 20 MB.
 const FAILING_CAP: usize = 1 << 20;
-
-type Site = (FailureKind, Span);
 
 pub struct Findings {
     /// Keep every failing trace (`all`), not only the shortest per site.
@@ -55,8 +52,8 @@ pub struct Findings {
     /// The shortest failing trace per failure site, with its text (ties go to the
     /// smaller text, and a search meets many ties).
     shortest: HashMap<Site, (Counterexample, String)>,
-    /// Paths stuck per place (span start, end) and reason.
-    stuck: StuckPaths,
+    /// Paths stuck per place and reason, in source order.
+    stuck: Vec<StuckSite>,
     /// The sites numbered beforehand ([`Findings::numbered`]).
     listed: usize,
 }
@@ -87,7 +84,7 @@ impl Findings {
             all_seen: HashSet::new(),
             every: Vec::new(),
             shortest: HashMap::new(),
-            stuck: BTreeMap::new(),
+            stuck: Vec::new(),
             listed: 0,
         }
     }
@@ -186,9 +183,7 @@ impl Findings {
         for (site, (cx, text)) in other.shortest {
             self.keep_shorter(site, cx, &text);
         }
-        for (place, paths) in other.stuck {
-            *self.stuck.entry(place).or_insert(0) += paths;
-        }
+        add_stuck(&mut self.stuck, other.stuck);
     }
 
     /// Counts a failing trace by its fingerprint, up to the cap (without `all`).
@@ -249,25 +244,29 @@ impl Findings {
     }
 
     /// Takes up the stuck paths of an earlier attempt of the same search.
-    pub fn resume_stuck(&mut self, stuck: StuckPaths) {
+    pub fn resume_stuck(&mut self, stuck: Vec<StuckSite>) {
         self.stuck = stuck;
     }
 
     /// A path stuck at `span` for `reason`.
     pub fn stuck(&mut self, span: &Span, reason: StuckReason) {
-        *self
-            .stuck
-            .entry((span.start, span.end, reason))
-            .or_insert(0) += 1;
+        let site = StuckSite {
+            span: span.clone(),
+            reason,
+            paths: 1,
+        };
+        add_stuck_site(&mut self.stuck, site);
     }
 
     /// A failing trace of `moves` moves, whose rendered text is `text`; its site's
     /// number, for the search to credit the configurations above it.
     pub fn failure(&mut self, cx: Counterexample, text: String, moves: u32) -> u32 {
-        let (kind, span) = (cx.kind, cx.span.clone());
+        let key = cx.site();
         self.count_failing(memo::salted_hash(&text, 1));
-        let new = self.all && self.all_seen.insert(pair_fingerprint(&text, &kind, &span));
-        let key = (kind, span);
+        let new = self.all
+            && self
+                .all_seen
+                .insert(pair_fingerprint(&text, &key.kind, &key.span));
         let next_site = self.sites.len() as u32;
         let site = *self.sites.entry(key.clone()).or_insert(next_site);
         if site == next_site {
@@ -291,25 +290,29 @@ impl Findings {
         site
     }
 
-    /// The result of a search by `plan` that found these, with its counters and the
+    /// The result of a search by `brief` that found these, with its counters and the
     /// reasons it is incomplete.
     pub fn into_result(
         self,
         stats: Stats,
         inconclusive: Vec<String>,
-        options: &CheckOptions,
-        plan: SearchPlan,
+        brief: &Brief,
     ) -> CheckResult {
         let found = self.report();
         CheckResult {
-            verdict: verdict(&found.counterexamples, &inconclusive, &found.stuck, options),
+            verdict: verdict(
+                &found.counterexamples,
+                &inconclusive,
+                &found.stuck,
+                &brief.run,
+            ),
             counterexamples: found.counterexamples,
             failing_traces: found.failing_traces,
             failing_traces_lower_bound: found.failing_traces_lower_bound,
             stats,
             inconclusive,
             stuck: found.stuck,
-            plan,
+            plan: brief.plan,
         }
     }
 
@@ -332,15 +335,7 @@ impl Findings {
             counterexamples: keyed.into_iter().map(|(_, _, c)| c).collect(),
             failing_traces: self.failing.len(),
             failing_traces_lower_bound: self.failing_capped,
-            stuck: self
-                .stuck
-                .into_iter()
-                .map(|((start, end, reason), paths)| StuckSite {
-                    span: start..end,
-                    reason,
-                    paths,
-                })
-                .collect(),
+            stuck: self.stuck,
         }
     }
 }
@@ -364,7 +359,7 @@ mod tests {
             span: 0..1,
             trace: Trace(Vec::new()),
             concrete: Trace(Vec::new()),
-            model: BTreeMap::from([(text.to_string(), 0.into())]),
+            model: std::collections::BTreeMap::from([(text.to_string(), 0.into())]),
             locations: Vec::new(),
             valuation: None,
         };

@@ -1,10 +1,9 @@
 //! `--first`: a shortest failing trace, by racing two ways of searching under
 //! growing budgets.
 
-use super::explore::{Advance, Explorer, StuckPaths};
-use super::options::CheckOptions;
+use super::brief::Brief;
+use super::explore::{Advance, Explorer};
 use super::outcome::{CheckResult, Progress, Stats};
-use super::plan::SearchPlan;
 use crate::library::Library;
 use crate::trace::Counterexample;
 use std::time::Instant;
@@ -25,20 +24,15 @@ const FIRST_BUDGET: u64 = 1_000;
 /// stuck paths met, the user's limits and the clock run over the whole race. An
 /// attempt stopped by the user's limits still reports the shortest failing trace any
 /// attempt found, so that more time never weakens the verdict.
-pub fn race(
-    lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
-    progress: &mut dyn FnMut(&Progress),
-) -> CheckResult {
+pub fn race(lib: &Library, brief: &Brief, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
     let start = Instant::now();
     let mut spent = Stats::default();
-    let mut stuck = StuckPaths::new();
+    let mut stuck = Vec::new();
     let mut found: Vec<Counterexample> = Vec::new();
     let mut budget = FIRST_BUDGET;
     loop {
         for way in [Way::Deepening, Way::Exhaustive] {
-            let explorer = Explorer::new(lib, options, plan).continuing(
+            let explorer = Explorer::new(lib, brief).continuing(
                 start,
                 spent.clone(),
                 std::mem::take(&mut stuck),
@@ -53,16 +47,12 @@ pub fn race(
                 }
                 result.counterexamples.truncate(1);
                 result.failing_traces = result.failing_traces.max(result.counterexamples.len());
-                result.settle_verdict(options);
+                result.settle_verdict(&brief.run);
                 return result;
             }
             found.append(&mut result.counterexamples);
             spent = result.stats;
-            stuck = result
-                .stuck
-                .into_iter()
-                .map(|s| ((s.span.start, s.span.end, s.reason), s.paths))
-                .collect();
+            stuck = result.stuck;
         }
         budget = budget.saturating_mul(4);
     }

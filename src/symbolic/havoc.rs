@@ -1,7 +1,7 @@
 //! Proving failure sites unreachable with an over-approximation (`--no-havoc` turns it
 //! off).
 //!
-//! Branch and bound ([`super::CheckOptions::bound`]) starts only once every failure
+//! Branch and bound ([`super::Techniques::bound`]) starts only once every failure
 //! site in live code ([`Library::live_codes`]) has a trace, and the split's search for
 //! a part's lower bound ([`super::split`]) is cut short only when the part alone
 //! reaches all its sites; a live site no trace reaches keeps both searching to the end.
@@ -83,14 +83,9 @@ use crate::library::ir::GlobalName;
 use crate::library::ir::{CodeId, Expr, ExprKind, RefId};
 use crate::library::{Initial, Library};
 use crate::syntax::ast::BinOp;
-use crate::syntax::ast::Span;
-use crate::trace::FailureKind;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::collections::{BTreeSet, HashSet};
-
-/// A failure site: what fails, where.
-pub type Site = (FailureKind, Span);
 
 /// What the over-approximation resets at client turns, and within what.
 pub struct Havoc {

@@ -3,15 +3,15 @@
 //! a client turn or return refutes until none is (the Houdini algorithm).
 
 use super::branch::Decider;
+use super::brief::Brief;
 use super::explore::{Advance, Explorer};
 use super::havoc::{
     applies, candidates, guard_sets, guarded_writes, may_assign, write_depths, Havoc, Invariant,
-    Site,
 };
-use super::options::CheckOptions;
+use super::options::Bounds;
 use super::outcome::{CheckResult, Progress, Stats};
-use super::plan::SearchPlan;
 use crate::library::Library;
+use crate::trace::{Counterexample, Site};
 use std::collections::HashSet;
 
 /// Configurations the search of the over-approximation may take; one that needs more
@@ -19,33 +19,31 @@ use std::collections::HashSet;
 const BUDGET: u64 = 100_000;
 
 /// The sites among `targets` that the over-approximation of `lib` reaches within the
-/// bounds of `options` (the others are unreachable in `lib`), with the work done.
-/// `None` when the over-approximation is off in `plan` or does not apply to `lib`, or
-/// its search does not finish (within the limits of `options` and [`BUDGET`]).
+/// bounds of `brief` (the others are unreachable in `lib`), with the work done.
+/// `None` when the over-approximation is off in its plan or does not apply to `lib`,
+/// or its search does not finish (within its meter and [`BUDGET`]).
 pub fn reachable(
     lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     targets: &[Site],
     progress: &mut dyn FnMut(&Progress),
 ) -> (Option<HashSet<Site>>, Stats) {
-    let Some(plan) = plan.for_havoc().filter(|_| applies(lib)) else {
+    let Some(plan) = brief.plan.for_havoc().filter(|_| applies(lib)) else {
         return (None, Stats::default());
     };
-    // One deadline for every round: each round's search would otherwise start the
-    // clock again.
-    let options = CheckOptions {
-        l: options.l.min(1),
-        ..options.deadline_from(std::time::Instant::now())
-    };
-    let depths = write_depths(lib, options.k);
+    // Every round runs on the check's meter, so on one deadline.
+    let brief = brief.with_plan(plan).with_bounds(Bounds {
+        k: brief.bounds.k,
+        l: brief.bounds.l.min(1),
+    });
+    let depths = write_depths(lib, brief.bounds.k);
     let writes = guarded_writes(lib);
     let sets = guard_sets(&writes);
     let assigns = may_assign(lib);
     let mut invariants = candidates(lib);
     let mut spent = Stats::default();
     // The rounds explore much the same paths, so they share the answers.
-    let mut decider = Decider::within(&options);
+    let mut decider = Decider::within(&brief);
     let mut targets = targets.to_vec();
     let mut reached = HashSet::new();
     loop {
@@ -56,14 +54,14 @@ pub fn reachable(
             invariants: invariants.clone(),
             assigns: assigns.clone(),
         };
-        let round = havoc_within(lib, &options, plan, &targets, havoc, decider, progress);
+        let round = havoc_within(lib, &brief, &targets, havoc, decider, progress);
         match round {
             Ok((result, violated, kept)) => {
                 decider = kept;
                 spent.add(&result.stats);
                 // A site reached with more invariants assumed than hold is reached
                 // with those that hold too: that over-approximation is larger.
-                reached.extend(result.counterexamples.into_iter().map(|c| (c.kind, c.span)));
+                reached.extend(result.counterexamples.iter().map(Counterexample::site));
                 targets.retain(|site| !reached.contains(site));
                 if violated.is_empty() || targets.is_empty() {
                     return (Some(reached), spent);
@@ -84,14 +82,13 @@ pub fn reachable(
 /// otherwise the work done.
 fn havoc_within(
     lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     targets: &[Site],
     havoc: Havoc,
     decider: Decider,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(CheckResult, Vec<Invariant>, Decider), Box<Stats>> {
-    let mut explorer = Explorer::asking(lib, options, plan, decider)
+    let mut explorer = Explorer::asking(lib, brief, decider)
         .with_targets(targets)
         .with_havoc(havoc, BUDGET);
     let capped = explorer.advance(progress) == Advance::Capped;
@@ -108,16 +105,12 @@ fn havoc_within(
 mod tests {
     use super::*;
     use crate::symbolic::havoc::tests::{library, LOCKED};
+    use crate::symbolic::options::{CheckOptions, Limits, Techniques};
 
     fn reached(src: &str, k: u32, l: u32) -> Option<usize> {
         let lib = library(src);
-        let options = CheckOptions {
-            k,
-            l,
-            ..CheckOptions::default()
-        };
-        let plan = SearchPlan::new(&options, &lib);
-        reachable(&lib, &options, plan, &lib.failure_sites(), &mut |_| {})
+        let brief = Brief::new(&CheckOptions::bounded(k, l), &lib);
+        reachable(&lib, &brief, &lib.failure_sites(), &mut |_| {})
             .0
             .map(|r| r.len())
     }
@@ -129,14 +122,15 @@ mod tests {
     fn a_passed_deadline_proves_nothing_whatever_the_timeout() {
         let lib = library(LOCKED);
         let options = CheckOptions {
-            k: 4,
-            l: 3,
-            timeout: Some(std::time::Duration::from_secs(3600)),
-            deadline: Some(std::time::Instant::now()),
-            ..CheckOptions::default()
+            limits: Limits {
+                timeout: Some(std::time::Duration::from_secs(3600)),
+                deadline: Some(std::time::Instant::now()),
+                ..Limits::default()
+            },
+            ..CheckOptions::bounded(4, 3)
         };
-        let plan = SearchPlan::new(&options, &lib);
-        let (reached, _) = reachable(&lib, &options, plan, &lib.failure_sites(), &mut |_| {});
+        let brief = Brief::new(&options, &lib);
+        let (reached, _) = reachable(&lib, &brief, &lib.failure_sites(), &mut |_| {});
         assert!(reached.is_none());
     }
 
@@ -147,15 +141,20 @@ mod tests {
         }
         let lib = library(LOCKED);
         let off = CheckOptions {
-            havoc: false,
+            techniques: Techniques {
+                havoc: false,
+                ..Techniques::default()
+            },
             ..CheckOptions::default()
         };
-        let plan = SearchPlan::new(&off, &lib);
-        assert!(
-            reachable(&lib, &off, plan, &lib.failure_sites(), &mut |_| {})
-                .0
-                .is_none()
-        );
+        assert!(reachable(
+            &lib,
+            &Brief::new(&off, &lib),
+            &lib.failure_sites(),
+            &mut |_| {}
+        )
+        .0
+        .is_none());
     }
 
     /// Without the lock, a call from `f` changes `c` between the read and the assert.

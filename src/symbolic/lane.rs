@@ -111,7 +111,7 @@ impl Handicap {
 #[derive(Debug)]
 pub struct Field {
     places: Vec<(Handicap, OnceLock<Weak<Lane>>)>,
-    /// The threads the check may use ([`super::CheckOptions::jobs`]).
+    /// The threads the check may use ([`super::Run::jobs`]).
     cores: usize,
     /// The searches on the field's lanes that are running, not waiting ([`Working`]);
     /// signed, so that a caller of [`Lane::admits`] not counted cannot wrap it.

@@ -1,4 +1,4 @@
-//! The memory limit of a check ([`super::CheckOptions::max_memory`]).
+//! The memory limit of a check ([`super::Limits::max_memory`]).
 //!
 //! A thread samples the resident memory of the process and of its children (the
 //! solver process, [`super::worker`]) every [`POLL`], and past the limit sets the flag

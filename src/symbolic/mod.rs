@@ -2,7 +2,10 @@
 //! (paper Section 3, Figure 4) of a library against every possible client.
 //!
 //! Pipeline: [`crate::library`] turns the AST into a repository and compiled code
-//! ([`crate::library::ir`]); [`CheckOptions`] ([`options`]) resolve into the [`plan`] of the search; [`explore`]
+//! ([`crate::library::ir`]); [`CheckOptions`] ([`options`], in four parts) become the
+//! [`Brief`] of a search ([`brief`]: the bounds, the [`plan`] the techniques leave, the
+//! [`budget::Meter`] of the limits, how it runs), which strategies narrow and never
+//! change the options; [`explore`]
 //! searches configurations ([`config`]) depth first, taking each one [`step`]: running
 //! internal steps with [`machine`], making boundary moves with [`moves`] (leaving out
 //! client calls no shortest failing trace makes, [`relevance`]) and deciding
@@ -20,13 +23,14 @@
 //! cuts the whole search into tasks on several threads with the same report for any
 //! number of them (memo entries and regions shared through [`memo::Shared`]). Every
 //! search answers a [`CheckResult`] ([`outcome`], where the verdict is decided). This
-//! module only dispatches to them: the types its children share live in [`options`] and
-//! [`outcome`], so that no child imports its parent. Bounds follow
+//! module only dispatches to them: the types its children share live in [`options`],
+//! [`brief`] and [`outcome`], so that no child imports its parent. Bounds follow
 //! HOLiK exactly (`lang/semantics.md`): k limits open library frames, l the client's
 //! calls per context.
 
 pub mod asserted;
 pub mod branch;
+pub mod brief;
 pub mod budget;
 pub mod components;
 pub mod config;
@@ -61,18 +65,18 @@ pub mod value;
 pub mod values;
 pub mod worker;
 
+pub use brief::Brief;
+pub use budget::Meter;
 pub use lane::Lane;
 pub use options::{
-    CheckOptions, TaskSizes, DEFAULT_K, DEFAULT_L, DEFAULT_SOLVER_TIMEOUT, PLAIN_AFTER,
-    SPLIT_AFTER, SPLIT_HALVES,
+    Bounds, CheckOptions, Limits, Run, TaskSizes, Techniques, DEFAULT_K, DEFAULT_L,
+    DEFAULT_SOLVER_TIMEOUT, PLAIN_AFTER, SPLIT_AFTER, SPLIT_HALVES,
 };
 pub use outcome::{CheckResult, Progress, Searched, Stats, StuckReason, StuckSite, Verdict};
 pub use plan::{Goal, SearchPlan};
 
 use crate::library::Library;
-use outcome::verdict;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// Checks `lib` within the bounds of `options`.
 pub fn check(lib: &Library, options: &CheckOptions) -> CheckResult {
@@ -85,18 +89,15 @@ pub fn check_with_progress(
     options: &CheckOptions,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
-    let options = &options.deadline_from(Instant::now());
-    let Some(limit) = options.max_memory else {
-        return check_unwatched(lib, options, progress);
+    let brief = Brief::new(options, lib);
+    let Some(limit) = options.limits.max_memory else {
+        return check_unwatched(lib, &brief, progress);
     };
-    let watch = memory::Watch::start(limit, options.interrupt.clone());
-    let watched = CheckOptions {
-        interrupt: Some(watch.flag()),
-        max_memory: None,
-        ..options.clone()
-    };
+    let watch = memory::Watch::start(limit, options.limits.interrupt.clone());
+    let watched = brief.with_meter(brief.meter.stopped_by(&watch.flag()));
     let mut result = check_unwatched(lib, &watched, progress);
     let user = options
+        .limits
         .interrupt
         .as_ref()
         .is_some_and(|u| u.load(Ordering::Relaxed));
@@ -107,12 +108,7 @@ pub fn check_with_progress(
         if result.inconclusive.iter().any(|n| n == stopped) {
             result.inconclusive.retain(|n| n != stopped);
             result.inconclusive.insert(0, memory::note(limit));
-            result.verdict = verdict(
-                &result.counterexamples,
-                &result.inconclusive,
-                &result.stuck,
-                options,
-            );
+            result.settle_verdict(&brief.run);
         }
     }
     result
@@ -121,20 +117,18 @@ pub fn check_with_progress(
 /// [`check_with_progress`] without the memory limit.
 fn check_unwatched(
     library: &Library,
-    options: &CheckOptions,
+    brief: &Brief,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
-    let started = std::time::Instant::now();
-    let plan = SearchPlan::new(options, library);
-    let mut result = if plan.races() {
-        race::check(library, options, plan, progress)
-    } else if plan.goal() == Goal::First {
+    let mut result = if brief.plan.races() {
+        race::check(library, brief, progress)
+    } else if brief.plan.goal() == Goal::First {
         // In a context of its own, like every other search: its models must not
         // depend on what this thread asked Z3 before.
-        context::in_own(|| first::race(library, options, plan, progress))
+        context::in_own(|| first::race(library, brief, progress))
     } else {
-        tasks::Parallel::new(library, options, plan).run(progress)
+        tasks::Parallel::new(library, brief).run(progress)
     };
-    values::settle(&mut result.counterexamples, options, started);
+    values::settle(&mut result.counterexamples, brief);
     result
 }

@@ -1,8 +1,6 @@
-//! What a check is asked ([`CheckOptions`]): the bounds, the switches of the search,
-//! the limits and the threads, with their defaults. The engine resolves the switches
-//! into a [`super::plan::SearchPlan`]; every layer reads its options from here.
+//! What a check is asked ([`CheckOptions`]): the bounds, the techniques of the
+//! search, the limits and how it runs, with their defaults.
 
-use super::lane::Lane;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,14 +21,42 @@ pub const PLAIN_AFTER: u64 = 20_000;
 /// The default limit on one solver query.
 pub const DEFAULT_SOLVER_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// What a check is asked: the bounds, the switches of the search (which the engine
-/// resolves into a [`SearchPlan`](super::plan::SearchPlan), keeping the rules stated here) and the limits.
-#[derive(Clone, Debug)]
+/// What a check is asked, in four parts, each read by the layers that need it: the
+/// [`Bounds`] by the game, the [`Techniques`] only through the
+/// [`SearchPlan`](super::plan::SearchPlan) they resolve into (which keeps the rules stated
+/// here), the [`Limits`] only through the one [`Meter`](super::budget::Meter) a check
+/// starts, and how it [`Run`]s. The engine never changes it: a search gets what it
+/// needs in a [`Brief`](super::brief::Brief).
+#[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
+    pub bounds: Bounds,
+    pub techniques: Techniques,
+    pub limits: Limits,
+    pub run: Run,
+}
+
+/// HOLiK's two bounds (`lang/semantics.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
     /// Open library frames allowed (nesting of library calls, including the client's).
     pub k: u32,
     /// The client's call budget per context.
     pub l: u32,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            k: DEFAULT_K,
+            l: DEFAULT_L,
+        }
+    }
+}
+
+/// The switches of the search; none changes what is reported except `all` and
+/// `first`, which change what is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Techniques {
     /// Keep every distinct failing trace, not only the shortest per failure site. The
     /// search is then the plain exploration (no subsumption), so the set is exhaustive.
     pub all: bool,
@@ -64,12 +90,34 @@ pub struct CheckOptions {
     /// them (which never come), and a part of a split library (or a library of one
     /// part) whose sites are all unreachable needs no search.
     pub havoc: bool,
+}
+
+impl Default for Techniques {
+    fn default() -> Self {
+        Techniques {
+            all: false,
+            memo: true,
+            semantic: true,
+            inert: true,
+            bound: true,
+            split: true,
+            relevance: true,
+            first: false,
+            havoc: true,
+        }
+    }
+}
+
+/// What stops a check. A check turns them into one [`Meter`](super::budget::Meter)
+/// when it starts, so that every search it runs (a race's sides, the split's searches
+/// and their completion, the over-approximation's rounds) stops at the same instant
+/// rather than restarting the clock.
+#[derive(Clone, Debug)]
+pub struct Limits {
     /// How long the check may run, from its start.
     pub timeout: Option<Duration>,
-    /// When the check must stop: fixed from `timeout` when the check starts, so that
-    /// every search it runs (a race's sides, the split's searches and their
-    /// completion, the over-approximation's rounds) stops at that one instant rather
-    /// than restarting the clock. Set it to share one deadline between checks.
+    /// When the check must stop, whatever `timeout` leaves: set it to share one
+    /// deadline between checks.
     pub deadline: Option<Instant>,
     /// The longest one solver query may run; a query that does not finish in time is
     /// undecided and makes the verdict inconclusive. Z3 can run forever on nonlinear
@@ -82,64 +130,58 @@ pub struct CheckOptions {
     pub max_memory: Option<u64>,
     /// Set from another thread (Ctrl-C) to stop the search cleanly.
     pub interrupt: Option<Arc<AtomicBool>>,
-    /// HOLiK's behaviour: a search that found no failing trace is [`Verdict::Safe`](super::outcome::Verdict::Safe) even
-    /// when some paths got stuck (the benchmark's `--allow-stuck`). Without it such a
-    /// result is [`Verdict::Stuck`](super::outcome::Verdict::Stuck).
-    pub allow_stuck: bool,
-    /// The program (normally `holi` itself) that answers nonlinear solver queries in a
-    /// child process, so that `timeout`, `solver_timeout` and `interrupt` stop them
-    /// promptly ([`super::solver::Solver::nonlinear_in_child`]). `None` answers them in this
-    /// process, where Z3's nonlinear arithmetic may notice a limit late.
-    pub solver_process: Option<std::path::PathBuf>,
-    /// Threads the check may use (at least 1). The report does not depend on it: with
-    /// two or more, the searches of a [`super::race`] run side by side.
-    pub jobs: usize,
-    /// The share of work the searches of this check may do, when it is one side of a
-    /// [`super::race`]; `None` outside a race.
-    pub lane: Option<Arc<Lane>>,
-    /// How many configurations the whole search's tasks explore ([`super::tasks`]); only
-    /// the work per task depends on it, never whether a failure is found.
-    pub task_sizes: TaskSizes,
 }
 
-impl CheckOptions {
-    /// These options with their deadline fixed, if it is not yet, `timeout` after
-    /// `start` (a timeout too long to add is no limit).
-    pub fn deadline_from(&self, start: Instant) -> CheckOptions {
-        CheckOptions {
-            deadline: self
-                .deadline
-                .or_else(|| self.timeout.and_then(|t| start.checked_add(t))),
-            ..self.clone()
-        }
-    }
-}
-
-impl Default for CheckOptions {
+impl Default for Limits {
     fn default() -> Self {
-        CheckOptions {
-            k: DEFAULT_K,
-            l: DEFAULT_L,
-            all: false,
-            memo: true,
-            semantic: true,
-            inert: true,
-            bound: true,
-            split: true,
-            relevance: true,
-            first: false,
-            havoc: true,
+        Limits {
             timeout: None,
             deadline: None,
             solver_timeout: Some(DEFAULT_SOLVER_TIMEOUT),
             max_configurations: None,
             max_memory: None,
             interrupt: None,
-            allow_stuck: false,
-            solver_process: None,
+        }
+    }
+}
+
+/// How the check runs, and how its answer is read.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// Threads the check may use (at least 1). The report does not depend on it: with
+    /// two or more, the searches of a [`super::race`] run side by side.
+    pub jobs: usize,
+    /// The program (normally `holi` itself) that answers nonlinear solver queries in a
+    /// child process, so that the limits stop them promptly
+    /// ([`super::solver::Solver::nonlinear_in_child`]). `None` answers them in this
+    /// process, where Z3's nonlinear arithmetic may notice a limit late.
+    pub solver_process: Option<std::path::PathBuf>,
+    /// How many configurations the whole search's tasks explore ([`super::tasks`]); only
+    /// the work per task depends on it, never whether a failure is found.
+    pub task_sizes: TaskSizes,
+    /// HOLiK's behaviour: a search that found no failing trace is [`Verdict::Safe`](super::outcome::Verdict::Safe) even
+    /// when some paths got stuck (the benchmark's `--allow-stuck`). Without it such a
+    /// result is [`Verdict::Stuck`](super::outcome::Verdict::Stuck).
+    pub allow_stuck: bool,
+}
+
+impl Default for Run {
+    fn default() -> Self {
+        Run {
             jobs: 1,
-            lane: None,
+            solver_process: None,
             task_sizes: TaskSizes::default(),
+            allow_stuck: false,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// The default options at bounds `k` and `l`.
+    pub fn bounded(k: u32, l: u32) -> CheckOptions {
+        CheckOptions {
+            bounds: Bounds { k, l },
+            ..CheckOptions::default()
         }
     }
 }

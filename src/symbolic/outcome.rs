@@ -2,7 +2,7 @@
 //! places, the statistics and why a search stopped short; the verdict is decided here
 //! ([`verdict`]) for every search.
 
-use super::options::CheckOptions;
+use super::options::Run;
 use super::plan::SearchPlan;
 use crate::syntax::ast::Span;
 use crate::trace::Counterexample;
@@ -18,7 +18,7 @@ pub enum Verdict {
     Inconclusive,
     /// No failing trace found and the search was complete, but some paths got stuck
     /// ([`CheckResult::stuck`]): what follows them was never explored, so this is not a
-    /// clean safe result (unless [`CheckOptions::allow_stuck`]).
+    /// clean safe result (unless [`Run::allow_stuck`](super::options::Run::allow_stuck)).
     Stuck,
 }
 
@@ -153,13 +153,16 @@ pub struct CheckResult {
 impl CheckResult {
     /// Makes the verdict agree with the result again, after its counterexamples,
     /// reasons or stuck places changed.
-    pub(super) fn settle_verdict(&mut self, options: &CheckOptions) {
-        self.verdict = verdict(
-            &self.counterexamples,
-            &self.inconclusive,
-            &self.stuck,
-            options,
-        );
+    pub(super) fn settle_verdict(&mut self, run: &Run) {
+        self.verdict = verdict(&self.counterexamples, &self.inconclusive, &self.stuck, run);
+    }
+
+    /// A proof for every k and l covers these bounds: what the search left open (a
+    /// limit it met) is settled. The proof checker covers no library whose paths may
+    /// get stuck, and a proof is never sought after a failure.
+    pub fn settle_by_proof(&mut self, run: &Run) {
+        self.inconclusive.clear();
+        self.settle_verdict(run);
     }
 }
 
@@ -169,13 +172,13 @@ pub(super) fn verdict(
     counterexamples: &[Counterexample],
     inconclusive: &[String],
     stuck: &[StuckSite],
-    options: &CheckOptions,
+    run: &Run,
 ) -> Verdict {
     if !counterexamples.is_empty() {
         Verdict::Unsafe
     } else if !inconclusive.is_empty() {
         Verdict::Inconclusive
-    } else if !stuck.is_empty() && !options.allow_stuck {
+    } else if !stuck.is_empty() && !run.allow_stuck {
         Verdict::Stuck
     } else {
         Verdict::Safe
@@ -186,17 +189,22 @@ pub(super) fn verdict(
 /// keeps source order.
 pub(super) fn add_stuck(into: &mut Vec<StuckSite>, more: Vec<StuckSite>) {
     for site in more {
-        match into
-            .iter_mut()
-            .find(|s| s.span == site.span && s.reason == site.reason)
-        {
-            Some(s) => s.paths += site.paths,
-            None => into.push(site),
-        }
+        add_stuck_site(into, site);
     }
-    into.sort_by(|a, b| {
-        (a.span.start, a.span.end, &a.reason).cmp(&(b.span.start, b.span.end, &b.reason))
+}
+
+/// Adds the stuck place `site` to `into`, which is in source order, and keeps it so.
+pub(super) fn add_stuck_site(into: &mut Vec<StuckSite>, site: StuckSite) {
+    let place = |s: &StuckSite| (s.span.start, s.span.end);
+    let found = into.binary_search_by(|s| {
+        place(s)
+            .cmp(&place(&site))
+            .then_with(|| s.reason.cmp(&site.reason))
     });
+    match found {
+        Ok(i) => into[i].paths += site.paths,
+        Err(i) => into.insert(i, site),
+    }
 }
 
 /// A snapshot of a running search, for progress displays.

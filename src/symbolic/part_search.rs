@@ -3,20 +3,17 @@
 //! helper), the lower bounds (with the stand-in) and their refinement, within the
 //! limits of the whole check.
 
+use super::brief::Brief;
 use super::components::{
-    callbacks_per_component, key_of, site_of, sites_per_component, sub_library, Components,
-    SiteKey, CALLBACK, TRAMPOLINE,
+    callbacks_per_component, sites_per_component, sub_library, Components, CALLBACK, TRAMPOLINE,
 };
 use super::explore::Explorer;
-use super::havoc::Site;
 use super::moves::StandIn;
-use super::options::CheckOptions;
 use super::outcome::{add_stuck, CheckResult, Progress, Stats, StuckSite};
-use super::plan::SearchPlan;
 use crate::library::Library;
 use crate::trace::Counterexample;
+use crate::trace::Site;
 use std::collections::{BTreeMap, HashSet};
-use std::time::Instant;
 
 /// What a part-by-part check settled, and what it leaves open.
 pub struct Partial {
@@ -31,8 +28,7 @@ pub struct Partial {
 /// its searches found; and where they got stuck.
 pub fn check_parts(
     lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
 ) -> (Option<Partial>, Vec<Counterexample>, Vec<StuckSite>) {
@@ -44,19 +40,17 @@ pub fn check_parts(
         // Without semantic subsumption: its projections over the store forgotten at
         // every client turn cost dos_safe's over-approximation at k7 l4 seconds per
         // configuration, against 2 ms without.
-        let plan = plan.without_semantic();
-        let partial = unreachable_everywhere(lib, options, plan, progress, total);
+        let brief = brief.with_plan(brief.plan.without_semantic());
+        let partial = unreachable_everywhere(lib, &brief, progress, total);
         return (partial, Vec::new(), Vec::new());
     }
-    let Some(callbacks) = callbacks_per_component(lib, &parts, options.k) else {
+    let Some(callbacks) = callbacks_per_component(lib, &parts, brief.bounds.k) else {
         return (None, Vec::new(), Vec::new());
     };
     let mut search = PartSearch {
         lib,
         parts: &parts,
-        options,
-        plan,
-        start: Instant::now(),
+        brief,
         total,
         progress,
         real: BTreeMap::new(),
@@ -72,18 +66,17 @@ pub fn check_parts(
 /// whole search can settle it (it may get stuck: [`super::split::check`]).
 fn unreachable_everywhere(
     lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     progress: &mut dyn FnMut(&Progress),
     total: &mut Stats,
 ) -> Option<Partial> {
-    if lib.may_get_stuck && !options.allow_stuck {
+    if lib.may_get_stuck && !brief.run.allow_stuck {
         return None;
     }
     let listed = lib.failure_sites().len();
     let live = lib.live_failure_sites();
     if !live.is_empty() {
-        let (reached, stats) = super::houdini::reachable(lib, options, plan, &live, progress);
+        let (reached, stats) = super::houdini::reachable(lib, brief, &live, progress);
         total.add(&stats);
         if !reached?.is_empty() {
             return None;
@@ -106,7 +99,7 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
     for (c, own) in sites.iter().enumerate() {
         // Sites in code no run executes, and those the over-approximation does not
         // reach, need no search at all.
-        let mut own: Vec<Site> = own.iter().map(site_of).collect();
+        let mut own: Vec<Site> = own.iter().cloned().collect();
         let listed = own.len();
         own.retain(|site| live.contains(site));
         search.total.unreachable_sites += (listed - own.len()) as u64;
@@ -122,21 +115,21 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
             .max()
             .unwrap_or(0);
         // The component alone first: its traces are real, and it is cheap.
-        let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+        let mut best: BTreeMap<Site, Counterexample> = BTreeMap::new();
         improve(
             &mut best,
             search.run(&[c], 0, None, &own)?.counterexamples,
             |_| true,
         );
-        let alone: BTreeMap<SiteKey, usize> = best
+        let alone: BTreeMap<Site, usize> = best
             .iter()
-            .map(|(key, cex)| (*key, cex.trace.0.len()))
+            .map(|(key, cex)| (key.clone(), cex.trace.0.len()))
             .collect();
         let mut lower = if others == 0 || parts.sealed[c] {
             // No other part calls back, or none can help a sealed part: the rest of
             // the library cannot help (see [`super::split`]).
             alone.clone()
-        } else if own.iter().all(|site| alone.contains_key(&key_of(site))) {
+        } else if own.iter().all(|site| alone.contains_key(site)) {
             // Every site is reached alone: the lower bound only has to rule out
             // shorter traces, so its search stops below the longest of them.
             let longest = alone.values().copied().max().unwrap_or(0);
@@ -178,11 +171,11 @@ fn settle(search: &mut PartSearch, callbacks: &[u32]) -> Option<Partial> {
 
 /// The sites of `lower` whose best trace so far is longer than their lower bound (or
 /// that have none).
-fn unmet(best: &BTreeMap<SiteKey, Counterexample>, lower: &BTreeMap<SiteKey, usize>) -> Vec<Site> {
+fn unmet(best: &BTreeMap<Site, Counterexample>, lower: &BTreeMap<Site, usize>) -> Vec<Site> {
     lower
         .iter()
         .filter(|(key, &len)| best.get(key).is_none_or(|b| b.trace.0.len() != len))
-        .map(|(key, _)| site_of(key))
+        .map(|(key, _)| key.clone())
         .collect()
 }
 
@@ -206,8 +199,8 @@ fn unmet(best: &BTreeMap<SiteKey, Counterexample>, lower: &BTreeMap<SiteKey, usi
 /// nearly the whole library's, which [`super::split::finish`] makes anyway.
 fn refine(
     search: &mut PartSearch,
-    best: &mut BTreeMap<SiteKey, Counterexample>,
-    lower: &mut BTreeMap<SiteKey, usize>,
+    best: &mut BTreeMap<Site, Counterexample>,
+    lower: &mut BTreeMap<Site, usize>,
     c: usize,
     callbacks: &[u32],
 ) -> Option<()> {
@@ -229,7 +222,7 @@ fn refine(
         if 2 * methods > lib.methods.len() {
             break;
         }
-        let upper = |site: &Site| best.get(&key_of(site)).map(|b| b.trace.0.len());
+        let upper = |site: &Site| best.get(site).map(|b| b.trace.0.len());
         let uppers: Option<Vec<usize>> = open.iter().map(upper).collect();
         // Without a real trace for every open site, nothing bounds the search's length.
         let limit = uppers
@@ -238,7 +231,7 @@ fn refine(
         let result = search.run(&kept, t, limit, &open)?;
         let found = shortest_per_site(&result);
         for site in &open {
-            let key = key_of(site);
+            let key = site.clone();
             match (found.get(&key).copied(), upper(site)) {
                 (Some(len), Some(u)) if u <= len => lower.insert(key, u),
                 (None, Some(u)) => lower.insert(key, u),
@@ -249,7 +242,7 @@ fn refine(
         }
         let real = result.counterexamples.into_iter().filter(is_real);
         improve(best, real, |key| {
-            lower.contains_key(key) && open.contains(&site_of(key))
+            lower.contains_key(key) && open.contains(key)
         });
     }
     Some(())
@@ -259,26 +252,21 @@ fn refine(
 struct PartSearch<'a> {
     lib: &'a Library,
     parts: &'a Components,
-    options: &'a CheckOptions,
-    plan: SearchPlan,
-    start: Instant,
+    brief: &'a Brief,
     total: &'a mut Stats,
     progress: &'a mut dyn FnMut(&Progress),
     /// The shortest real failing trace per site found so far.
-    real: BTreeMap<SiteKey, Counterexample>,
+    real: BTreeMap<Site, Counterexample>,
     /// Where the searches got stuck (those with the stand-in record nothing).
     stuck: Vec<StuckSite>,
 }
 
 impl PartSearch<'_> {
-    /// The options of the whole check, with what is left of its configurations (its
+    /// The brief of the whole check, with what is left of its configurations (its
     /// deadline holds as it is).
-    fn options(&self) -> CheckOptions {
-        let mut sub = self.options.deadline_from(self.start);
-        if let Some(most) = self.options.max_configurations {
-            sub.max_configurations = Some(most.saturating_sub(self.total.configurations));
-        }
-        sub
+    fn brief(&self) -> Brief {
+        self.brief
+            .with_meter(self.brief.meter.after(self.total.configurations))
     }
 
     /// The components `members` with a stand-in making up to `trampoline` callbacks
@@ -292,8 +280,8 @@ impl PartSearch<'_> {
         targets: &[Site],
     ) -> Option<CheckResult> {
         let (sub_lib, stand_in) = sub_library(self.lib, self.parts, members, trampoline > 0);
-        let options = self.options();
-        let mut explorer = Explorer::new(&sub_lib, &options, self.plan).with_targets(targets);
+        let brief = self.brief();
+        let mut explorer = Explorer::new(&sub_lib, &brief).with_targets(targets);
         if let Some(most) = max_moves {
             explorer = explorer.with_depth_limit(most);
         }
@@ -302,7 +290,7 @@ impl PartSearch<'_> {
                 method,
                 callback,
                 callbacks: trampoline,
-                lzero: options.l,
+                lzero: brief.bounds.l,
             });
         }
         let result = explorer.run(self.progress);
@@ -321,9 +309,8 @@ impl PartSearch<'_> {
     /// over-approximation of [`super::havoc`]; `None` if it proves nothing.
     fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
         let (sub_lib, _) = sub_library(self.lib, self.parts, &[c], false);
-        let options = self.options();
-        let (reached, stats) =
-            super::houdini::reachable(&sub_lib, &options, self.plan, own, self.progress);
+        let brief = self.brief();
+        let (reached, stats) = super::houdini::reachable(&sub_lib, &brief, own, self.progress);
         self.total.add(&stats);
         if let Some(reached) = &reached {
             self.total.unreachable_sites +=
@@ -338,11 +325,11 @@ impl PartSearch<'_> {
 /// never call the stand-in are traces of the component alone, so they improve `best`.
 fn full_lower(
     search: &mut PartSearch,
-    best: &mut BTreeMap<SiteKey, Counterexample>,
+    best: &mut BTreeMap<Site, Counterexample>,
     c: usize,
     others: u32,
     own: &[Site],
-) -> Option<BTreeMap<SiteKey, usize>> {
+) -> Option<BTreeMap<Site, usize>> {
     let result = search.run(&[c], others, None, own)?;
     let lower = shortest_per_site(&result);
     let real = result.counterexamples.into_iter().filter(is_real);
@@ -358,12 +345,12 @@ fn is_real(cex: &Counterexample) -> bool {
 /// Keeps in `best` the first of each site's traces in the engine's order, among those
 /// at sites `wanted`.
 pub fn improve(
-    best: &mut BTreeMap<SiteKey, Counterexample>,
+    best: &mut BTreeMap<Site, Counterexample>,
     traces: impl IntoIterator<Item = Counterexample>,
-    wanted: impl Fn(&SiteKey) -> bool,
+    wanted: impl Fn(&Site) -> bool,
 ) {
     for cex in traces {
-        let key = site_key(&cex);
+        let key = cex.site();
         if !wanted(&key) {
             continue;
         }
@@ -376,19 +363,15 @@ pub fn improve(
     }
 }
 
-pub fn site_key(cex: &Counterexample) -> SiteKey {
-    (cex.kind, cex.span.start, cex.span.end)
-}
-
 /// The engine's order of counterexamples: by length, then text.
 pub fn order_key(cex: &Counterexample) -> (usize, String) {
     (cex.trace.0.len(), cex.trace.to_string())
 }
 
-fn shortest_per_site(result: &CheckResult) -> BTreeMap<SiteKey, usize> {
+fn shortest_per_site(result: &CheckResult) -> BTreeMap<Site, usize> {
     let mut out = BTreeMap::new();
     for cex in &result.counterexamples {
-        let len = out.entry(site_key(cex)).or_insert(cex.trace.0.len());
+        let len = out.entry(cex.site()).or_insert(cex.trace.0.len());
         *len = (*len).min(cex.trace.0.len());
     }
     out

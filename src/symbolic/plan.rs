@@ -1,10 +1,10 @@
-//! The search plan: which search a check runs. [`CheckOptions`] is what was asked, a
+//! The search plan: which search a check runs. [`Techniques`] is what was asked, a
 //! set of switches with rules between them ("ignored with `all`", "with `memo`"); the
 //! plan is what those rules leave. Its fields are private and every way to build or
 //! change one keeps the rules, so a combination the engine cannot run cannot be built,
 //! and each strategy asks the plan one question instead of combining switches.
 
-use super::options::CheckOptions;
+use super::options::Techniques;
 use crate::library::Library;
 use std::fmt;
 
@@ -13,9 +13,9 @@ use std::fmt;
 pub enum Goal {
     /// The shortest failing trace per failure site.
     ShortestPerSite,
-    /// One failing trace, a shortest ([`CheckOptions::first`]).
+    /// One failing trace, a shortest ([`Techniques::first`]).
     First,
-    /// Every distinct failing trace ([`CheckOptions::all`]): the plain exploration,
+    /// Every distinct failing trace ([`Techniques::all`]): the plain exploration,
     /// nothing pruned, so that the set is exhaustive.
     Every,
 }
@@ -44,13 +44,13 @@ pub struct SearchPlan {
 }
 
 impl SearchPlan {
-    /// The search `options` ask for on `lib`. `all` turns subsumption and all that
+    /// The search the techniques `options` ask for on `lib`. `all` turns subsumption and all that
     /// builds on it off, and wins over `first` (the command line refuses both);
     /// without `memo` nothing is pruned; the split is for the shortest failure per
     /// site only. A library with ML-like references is neither split nor
     /// over-approximated: both are argued for global references only
     /// (`lang/references.md` §4.6–4.7); the other prunings cover locations.
-    pub fn new(options: &CheckOptions, lib: &Library) -> SearchPlan {
+    pub fn new(options: &Techniques, lib: &Library) -> SearchPlan {
         let goal = if options.all {
             Goal::Every
         } else if options.first {
@@ -192,39 +192,39 @@ mod tests {
     #[test]
     fn the_rules_between_the_switches_are_kept() {
         let global = library(GLOBAL);
-        let plan = |options: CheckOptions| SearchPlan::new(&options, &global);
-        assert_eq!(plan(CheckOptions::default()), SearchPlan::default());
+        let plan = |options: Techniques| SearchPlan::new(&options, &global);
+        assert_eq!(plan(Techniques::default()), SearchPlan::default());
         // `all` turns off everything that prunes, and wins over `first`.
-        let every = plan(CheckOptions {
+        let every = plan(Techniques {
             all: true,
             first: true,
-            ..CheckOptions::default()
+            ..Techniques::default()
         });
         assert_eq!(every.goal(), Goal::Every);
         assert!(!every.memo() && !every.semantic() && !every.bound() && !every.split());
         assert!(!every.relevance());
         assert!(!every.races());
         // Without the memo nothing builds on it.
-        let plain = plan(CheckOptions {
+        let plain = plan(Techniques {
             memo: false,
-            ..CheckOptions::default()
+            ..Techniques::default()
         });
         assert!(!plain.semantic() && !plain.inert() && !plain.bound() && !plain.havoc());
         assert!(!plain.split() && !plain.races() && !plain.relevance());
         // The over-approximation needs branch and bound; the split, the shortest
         // failure per site.
-        let unbounded = plan(CheckOptions {
+        let unbounded = plan(Techniques {
             bound: false,
-            ..CheckOptions::default()
+            ..Techniques::default()
         });
         assert!(!unbounded.havoc() && unbounded.for_havoc().is_none());
-        let first = plan(CheckOptions {
+        let first = plan(Techniques {
             first: true,
-            ..CheckOptions::default()
+            ..Techniques::default()
         });
         assert!(first.memo() && !first.split() && !first.races());
         // A library with ML-like references is neither split nor over-approximated.
-        let local = SearchPlan::new(&CheckOptions::default(), &library(LOCAL));
+        let local = SearchPlan::new(&Techniques::default(), &library(LOCAL));
         assert!(local.memo() && local.semantic() && local.bound());
         assert!(!local.split() && !local.havoc() && local.races());
     }

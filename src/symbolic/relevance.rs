@@ -147,7 +147,7 @@ impl Relevance {
             }
             let mut reached: Vec<u32> = reached
                 .into_iter()
-                .filter_map(|(kind, span)| numbers.get(&(kind, span.clone())).copied())
+                .filter_map(|site| numbers.get(&site).copied())
                 .collect();
             reached.sort_unstable();
             reached.dedup();
@@ -360,7 +360,7 @@ fn intersects(a: &[RefId], b: &[RefId]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::havoc::tests::library;
-    use super::super::{check, CheckOptions, CheckResult, Verdict};
+    use super::super::{check, Bounds, CheckOptions, CheckResult, Techniques, Verdict};
     use super::*;
 
     /// Three transfers along a chain of accounts, a getter, and a method that calls
@@ -476,9 +476,11 @@ mod tests {
         check(
             &crate::library::build(&loaded.program),
             &CheckOptions {
-                k,
-                l,
-                relevance,
+                bounds: Bounds { k, l },
+                techniques: Techniques {
+                    relevance,
+                    ..Techniques::default()
+                },
                 ..CheckOptions::default()
             },
         )

@@ -25,7 +25,7 @@
 //!   reaches every site of its code, this search only has to show that no trace is
 //!   shorter, so it is cut below the longest of C's traces; and like every search it
 //!   stops extending traces once each site has one no longer than them (branch and
-//!   bound, [`super::CheckOptions::bound`]). Before any search of C, the sites outside
+//!   bound, [`super::Techniques::bound`]). Before any search of C, the sites outside
 //!   live code ([`Library::live_codes`]) and those that
 //!   the over-approximation of [`super::havoc`] proves unreachable (in C with any
 //!   trampolines, since it lets the client reset C's references at every turn) are
@@ -66,20 +66,19 @@
 //! split search are not those of the whole one. That matters only to a result without
 //! failures, which would be safe where the whole search is stuck: for a library that
 //! may get stuck ([`Library::may_get_stuck`]) such a result is not settled (unless
-//! stuck paths do not change the verdict, [`CheckOptions::allow_stuck`]), and the whole
+//! stuck paths do not change the verdict, [`Run::allow_stuck`](super::options::Run::allow_stuck)), and the whole
 //! library is searched. An unsafe result stays unsafe whatever paths get stuck; it
 //! lists the stuck places met in the parts' own searches (without the stand-in), which
 //! are real.
 
-use super::components::SiteKey;
+use super::brief::Brief;
 use super::explore::Explorer;
-use super::havoc::Site;
-use super::options::CheckOptions;
-use super::outcome::{verdict, CheckResult, Progress, Stats, StuckSite, Verdict};
+use super::options::Run;
+use super::outcome::{verdict, CheckResult, Progress, Stats, StuckSite};
 use super::part_search::{check_parts, improve, order_key, Partial};
-use super::plan::SearchPlan;
 use crate::library::Library;
 use crate::trace::Counterexample;
+use crate::trace::Site;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
@@ -87,18 +86,17 @@ use std::time::Instant;
 /// when that is not conclusive, what it found, for [`finish`] or the whole search.
 pub fn check(
     lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<CheckResult, Box<Unsettled>> {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let (parts, found, stuck) = check_parts(lib, options, plan, progress, &mut stats);
+    let (parts, found, stuck) = check_parts(lib, brief, progress, &mut stats);
     stats.seconds = start.elapsed().as_secs_f64();
     // Without failures, only the whole search knows every place that gets stuck.
     let settles = |partial: &Partial| {
         partial.open.is_empty()
-            && (!partial.settled.is_empty() || !lib.may_get_stuck || options.allow_stuck)
+            && (!partial.settled.is_empty() || !lib.may_get_stuck || brief.run.allow_stuck)
     };
     match parts {
         Some(partial) if settles(&partial) => {
@@ -107,14 +105,14 @@ pub fn check(
             // The parts' own counts would count a helper part's failures twice (in its
             // own check and as a helper), so only the reported traces are counted.
             Ok(CheckResult {
-                verdict: verdict(&found, &[], &stuck, options),
+                verdict: verdict(&found, &[], &stuck, &brief.run),
                 failing_traces: found.len(),
                 failing_traces_lower_bound: false,
                 counterexamples: found,
                 stats,
                 inconclusive: Vec::new(),
                 stuck,
-                plan,
+                plan: brief.plan,
             })
         }
         // With no open site, only stuck places keep it unsettled, and only the whole
@@ -131,20 +129,18 @@ pub fn check(
 /// Adds to the incomplete result of the search that followed an unsettled split the
 /// real traces the parts found ([`Unsettled::found`]) at sites it has no shorter trace
 /// for: whatever the search did not get to, a client that fails there exists.
-pub fn add_found(result: &mut CheckResult, found: Vec<Counterexample>) {
+pub fn add_found(result: &mut CheckResult, found: Vec<Counterexample>, run: &Run) {
     if result.inconclusive.is_empty() {
         return;
     }
-    let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+    let mut best: BTreeMap<Site, Counterexample> = BTreeMap::new();
     let before = result.counterexamples.len();
     improve(&mut best, result.counterexamples.drain(..), |_| true);
     improve(&mut best, found, |_| true);
     result.counterexamples = best.into_values().collect();
     result.counterexamples.sort_by_cached_key(order_key);
     result.failing_traces += result.counterexamples.len().saturating_sub(before);
-    if !result.counterexamples.is_empty() {
-        result.verdict = Verdict::Unsafe;
-    }
+    result.settle_verdict(run);
 }
 
 /// A part-by-part check that did not settle every site.
@@ -169,8 +165,7 @@ pub struct Unsettled {
 pub fn finish(
     lib: &Library,
     partial: Partial,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let longest = partial
@@ -179,37 +174,35 @@ pub fn finish(
         .map(|cex| cex.trace.0.len())
         .max()
         .unwrap_or(0);
-    let targets: Vec<Site> = partial
-        .open
-        .iter()
-        .map(|cex| (cex.kind, cex.span.clone()))
-        .collect();
-    let whole = Explorer::new(lib, options, plan)
+    let targets: Vec<Site> = partial.open.iter().map(Counterexample::site).collect();
+    let whole = Explorer::new(lib, brief)
         .with_depth_limit(longest.saturating_sub(1) as u32)
         .with_targets(&targets)
         .run(progress);
-    let mut best: BTreeMap<SiteKey, Counterexample> = BTreeMap::new();
+    let mut best: BTreeMap<Site, Counterexample> = BTreeMap::new();
     improve(&mut best, partial.open, |_| true);
-    let open: BTreeSet<SiteKey> = best.keys().copied().collect();
+    let open: BTreeSet<Site> = best.keys().cloned().collect();
     improve(&mut best, whole.counterexamples, |key| open.contains(key));
     let mut found = partial.settled;
     found.extend(best.into_values());
     found.sort_by_cached_key(order_key);
     CheckResult {
-        verdict: Verdict::Unsafe,
+        verdict: verdict(&found, &whole.inconclusive, &whole.stuck, &brief.run),
         failing_traces: found.len(),
         failing_traces_lower_bound: false,
         counterexamples: found,
         stats: whole.stats,
         inconclusive: whole.inconclusive,
         stuck: whole.stuck,
-        plan,
+        plan: brief.plan,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::components::tests::library;
+    use super::super::options::{CheckOptions, Limits};
+    use super::super::outcome::Verdict;
     use super::*;
 
     /// A split whose searches run out of budget still hands on the real traces its
@@ -224,13 +217,14 @@ mod tests {
         ",
         );
         let options = CheckOptions {
-            k: 4,
-            l: 3,
-            max_configurations: Some(2_000),
-            ..CheckOptions::default()
+            limits: Limits {
+                max_configurations: Some(2_000),
+                ..Limits::default()
+            },
+            ..CheckOptions::bounded(4, 3)
         };
-        let plan = SearchPlan::new(&options, &lib);
-        let Err(unsettled) = check(&lib, &options, plan, &mut |_| {}) else {
+        let brief = Brief::new(&options, &lib);
+        let Err(unsettled) = check(&lib, &brief, &mut |_| {}) else {
             panic!("the split settled within 2,000 configurations");
         };
         assert!(unsettled.partial.is_none());
@@ -243,9 +237,9 @@ mod tests {
             stats: Stats::default(),
             inconclusive: vec!["search stopped".to_string()],
             stuck: Vec::new(),
-            plan,
+            plan: brief.plan,
         };
-        add_found(&mut result, unsettled.found);
+        add_found(&mut result, unsettled.found, &brief.run);
         assert_eq!(result.verdict, Verdict::Unsafe);
         assert_eq!(result.failing_traces, 1);
         assert_eq!(result.counterexamples[0].trace.0.len(), 1);

@@ -122,9 +122,9 @@ pub fn look_up(
 
 #[cfg(test)]
 mod tests {
-    use super::super::explore::{Explorer, StuckPaths};
+    use super::super::explore::Explorer;
     use super::super::havoc::tests::library;
-    use super::super::{CheckOptions, CheckResult, SearchPlan, Verdict};
+    use super::super::{Brief, CheckOptions, CheckResult, Verdict};
     use super::PROJECTION_TRIAL;
 
     /// A division in the stored value: no projection gives a region (`qe` cannot
@@ -141,16 +141,12 @@ mod tests {
     #[test]
     fn projections_that_never_give_a_region_stop_after_the_trial() {
         let lib = library(DIVIDES);
-        let options = CheckOptions {
-            k: 4,
-            l: 2,
-            ..CheckOptions::default()
-        };
-        let plan = SearchPlan::new(&options, &lib);
-        let default = Explorer::new(&lib, &options, plan).run(&mut |_| {});
+        let brief = Brief::new(&CheckOptions::bounded(4, 2), &lib);
+        let default = Explorer::new(&lib, &brief).run(&mut |_| {});
         assert_eq!(default.stats.projections, PROJECTION_TRIAL);
         assert_eq!(default.stats.coverage_checks, 0);
-        let plain = Explorer::new(&lib, &options, plan.without_semantic()).run(&mut |_| {});
+        let plain =
+            Explorer::new(&lib, &brief.with_plan(brief.plan.without_semantic())).run(&mut |_| {});
         assert_eq!(default.verdict, Verdict::Unsafe);
         assert_eq!(default.verdict, plain.verdict);
         assert_eq!(default.stats.configurations, plain.stats.configurations);
@@ -177,24 +173,19 @@ mod tests {
             public call (u:unit) :(unit) = { send !c; assert (!c >= 0) };
         ",
         );
-        let options = CheckOptions {
-            k: 4,
-            l: 2,
-            ..CheckOptions::default()
-        };
-        let plan = SearchPlan::new(&options, &lib);
-        let fresh = Explorer::new(&lib, &options, plan).run(&mut |_| {});
+        let brief = Brief::new(&CheckOptions::bounded(4, 2), &lib);
+        let fresh = Explorer::new(&lib, &brief).run(&mut |_| {});
         assert!(
             fresh.stats.covered > 0,
             "no configuration covered by a region"
         );
         let mut earlier = fresh.stats.clone();
         earlier.projections = earlier.projections.max(PROJECTION_TRIAL);
-        let later = Explorer::new(&lib, &options, plan)
+        let later = Explorer::new(&lib, &brief)
             .continuing(
                 std::time::Instant::now(),
                 earlier.clone(),
-                StuckPaths::new(),
+                Vec::new(),
                 u64::MAX,
             )
             .run(&mut |_| {});

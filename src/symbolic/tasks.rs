@@ -1,5 +1,5 @@
 //! The whole search cut into tasks that run on several threads
-//! ([`CheckOptions::jobs`]), with a report that does not depend on how many.
+//! ([`Run::jobs`](super::options::Run::jobs)), with a report that does not depend on how many.
 //!
 //! The first task is the search from the start, up to [`TaskSizes::first`]
 //! configurations: a search that fits is the one-thread search, unchanged. A task that
@@ -32,14 +32,14 @@
 //! then, and what it charged is given back first. So the cost at which the search
 //! completes is the sum of its tasks' costs, the same for every number of threads.
 
+use super::brief::Brief;
 use super::config::Config;
 use super::context;
 use super::explore::{self, Advance, Explorer, TaskEnd};
 use super::findings::Findings;
 use super::memo;
-use super::options::{CheckOptions, TaskSizes};
+use super::options::TaskSizes;
 use super::outcome::{CheckResult, Progress, Stats};
-use super::plan::SearchPlan;
 use super::relevance::Relevance;
 use crate::library::Library;
 use std::collections::{BTreeMap, VecDeque};
@@ -80,8 +80,7 @@ struct Ended<'p> {
 /// The whole search by tasks; see the module docs.
 pub struct Parallel<'p, 'o> {
     lib: &'p Library,
-    options: &'o CheckOptions,
-    plan: SearchPlan,
+    brief: &'o Brief,
     sizes: TaskSizes,
     start: Instant,
     /// Every task so far, in commit order; a committed task's work is taken.
@@ -104,8 +103,9 @@ pub struct Parallel<'p, 'o> {
 }
 
 impl<'p, 'o> Parallel<'p, 'o> {
-    /// The search by `plan` of `lib` within the bounds, limits and threads of `options`.
-    pub fn new(lib: &'p Library, options: &'o CheckOptions, plan: SearchPlan) -> Self {
+    /// The search of `lib` that `brief` asks for, on its threads.
+    pub fn new(lib: &'p Library, brief: &'o Brief) -> Self {
+        let plan = brief.plan;
         let found = Findings::for_plan(plan, lib);
         let view = View {
             shared: memo::Shared::default(),
@@ -113,13 +113,12 @@ impl<'p, 'o> Parallel<'p, 'o> {
         };
         Parallel {
             lib,
-            options,
-            plan,
-            sizes: options.task_sizes,
+            brief,
+            sizes: brief.run.task_sizes,
             start: Instant::now(),
             queue: vec![vec![explore::start(
                 lib,
-                options,
+                brief,
                 plan.relevance() && Relevance::of(lib, None).is_some(),
             )]],
             committed: 0,
@@ -147,11 +146,11 @@ impl<'p, 'o> Parallel<'p, 'o> {
         if let Some(over) = self.over {
             return over;
         }
-        if let Some(lane) = self.options.lane.as_ref().filter(|_| self.to_refund > 0) {
+        if let Some(lane) = self.brief.meter.lane().filter(|_| self.to_refund > 0) {
             lane.refund(std::mem::take(&mut self.to_refund));
         }
         self.held.clear();
-        let jobs = self.options.jobs.clamp(1, WINDOW);
+        let jobs = self.brief.run.jobs.clamp(1, WINDOW);
         let end = if jobs == 1 {
             self.in_order(progress)
         } else {
@@ -171,7 +170,7 @@ impl<'p, 'o> Parallel<'p, 'o> {
                 Some(current) => current,
                 None if self.committed == self.queue.len() => return Advance::Done,
                 None => match self.job(self.committed, 0) {
-                    Some(job) => Current::start(self.lib, self.options, self.plan, self.start, job),
+                    Some(job) => Current::start(self.lib, self.brief, self.start, job),
                     None => return self.out_of_configurations(),
                 },
             };
@@ -190,7 +189,7 @@ impl<'p, 'o> Parallel<'p, 'o> {
     /// The tasks on `jobs` threads, handed out in queue order as their views are
     /// committed, and committed in queue order.
     fn side_by_side(&mut self, jobs: usize, progress: &mut dyn FnMut(&Progress)) -> Advance {
-        let (lib, options, plan, start) = (self.lib, self.options, self.plan, self.start);
+        let (lib, brief, start) = (self.lib, self.brief, self.start);
         let (job_tx, job_rx) = mpsc::channel::<Job<'p>>();
         let job_rx = Mutex::new(job_rx);
         let (done_tx, done_rx) = mpsc::channel::<(usize, Option<Ended<'p>>)>();
@@ -210,7 +209,7 @@ impl<'p, 'o> Parallel<'p, 'o> {
                         // A task that panicked must still be answered, or the search
                         // would wait for it forever.
                         let ended = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            run(lib, options, plan, start, job)
+                            run(lib, brief, start, job)
                         }));
                         if done_tx.send((index, ended.ok())).is_err() {
                             return;
@@ -289,9 +288,13 @@ impl<'p, 'o> Parallel<'p, 'o> {
         } else {
             self.sizes.task
         };
-        let room = self.options.max_configurations.map_or(u64::MAX, |max| {
-            max.saturating_sub(self.stats.configurations + reserved)
-        });
+        let room = self
+            .brief
+            .meter
+            .max_configurations()
+            .map_or(u64::MAX, |max| {
+                max.saturating_sub(self.stats.configurations + reserved)
+            });
         let cap = size.min(room);
         if cap == 0 {
             return None;
@@ -423,7 +426,7 @@ impl<'p, 'o> Parallel<'p, 'o> {
             .for_each(|found| self.found.merge(found));
         self.stats.seconds = self.start.elapsed().as_secs_f64();
         self.found
-            .into_result(self.stats, self.inconclusive, self.options, self.plan)
+            .into_result(self.stats, self.inconclusive, self.brief)
     }
 }
 
@@ -436,13 +439,7 @@ struct Current<'p, 'o> {
 }
 
 impl<'p, 'o> Current<'p, 'o> {
-    fn start(
-        lib: &'p Library,
-        options: &'o CheckOptions,
-        plan: SearchPlan,
-        start: Instant,
-        job: Job<'p>,
-    ) -> Self {
+    fn start(lib: &'p Library, brief: &'o Brief, start: Instant, job: Job<'p>) -> Self {
         let context = context::fresh();
         let Job {
             index,
@@ -451,7 +448,7 @@ impl<'p, 'o> Current<'p, 'o> {
             cap,
         } = job;
         let explorer = context::within(&context, || {
-            Explorer::new(lib, options, plan).task(work, view.shared, &view.best, cap, start)
+            Explorer::new(lib, brief).task(work, view.shared, &view.best, cap, start)
         });
         Current {
             index,
@@ -486,14 +483,8 @@ impl<'p, 'o> Current<'p, 'o> {
 }
 
 /// Runs `job` in a Z3 context of its own: how it ended.
-fn run<'p>(
-    lib: &'p Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
-    start: Instant,
-    job: Job<'p>,
-) -> Ended<'p> {
-    let mut current = Current::start(lib, options, plan, start, job);
+fn run<'p>(lib: &'p Library, brief: &Brief, start: Instant, job: Job<'p>) -> Ended<'p> {
+    let mut current = Current::start(lib, brief, start, job);
     let end = current.advance();
     current.end(end)
 }

@@ -23,10 +23,10 @@
 //! model per trace costs a solver search each (the DAO's 7,950 traces at k3 l2 took 44 s
 //! instead of 0.8).
 
+use super::brief::Brief;
 use super::budget::Budget;
 use super::config::{Config, PcNode};
 use super::context;
-use super::options::CheckOptions;
 use super::solver::{Answer, Solver};
 use super::term::{Term, Witness};
 use crate::syntax::ast::BinOp;
@@ -34,7 +34,7 @@ use crate::trace::{Counterexample, Trace, TraceValue, Valuation};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Past this magnitude (2^256) the least value is not looked for.
 const MAX_DOUBLINGS: u32 = 256;
@@ -76,12 +76,11 @@ impl Path {
 }
 
 /// Shows each of `counterexamples` that carries its path with the path's least model,
-/// and drops the paths. `started` is when the check began, for `options.timeout`.
-pub fn settle(counterexamples: &mut [Counterexample], options: &CheckOptions, started: Instant) {
-    let mut budget = Budget::new(options);
-    budget.since(started);
+/// and drops the paths, within the limits of `brief`.
+pub fn settle(counterexamples: &mut [Counterexample], brief: &Brief) {
+    let budget = Budget::new(&brief.meter);
     let limit = || budget.query_limit();
-    let mut least = Least::within(options);
+    let mut least = Least::within(brief);
     for cx in counterexamples.iter_mut() {
         let Some(valuation) = cx.valuation.take() else {
             continue;
@@ -151,12 +150,12 @@ struct Least {
 }
 
 impl Least {
-    /// Within the interrupt flag and solver process of `options`.
-    fn within(options: &CheckOptions) -> Least {
+    /// Within the interrupt flag and solver process of `brief`.
+    fn within(brief: &Brief) -> Least {
         Least {
             solver: None,
-            interrupt: options.interrupt.clone(),
-            solver_process: options.solver_process.clone(),
+            interrupt: brief.meter.interrupt().cloned(),
+            solver_process: brief.run.solver_process.clone(),
         }
     }
 
@@ -284,6 +283,7 @@ fn within(x: &Term, m: &BigInt) -> Term {
 mod tests {
     use super::*;
     use crate::library::Library;
+    use crate::symbolic::options::CheckOptions;
 
     fn sym(n: u32) -> Term {
         Term::sym(n)
@@ -310,7 +310,7 @@ mod tests {
 
     /// [`least`] of the path of `cfg` that fails where `zero` is 0.
     fn least_failing(cfg: &Config, zero: Option<&Term>, order: &[u32]) -> Option<Vec<i64>> {
-        let options = CheckOptions::default();
+        let brief = Brief::new(&CheckOptions::default(), &library());
         let path = Path {
             pc: cfg.pc.clone(),
             zero: zero.cloned(),
@@ -318,7 +318,7 @@ mod tests {
             order: order.to_vec(),
             slots: Vec::new(),
         };
-        let model = Least::within(&options).model(&path, &|| None)?;
+        let model = Least::within(&brief).model(&path, &|| None)?;
         let value = |n: &u32| {
             let v = model.get(n).cloned().unwrap_or_default();
             i64::try_from(v).unwrap_or(i64::MAX)

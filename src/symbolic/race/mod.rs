@@ -60,7 +60,7 @@
 //! So it is started only then: when the whole search makes no such operation, the two
 //! are one search, at one cost, and the tie goes to the whole search.
 //!
-//! With two or more threads ([`CheckOptions::jobs`]) the sides run at once
+//! With two or more threads ([`Run::jobs`](super::options::Run::jobs)) the sides run at once
 //! ([`threads`]), paced on a [`Field`](super::lane::Field) so that none runs ahead of
 //! what the race can need (which bounds the memory and the processor time of the
 //! losers) while the searches outnumber the threads, and none runs past twice the
@@ -89,48 +89,40 @@ mod turns;
 
 pub use sides::Handicaps;
 
+use super::brief::Brief;
 use super::components::Components;
-use super::options::CheckOptions;
 use super::outcome::{CheckResult, Progress};
-use super::plan::SearchPlan;
 use crate::library::Library;
 use sides::Race;
 use std::time::Instant;
 
 /// Checks `lib` by whichever search the rule of the module
 /// docs picks.
-pub fn check(
-    lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
-    progress: &mut dyn FnMut(&Progress),
-) -> CheckResult {
-    check_with(lib, options, plan, Handicaps::default(), progress)
+pub fn check(lib: &Library, brief: &Brief, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
+    check_with(lib, brief, Handicaps::default(), progress)
 }
 
 /// [`check`] with other handicaps.
 pub fn check_with(
     lib: &Library,
-    options: &CheckOptions,
-    plan: SearchPlan,
+    brief: &Brief,
     handicaps: Handicaps,
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let race = Race {
         lib,
-        options,
-        plan,
+        brief,
         handicaps,
         start: Instant::now(),
-        one_part: plan.split() && Components::of(lib).count < 2,
+        one_part: brief.plan.split() && Components::of(lib).count < 2,
     };
-    let mut result = if options.jobs >= 2 {
+    let mut result = if brief.run.jobs >= 2 {
         race.side_by_side(progress)
     } else {
         race.in_turns(progress)
     };
     result.stats.seconds = race.start.elapsed().as_secs_f64();
-    result.settle_verdict(options);
-    result.plan = plan;
+    result.settle_verdict(&brief.run);
+    result.plan = brief.plan;
     result
 }

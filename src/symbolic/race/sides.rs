@@ -3,12 +3,12 @@
 //! is taken. The two schedulers, [`super::threads`] and [`super::turns`], run its sides.
 
 use crate::library::Library;
+use crate::symbolic::brief::Brief;
 use crate::symbolic::context;
 use crate::symbolic::explore::Advance;
 use crate::symbolic::lane::{Done, Handicap, Lane};
-use crate::symbolic::options::{CheckOptions, PLAIN_AFTER, SPLIT_AFTER, SPLIT_HALVES};
+use crate::symbolic::options::{PLAIN_AFTER, SPLIT_AFTER, SPLIT_HALVES};
 use crate::symbolic::outcome::{add_stuck, CheckResult, Progress, Searched, StuckSite};
-use crate::symbolic::plan::SearchPlan;
 use crate::symbolic::split::{self, Unsettled};
 use crate::symbolic::tasks::Parallel;
 use crate::trace::Counterexample;
@@ -94,8 +94,7 @@ impl Default for Handicaps {
 /// One race: what is checked, and the handicaps.
 pub(super) struct Race<'a> {
     pub(super) lib: &'a Library,
-    pub(super) options: &'a CheckOptions,
-    pub(super) plan: SearchPlan,
+    pub(super) brief: &'a Brief,
     pub(super) handicaps: Handicaps,
     pub(super) start: Instant,
     /// Whether the library is one part: its split is only the over-approximation of
@@ -108,9 +107,9 @@ impl Race<'_> {
     pub(super) fn runs(&self, side: Side) -> bool {
         match side {
             Side::Whole => true,
-            Side::Plain => self.plan.semantic(),
-            Side::Split => self.plan.split(),
-            Side::SplitPlain => self.plan.split() && self.plan.semantic(),
+            Side::Plain => self.brief.plan.semantic(),
+            Side::Split => self.brief.plan.split(),
+            Side::SplitPlain => self.brief.plan.split() && self.brief.plan.semantic(),
         }
     }
 
@@ -153,39 +152,39 @@ impl Race<'_> {
         }
     }
 
-    /// `options` for `side`: on `lane`, stopped by `interrupt` (which carries the
-    /// user's) and at the check's deadline; and its plan.
-    pub(super) fn options_for(
+    /// The brief of `side`: its plan, on `lane`, stopped by `interrupt` (which
+    /// carries the user's) and at the check's deadline.
+    pub(super) fn brief_for(
         &self,
         side: Side,
         lane: &Arc<Lane>,
         interrupt: &Arc<AtomicBool>,
-    ) -> (CheckOptions, SearchPlan) {
-        let mut options = self.options.deadline_from(self.start);
-        options.lane = Some(Arc::clone(lane));
-        options.interrupt = Some(Arc::clone(interrupt));
+    ) -> Brief {
+        let plan = match side {
+            Side::Plain | Side::SplitPlain => self.brief.plan.without_semantic(),
+            Side::Whole | Side::Split => self.brief.plan,
+        };
+        let meter = self.brief.meter.on_lane(lane).stopped_by(interrupt);
+        let brief = self.brief.with_plan(plan).with_meter(meter);
         if !side.by_parts() && self.runs(Side::Split) {
             // The split takes a thread of its own; the whole searches' tasks share
             // the rest.
-            options.jobs = options.jobs.saturating_sub(1).max(1);
+            brief.with_jobs(brief.run.jobs.saturating_sub(1))
+        } else {
+            brief
         }
-        let plan = match side {
-            Side::Plain | Side::SplitPlain => self.plan.without_semantic(),
-            Side::Whole | Side::Split => self.plan,
-        };
-        (options, plan)
     }
 
     /// A whole search (with or without semantic subsumption, as its plan says) on
-    /// `lane` (that of its options), from the start to its end: its result, and its
+    /// `lane` (that of its brief), from the start to its end: its result, and its
     /// cost if complete.
     pub(super) fn run_whole(
         &self,
-        (options, plan): &(CheckOptions, SearchPlan),
+        brief: &Brief,
         lane: &Lane,
         progress: &mut dyn FnMut(&Progress),
     ) -> (CheckResult, Option<u64>) {
-        let mut explorer = Parallel::new(self.lib, options, *plan);
+        let mut explorer = Parallel::new(self.lib, brief);
         let end = {
             let _done = Done(lane);
             let end = explorer.advance(progress);
@@ -197,32 +196,24 @@ impl Race<'_> {
         whole_result(explorer, end, lane.spent())
     }
 
-    /// The split on `lane` (that of `options`), completed by [`split::finish`] where
+    /// The split on `lane` (that of `brief`), completed by [`split::finish`] where
     /// its bounds do not meet; also whether it may settle with a higher limit.
-    pub(super) fn run_split(
-        &self,
-        options_plan: &(CheckOptions, SearchPlan),
-        lane: &Lane,
-    ) -> (Outcome, bool) {
+    pub(super) fn run_split(&self, brief: &Brief, lane: &Lane) -> (Outcome, bool) {
         // The split's models must not depend on what this thread's solver context was
         // asked before (another turn, another side): a context of its own.
-        context::in_own(|| self.run_split_here(options_plan, lane))
+        context::in_own(|| self.run_split_here(brief, lane))
     }
 
-    pub(super) fn run_split_here(
-        &self,
-        (options, plan): &(CheckOptions, SearchPlan),
-        lane: &Lane,
-    ) -> (Outcome, bool) {
+    pub(super) fn run_split_here(&self, brief: &Brief, lane: &Lane) -> (Outcome, bool) {
         let lib = self.lib;
         let _done = Done(lane);
         let mut quiet = |_: &Progress| {};
-        let (outcome, settles) = match split::check(lib, options, *plan, &mut quiet) {
+        let (outcome, settles) = match split::check(lib, brief, &mut quiet) {
             Ok(result) if result.inconclusive.is_empty() => (Outcome::Complete(result, 0), true),
             Ok(result) => (Outcome::Found(result.counterexamples, Vec::new()), true),
             Err(unsettled) => match unsettled.partial {
                 Some(partial) => {
-                    let mut result = split::finish(lib, partial, options, *plan, &mut quiet);
+                    let mut result = split::finish(lib, partial, brief, &mut quiet);
                     add_stuck(&mut result.stuck, unsettled.stuck);
                     result.stats.add(&unsettled.stats);
                     if result.inconclusive.is_empty() {
@@ -286,11 +277,11 @@ impl Race<'_> {
                 }
                 // Stopped short: every real trace another side found is kept.
                 Outcome::Complete(other, _) | Outcome::Short(other) => {
-                    split::add_found(&mut result, other.counterexamples);
+                    split::add_found(&mut result, other.counterexamples, &self.brief.run);
                 }
                 Outcome::Found(found, stuck) => {
                     add_stuck(&mut result.stuck, stuck);
-                    split::add_found(&mut result, found);
+                    split::add_found(&mut result, found, &self.brief.run);
                 }
             }
         }

@@ -14,28 +14,28 @@ impl Race<'_> {
     pub(super) fn side_by_side(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
         let field = Field::new(
             &Side::ALL.map(|side| self.handicap(side)),
-            self.options.jobs,
+            self.brief.run.jobs,
         );
         let stops = Side::ALL.map(|_| Arc::new(AtomicBool::new(false)));
         let whole_stop = &stops[Side::Whole.place()];
         let whole_lane = Lane::paced(&field, Side::Whole.place(), whole_stop);
-        let whole_options = self.options_for(Side::Whole, &whole_lane, whole_stop);
-        let user = self.options.interrupt.as_deref();
+        let whole_brief = self.brief_for(Side::Whole, &whole_lane, whole_stop);
+        let user = self.brief.meter.interrupt().map(|flag| flag.as_ref());
         std::thread::scope(|scope| {
             let coordinator = scope.spawn(|| {
                 let mut lanes = vec![(Side::Whole, Arc::clone(&whole_lane))];
                 let launch = |side: Side, lanes: &mut Vec<(Side, Arc<Lane>)>| {
                     let stop = &stops[side.place()];
                     let lane = Lane::paced(&field, side.place(), stop);
-                    let options = self.options_for(side, &lane, stop);
+                    let brief = self.brief_for(side, &lane, stop);
                     lanes.push((side, Arc::clone(&lane)));
                     let thread = scope.spawn(move || {
                         // Its first use of Z3 is its search's first context.
                         crate::symbolic::context::reserve_default();
                         if side.by_parts() {
-                            self.run_split(&options, &lane).0
+                            self.run_split(&brief, &lane).0
                         } else {
-                            let (result, cost) = self.run_whole(&options, &lane, &mut |_| {});
+                            let (result, cost) = self.run_whole(&brief, &lane, &mut |_| {});
                             outcome(result, cost)
                         }
                     });
@@ -122,7 +122,7 @@ impl Race<'_> {
                     std::thread::sleep(Duration::from_millis(2));
                 }
             });
-            let (whole, cost) = self.run_whole(&whole_options, &whole_lane, progress);
+            let (whole, cost) = self.run_whole(&whole_brief, &whole_lane, progress);
             // A coordinator that panicked leaves the whole search's result.
             let others = coordinator.join().unwrap_or_default();
             self.decide(whole, cost, others)

@@ -13,16 +13,17 @@ impl Race<'_> {
     /// resumed where they stopped, the splits restarted.
     pub(super) fn in_turns(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
         let stop = self
-            .options
-            .interrupt
-            .clone()
+            .brief
+            .meter
+            .interrupt()
+            .cloned()
             .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
         let user_stopped = || stop.load(Ordering::Relaxed);
         let whole_lane = Arc::new(Lane::new(0));
         let plain_lane = Arc::new(Lane::new(0));
-        let whole_options = self.options_for(Side::Whole, &whole_lane, &stop);
-        let plain_options = self.options_for(Side::Plain, &plain_lane, &stop);
-        let mut whole = Parallel::new(self.lib, &whole_options.0, whole_options.1);
+        let whole_brief = self.brief_for(Side::Whole, &whole_lane, &stop);
+        let plain_brief = self.brief_for(Side::Plain, &plain_lane, &stop);
+        let mut whole = Parallel::new(self.lib, &whole_brief);
         let mut whole_end = None;
         let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
             .into_iter()
@@ -63,7 +64,7 @@ impl Race<'_> {
                 let side = others[i].0;
                 if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
                     others[i].1 = if side == Side::Plain {
-                        let explorer = Parallel::new(self.lib, &plain_options.0, plain_options.1);
+                        let explorer = Parallel::new(self.lib, &plain_brief);
                         Turns::Resumed(Box::new(explorer), None)
                     } else {
                         Turns::restarted()
@@ -95,7 +96,7 @@ impl Race<'_> {
                         if *may_settle && *ran < limit {
                             let lane = Arc::new(Lane::new(limit));
                             let (ended, settles) =
-                                self.run_split(&self.options_for(side, &lane, &stop), &lane);
+                                self.run_split(&self.brief_for(side, &lane, &stop), &lane);
                             *ran = limit;
                             *ops = lane.ops();
                             *may_settle = settles && complete_at(&ended).is_none();
