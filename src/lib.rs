@@ -23,7 +23,8 @@
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
-//! | command line | [`cli`] | arguments → one of the above → exit code |
+//! | the check pipeline | [`check`] | loaded library + request → search result, proof scope, replayed clients: one function for the CLI, the language server and `equiv` |
+//! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code |
 //!
 //! Integer operators have exactly one definition, [`ops`], which both evaluators use.
 //!
@@ -84,8 +85,8 @@
 //!   several threads, each a function of its configurations and of what the tasks a
 //!   fixed window before it committed ([`symbolic::tasks`], `tests/tasks.rs`). A site
 //!   is left out of a part's searches only when it lies outside live code or an
-//!   over-approximation of every client ([`symbolic::havoc`], searched by
-//!   [`symbolic::houdini`]) does not reach it; a library of one part whose sites it
+//!   over-approximation of every client ([`symbolic::overapprox::havoc`], searched by
+//!   [`symbolic::overapprox::houdini`]) does not reach it; a library of one part whose sites it
 //!   reaches none of needs no search. Each
 //!   rule is argued where it is implemented and checked against the plain search
 //!   (`tests/differential.rs`, which also checks that the over-approximation reaches

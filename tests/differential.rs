@@ -13,7 +13,8 @@
 //! methods that rarely call the client, which the benchmark hardly has.
 
 use holi::library::Library;
-use holi::symbolic::{check, houdini, split, Brief, CheckOptions, CheckResult, Verdict};
+use holi::symbolic::overapprox::houdini;
+use holi::symbolic::{check, split, Brief, CheckOptions, CheckResult, Verdict};
 use holi::symbolic::{Bounds, Limits, Run, Techniques};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -24,7 +25,7 @@ mod prop_gen;
 mod sites;
 use sites::sites;
 
-/// The sites the over-approximation of [`holi::symbolic::havoc`] reaches (in the keys
+/// The sites the over-approximation of [`holi::symbolic::overapprox::havoc`] reaches (in the keys
 /// of [`sites`]), when it applies and finishes.
 /// How far each run of a comparison may go: a number of configurations keeps the
 /// tallies of a test the same on any machine, however loaded; the whole-grid run, which

@@ -1,5 +1,5 @@
 //! Linear facts that the library's `assert`s state about its references, as candidate
-//! invariants for the over-approximation ([`super::havoc`]) and for the proof
+//! invariants for the over-approximation ([`super::overapprox::havoc`]) and for the proof
 //! (`crate::proof`).
 //!
 //! An audit method such as `assert (0 <= !bal1 + !limit1)`, or a check of conservation
@@ -201,7 +201,7 @@ fn linear(e: &Expr, env: &[Option<Linear>]) -> Option<Linear> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::havoc::tests::library;
+    use super::super::overapprox::havoc::tests::library;
     use super::*;
 
     fn shown(lib: &Library, facts: &[Fact]) -> Vec<String> {

@@ -2,7 +2,8 @@
 //! side for free; the other is decided without Z3 where possible, by a model found by
 //! changing only symbols the path condition leaves free ([`local_witness`]), or by the
 //! answer to an earlier question that is the same up to renaming of symbols
-//! ([`Question`], [`Answers`]); only then is Z3 asked.
+//! ([`Question`], [`Answers`]); only then is Z3 asked. [`Sides`] is what a step and
+//! the over-approximation's client turn ask of the search that decides.
 
 use super::brief::Brief;
 use super::config::{connected, Config};
@@ -44,6 +45,12 @@ impl Undecided {
             Undecided::Interrupted => "search stopped: interrupted".to_string(),
         }
     }
+}
+
+/// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
+/// `cfg`, each with a model: what a step asks of the search that runs it.
+pub trait Sides<'p> {
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Arc<Witness>>; 2];
 }
 
 /// Decides the sides of symbolic branches, with the solver of one search.

@@ -13,7 +13,7 @@
 //! A path that gets stuck ([`super::machine::Stop::Stuck`]) is recorded with its
 //! place and reason ([`CheckResult::stuck`]); a complete search without failures but
 //! with stuck paths is [`super::Verdict::Stuck`], not safe (unless
-//! [`Run::allow_stuck`](super::options::Run::allow_stuck)). Paths of the over-approximation ([`super::havoc`])
+//! [`Run::allow_stuck`](super::options::Run::allow_stuck)). Paths of the over-approximation ([`super::overapprox::havoc`])
 //! or with the split's stand-in are not the library's own, so their stuck places are
 //! not recorded. Every pruning keeps the set of stuck places of a search without
 //! failures: subsumption and the symmetry of revealed closures because a pruned
@@ -23,15 +23,16 @@
 //! whole search.
 
 use super::branch;
+use super::branch::Sides;
 use super::brief::Brief;
 use super::budget::Budget;
 use super::config::Config;
 use super::findings::Findings;
-use super::havoc::{Havoc, Invariant};
-use super::havoc_turn::{self, Sides};
 use super::memo;
 use super::moves::{self, StandIn};
 use super::outcome::{CheckResult, Progress, Stats, StuckReason, StuckSite};
+use super::overapprox::havoc::{Havoc, Invariant};
+use super::overapprox::turn;
 use super::plan::{Goal, SearchPlan};
 use super::relevance::{Relevance, Skipped};
 use super::solver::work;
@@ -92,7 +93,7 @@ pub struct Explorer<'p, 'o> {
     /// being longer.
     depth_limit: Option<u32>,
     cuts: u64,
-    /// Explore the over-approximation of [`super::havoc`] instead of the library.
+    /// Explore the over-approximation of [`super::overapprox::havoc`] instead of the library.
     havoc: Option<Havoc>,
     /// The candidate invariants of `havoc` found not to hold, dropped from it.
     violated: Vec<Invariant>,
@@ -220,7 +221,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         self
     }
 
-    /// Explores the over-approximation `havoc` ([`super::havoc`]) instead of the
+    /// Explores the over-approximation `havoc` ([`super::overapprox::havoc`]) instead of the
     /// library, for which sites it reaches, within `budget` configurations.
     pub fn with_havoc(mut self, havoc: Havoc, budget: u64) -> Self {
         // Its client turns write references: no call is left out.
@@ -233,7 +234,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// The candidate invariants of the over-approximation found not to hold at some
     /// client turn or return. Each is dropped where it is found, and the search goes
     /// on without it: what it finds then is found without it too (see
-    /// [`super::houdini`]).
+    /// [`super::overapprox::houdini`]).
     pub fn violated(&self) -> &[Invariant] {
         &self.violated
     }
@@ -306,7 +307,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         self.found.any_failure()
     }
 
-    /// One pass of iterative deepening ([`super::first`]): the search from the start
+    /// One pass of iterative deepening ([`super::deepening`]): the search from the start
     /// over traces of at most `depth` moves, keeping the memo. How it ended, and
     /// whether it cut off a configuration for being longer.
     pub fn pass(&mut self, depth: u32, progress: &mut dyn FnMut(&Progress)) -> (Advance, bool) {
@@ -381,7 +382,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         true
     }
 
-    /// The client's turn in the over-approximation ([`havoc_turn`]): the candidate
+    /// The client's turn in the over-approximation ([`super::overapprox::turn`]): the candidate
     /// invariants that do not hold here are dropped, then what the client could change
     /// is forgotten.
     fn forget_store(&mut self, cfg: &mut Config<'p>) {
@@ -390,7 +391,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
         };
         // Dropped for the rest of this search too: see `violated`.
         let mut refuted = Vec::new();
-        let covered = havoc_turn::client_turn(self.lib, &mut havoc, cfg, self, &mut refuted);
+        let covered = turn::client_turn(self.lib, &mut havoc, cfg, self, &mut refuted);
         self.violated.extend(refuted);
         self.havoc = Some(havoc);
         if !covered {

@@ -14,10 +14,10 @@
 //! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or
 //! Z3), and keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
 //! and bound) within its [`budget`]. Strategies sit on top of that search, never
-//! beneath it: [`first`] (`--first`) races its ways of searching, [`houdini`] searches
-//! the over-approximation of [`havoc`] (whose client turns [`havoc_turn`] makes,
-//! asking the search only which sides of a condition hold; candidate invariants from
-//! the library's asserts by [`asserted`]), [`split`] checks
+//! beneath it: [`deepening`] (`--first`) races iterative deepening with the exhaustive
+//! search, [`overapprox`] searches the over-approximation of every client (its client
+//! turns ask the search only which sides of a condition hold, [`branch::Sides`];
+//! candidate invariants from the library's asserts by [`asserted`]), [`split`] checks
 //! independent parts apart (the [`components`] of a library, searched by
 //! [`part_search`]), [`race`] runs it beside the whole search, and [`tasks`]
 //! cuts the whole search into tasks on several threads with the same report for any
@@ -35,13 +35,10 @@ pub mod budget;
 pub mod components;
 pub mod config;
 pub mod context;
+pub mod deepening;
 pub mod difference;
 pub mod explore;
 pub mod findings;
-pub mod first;
-pub mod havoc;
-pub mod havoc_turn;
-pub mod houdini;
 pub mod inert;
 pub mod lane;
 pub mod linear;
@@ -51,6 +48,7 @@ pub mod memory;
 pub mod moves;
 pub mod options;
 pub mod outcome;
+pub mod overapprox;
 pub mod part_search;
 pub mod plan;
 pub mod race;
@@ -125,7 +123,7 @@ fn check_unwatched(
     } else if brief.plan.goal() == Goal::First {
         // In a context of its own, like every other search: its models must not
         // depend on what this thread asked Z3 before.
-        context::in_own(|| first::race(library, brief, progress))
+        context::in_own(|| deepening::check(library, brief, progress))
     } else {
         tasks::Parallel::new(library, brief).run(progress)
     };

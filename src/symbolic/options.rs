@@ -86,7 +86,7 @@ pub struct Techniques {
     /// a shortest one.
     pub first: bool,
     /// With `bound`, first prove failure sites unreachable in an over-approximation of
-    /// the library ([`super::havoc`]), so that branch and bound need not wait for traces to
+    /// the library ([`super::overapprox::havoc`]), so that branch and bound need not wait for traces to
     /// them (which never come), and a part of a split library (or a library of one
     /// part) whose sites are all unreachable needs no search.
     pub havoc: bool,

@@ -55,7 +55,7 @@ pub struct Stats {
     pub cached_answers: u64,
     /// Paths that ended applying a name that is not declared. Like `stuck_paths`, it
     /// counts the library's own paths, those of [`CheckResult::stuck`] (not the
-    /// over-approximation's of [`super::havoc`], nor those with the split's stand-in).
+    /// over-approximation's of [`super::overapprox::havoc`], nor those with the split's stand-in).
     pub undeclared_calls: u64,
     /// Paths that ended on an ill-shaped operation or an unset reference.
     pub stuck_paths: u64,
@@ -76,7 +76,7 @@ pub struct Stats {
     pub coverage_checks: u64,
     pub projections: u64,
     /// Failure sites the split proved unreachable: outside live code
-    /// ([`crate::library::Library::live_codes`]) or by the over-approximation of [`super::havoc`].
+    /// ([`crate::library::Library::live_codes`]) or by the over-approximation of [`super::overapprox::havoc`].
     pub unreachable_sites: u64,
     /// Passes of the search with `first`: one per trace-length limit tried.
     pub deepening_passes: u32,

@@ -76,7 +76,7 @@ fn unreachable_everywhere(
     let listed = lib.failure_sites().len();
     let live = lib.live_failure_sites();
     if !live.is_empty() {
-        let (reached, stats) = super::houdini::reachable(lib, brief, &live, progress);
+        let (reached, stats) = super::overapprox::houdini::reachable(lib, brief, &live, progress);
         total.add(&stats);
         if !reached?.is_empty() {
             return None;
@@ -306,11 +306,12 @@ impl PartSearch<'_> {
     }
 
     /// The sites of `own` that component `c` may reach in the whole library, by the
-    /// over-approximation of [`super::havoc`]; `None` if it proves nothing.
+    /// over-approximation of [`super::overapprox::havoc`]; `None` if it proves nothing.
     fn reachable(&mut self, c: usize, own: &[Site]) -> Option<HashSet<Site>> {
         let (sub_lib, _) = sub_library(self.lib, self.parts, &[c], false);
         let brief = self.brief();
-        let (reached, stats) = super::houdini::reachable(&sub_lib, &brief, own, self.progress);
+        let (reached, stats) =
+            super::overapprox::houdini::reachable(&sub_lib, &brief, own, self.progress);
         self.total.add(&stats);
         if let Some(reached) = &reached {
             self.total.unreachable_sites +=

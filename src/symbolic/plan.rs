@@ -123,7 +123,7 @@ impl SearchPlan {
         self
     }
 
-    /// The plan of the over-approximation's search ([`super::houdini`]), when this
+    /// The plan of the over-approximation's search ([`super::overapprox::houdini`]), when this
     /// plan has one: which sites it reaches, by the shortest failure per site with
     /// branch and bound, keeping this plan's subsumption; no split, and no
     /// over-approximation of its own.
@@ -183,7 +183,7 @@ impl fmt::Display for SearchPlan {
 
 #[cfg(test)]
 mod tests {
-    use super::super::havoc::tests::library;
+    use super::super::overapprox::havoc::tests::library;
     use super::*;
 
     const GLOBAL: &str = "int c := 0; public m (x:int) :(unit) = { c := x };";

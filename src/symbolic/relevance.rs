@@ -359,7 +359,7 @@ fn intersects(a: &[RefId], b: &[RefId]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::havoc::tests::library;
+    use super::super::overapprox::havoc::tests::library;
     use super::super::{check, Bounds, CheckOptions, CheckResult, Techniques, Verdict};
     use super::*;
 

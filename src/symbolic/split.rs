@@ -27,7 +27,7 @@
 //!   stops extending traces once each site has one no longer than them (branch and
 //!   bound, [`super::Techniques::bound`]). Before any search of C, the sites outside
 //!   live code ([`Library::live_codes`]) and those that
-//!   the over-approximation of [`super::havoc`] proves unreachable (in C with any
+//!   the over-approximation of [`super::overapprox::havoc`] proves unreachable (in C with any
 //!   trampolines, since it lets the client reset C's references at every turn) are
 //!   dropped; a part left with none is not searched.
 //!

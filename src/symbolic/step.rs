@@ -9,8 +9,8 @@
 //! visitor. Successors are pushed last first, so that a depth-first worklist pops
 //! them in the library's own order.
 
+use super::branch::Sides;
 use super::config::{Config, Control};
-use super::havoc_turn::Sides;
 use super::machine::{self, Stop, Stuck};
 use super::moves::{self, StandIn};
 use super::outcome::StuckReason;

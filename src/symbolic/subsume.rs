@@ -16,7 +16,7 @@ pub const PROJECTION_TRIAL: u64 = 32;
 
 /// The projections one search made, and how many gave a region: whether projecting
 /// still pays is judged on these, not on the statistics, which carry over the attempts
-/// of a race ([`super::first`]) and would stop a fresh search's projections before its
+/// of a race ([`super::deepening`]) and would stop a fresh search's projections before its
 /// first one.
 #[derive(Default)]
 pub struct Trial {
@@ -123,7 +123,7 @@ pub fn look_up(
 #[cfg(test)]
 mod tests {
     use super::super::explore::Explorer;
-    use super::super::havoc::tests::library;
+    use super::super::overapprox::havoc::tests::library;
     use super::super::{Brief, CheckOptions, CheckResult, Verdict};
     use super::PROJECTION_TRIAL;
 
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(texts(&default), texts(&plain));
     }
 
-    /// A race's later attempt ([`super::super::first`]) carries the statistics of the
+    /// A race's later attempt ([`super::super::deepening`]) carries the statistics of the
     /// earlier ones, past the trial; it still projects, and so prunes exactly as a
     /// fresh search (once it did not, and `--first` on `reentrancy_safe` at k 3, l 2 took
     /// 64 times the configurations).

@@ -24,7 +24,7 @@ const FIRST_BUDGET: u64 = 1_000;
 /// stuck paths met, the user's limits and the clock run over the whole race. An
 /// attempt stopped by the user's limits still reports the shortest failing trace any
 /// attempt found, so that more time never weakens the verdict.
-pub fn race(lib: &Library, brief: &Brief, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
+pub fn check(lib: &Library, brief: &Brief, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
     let start = Instant::now();
     let mut spent = Stats::default();
     let mut stuck = Vec::new();

@@ -2,15 +2,15 @@
 //! ([`super::havoc`], where the argument is), redone without the candidate invariants
 //! a client turn or return refutes until none is (the Houdini algorithm).
 
-use super::branch::Decider;
-use super::brief::Brief;
-use super::explore::{Advance, Explorer};
 use super::havoc::{
     applies, candidates, guard_sets, guarded_writes, may_assign, write_depths, Havoc, Invariant,
 };
-use super::options::Bounds;
-use super::outcome::{CheckResult, Progress, Stats};
 use crate::library::Library;
+use crate::symbolic::branch::Decider;
+use crate::symbolic::brief::Brief;
+use crate::symbolic::explore::{Advance, Explorer};
+use crate::symbolic::options::Bounds;
+use crate::symbolic::outcome::{CheckResult, Progress, Stats};
 use crate::trace::{Counterexample, Site};
 use std::collections::HashSet;
 
@@ -104,8 +104,8 @@ fn havoc_within(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::symbolic::havoc::tests::{library, LOCKED};
     use crate::symbolic::options::{CheckOptions, Limits, Techniques};
+    use crate::symbolic::overapprox::havoc::tests::{library, LOCKED};
 
     fn reached(src: &str, k: u32, l: u32) -> Option<usize> {
         let lib = library(src);

@@ -1,9 +1,9 @@
 //! Proving failure sites unreachable with an over-approximation (`--no-havoc` turns it
 //! off).
 //!
-//! Branch and bound ([`super::Techniques::bound`]) starts only once every failure
+//! Branch and bound ([`crate::symbolic::Techniques::bound`]) starts only once every failure
 //! site in live code ([`Library::live_codes`]) has a trace, and the split's search for
-//! a part's lower bound ([`super::split`]) is cut short only when the part alone
+//! a part's lower bound ([`crate::symbolic::split`]) is cut short only when the part alone
 //! reaches all its sites; a live site no trace reaches keeps both searching to the end.
 //! This module proves such sites unreachable, cheaply, where the library's state is
 //! integers in references.
@@ -31,7 +31,7 @@
 //! invariants, bounds each reference's starting value satisfies (`r ≥ v`, `r ≤ v`, and
 //! `r ≥ 0` or `r ≤ 0`) and linear relations between references that the library's
 //! asserts state (`bal + limit ≥ 0`, a sum that stays equal to another: see
-//! [`super::asserted`]), and every client turn checks them: where some may fail, those
+//! [`crate::symbolic::asserted`]), and every client turn checks them: where some may fail, those
 //! are dropped, and once the search is over it is redone without them, until none
 //! fails (the Houdini algorithm). The search goes on past a refuted invariant without
 //! it: an over-approximation with fewer invariants is larger, so an invariant refuted
@@ -77,11 +77,11 @@
 //! that revealed it, a second call in one context) reaches the client; the search
 //! checks the latter as it goes.
 
-use super::asserted;
-use super::term::Term;
 use crate::library::ir::GlobalName;
 use crate::library::ir::{CodeId, Expr, ExprKind, RefId};
 use crate::library::{Initial, Library};
+use crate::symbolic::asserted;
+use crate::symbolic::term::Term;
 use crate::syntax::ast::BinOp;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
@@ -392,7 +392,7 @@ impl Guards<'_> {
 
 /// A candidate invariant: `Σ coefficient · reference op bound`. A bound on one
 /// reference (coefficient 1) is a candidate at client turns or at returns; a relation
-/// between references, from the library's asserts ([`super::asserted`]), at turns.
+/// between references, from the library's asserts ([`crate::symbolic::asserted`]), at turns.
 #[derive(Clone, PartialEq)]
 pub struct Invariant {
     pub terms: Vec<(RefId, BigInt)>,
@@ -437,7 +437,7 @@ impl Invariant {
 
 /// The candidate invariants of every reference starting out with an integer: at
 /// client turns, bounds its starting value meets, and the relations the library's
-/// asserts state that the starting values meet ([`super::asserted`]); at returns,
+/// asserts state that the starting values meet ([`crate::symbolic::asserted`]); at returns,
 /// bounds at the starting value and at each constant the code assigns it.
 pub(super) fn candidates(lib: &Library) -> Vec<Invariant> {
     let mut constants = vec![BTreeSet::new(); lib.store.len()];
@@ -690,7 +690,7 @@ impl Depths<'_> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(in crate::symbolic) mod tests {
     use super::*;
 
     pub(in crate::symbolic) fn library(src: &str) -> Library {

@@ -5,23 +5,18 @@
 //! It needs from the search only one thing, through [`Sides`]: which sides of a
 //! condition the path allows, each with a model. It works on the configuration alone.
 
-use super::config::Config;
 use super::havoc::{Havoc, Holds, Invariant, Pure};
-use super::term::{Term, Witness};
-use super::value::{Name, Value};
 use crate::library::ir::RefId;
 use crate::library::Library;
+use crate::symbolic::branch::Sides;
+use crate::symbolic::config::Config;
+use crate::symbolic::term::Term;
+use crate::symbolic::value::{Name, Value};
 use crate::syntax::ast::BinOp;
 use crate::trace::{Dir, Player};
 use num_bigint::BigInt;
 use num_traits::Zero;
 use std::sync::Arc;
-
-/// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
-/// `cfg`, each with a model.
-pub trait Sides<'p> {
-    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Arc<Witness>>; 2];
-}
 
 /// How a client turn went.
 enum Turn {
