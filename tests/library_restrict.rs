@@ -97,12 +97,7 @@ fn restrictions_agree(name: &str, program: &Program) -> Result<usize, String> {
         }
     }
     for members in &sets {
-        let methods: Vec<bool> = parts.method.iter().map(|p| members.contains(p)).collect();
-        let refs: Vec<bool> = parts
-            .reference
-            .iter()
-            .map(|p| members.contains(p))
-            .collect();
+        let (methods, refs) = parts.members(members);
         for stand_in in [false, true] {
             let names = stand_in.then_some(STAND_IN);
             let (restricted, ids) = lib.restrict(&methods, &refs, names);

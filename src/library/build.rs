@@ -10,9 +10,9 @@
 //! [`Library::cells`], owned by the library and disclosed to nobody.
 
 use super::built::{Import, Initial, InitialCell, Library, Method};
-use crate::library::ir::{
-    CodeId, Expr, ExprKind, FunCode, GlobalName, ImportId, MethodId, RefId, TypeId, TypeNode,
-    Types, UndeclaredId,
+use super::ir::{
+    CodeId, Expr, ExprKind, FunCode, GlobalName, ImportId, MethodId, Names, RefId, TypeId,
+    TypeNode, Types, UndeclaredId,
 };
 use crate::syntax::ast::{self, Decl, Program, Span, Static, Type, Visibility};
 use std::collections::hash_map::Entry;
@@ -153,11 +153,11 @@ pub fn build(program: &Program) -> Library {
         codes: compiler.codes,
         methods,
         imports,
-        refs: compiler.refs,
+        refs: compiler.refs.into_vec(),
         ref_declared,
         store,
         cells,
-        undeclared: compiler.undeclared,
+        undeclared: compiler.undeclared.into_vec(),
         public,
         method_spans,
     }
@@ -230,23 +230,15 @@ struct Compiler<'r> {
     resolution: Option<&'r crate::types::Resolution<'r>>,
     types: Types,
     codes: Vec<FunCode>,
-    refs: Vec<String>,
-    ref_index: HashMap<String, RefId>,
-    undeclared: Vec<String>,
-    undeclared_index: HashMap<String, UndeclaredId>,
+    refs: Names,
+    undeclared: Names,
 }
 
 impl Compiler<'_> {
     /// The slot of reference `name`, created on first mention: an assignment to an
     /// undeclared reference creates it, as in HOLiK.
     fn reference(&mut self, name: &str) -> RefId {
-        if let Some(&id) = self.ref_index.get(name) {
-            return id;
-        }
-        let id = self.refs.len() as RefId;
-        self.refs.push(name.to_string());
-        self.ref_index.insert(name.to_string(), id);
-        id
+        self.refs.id(name)
     }
 
     /// The local that the named form `e` (`!name` or `name := …`) reads or writes
@@ -263,13 +255,7 @@ impl Compiler<'_> {
     }
 
     fn undeclared(&mut self, name: &str) -> UndeclaredId {
-        if let Some(&id) = self.undeclared_index.get(name) {
-            return id;
-        }
-        let id = self.undeclared.len() as UndeclaredId;
-        self.undeclared.push(name.to_string());
-        self.undeclared_index.insert(name.to_string(), id);
-        id
+        self.undeclared.id(name)
     }
 
     /// Resolves a global name (no local in scope).

@@ -124,6 +124,40 @@ impl fmt::Display for TypeDisplay<'_> {
     }
 }
 
+/// Names numbered in the order they are first met: how the build numbers references
+/// and undeclared names, and a restriction renumbers them.
+#[derive(Default)]
+pub struct Names {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Names {
+    /// The number of `name`, given the next one if it is new.
+    pub fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.index.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), id);
+        id
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The names, by number.
+    pub fn into_vec(self) -> Vec<String> {
+        self.names
+    }
+}
+
 pub type MethodId = u32;
 pub type ImportId = u32;
 pub type RefId = u32;

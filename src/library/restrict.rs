@@ -16,8 +16,8 @@
 
 use super::built::{Import, Initial, InitialCell, Library, Method};
 use super::ir::{
-    CodeId, Expr, ExprKind, FunCode, GlobalName, ImportId, MethodId, RefId, TypeId, TypeNode,
-    Types, UndeclaredId,
+    CodeId, Expr, ExprKind, FunCode, GlobalName, ImportId, MethodId, Names, RefId, TypeId,
+    TypeNode, Types, UndeclaredId,
 };
 use crate::syntax::ast::Visibility;
 use std::collections::HashMap;
@@ -49,8 +49,7 @@ impl Library {
             method_ids: vec![None; self.methods.len()],
             ref_ids: vec![None; self.refs.len()],
             refs: Vec::new(),
-            undeclared: Vec::new(),
-            undeclared_ids: HashMap::new(),
+            undeclared: Names::default(),
             cells: Vec::new(),
             uses_cells: false,
         };
@@ -163,7 +162,7 @@ impl Library {
             ref_declared,
             store,
             cells: copy.cells,
-            undeclared: copy.undeclared,
+            undeclared: copy.undeclared.into_vec(),
             public,
             method_spans,
         };
@@ -180,8 +179,7 @@ struct Copy<'a> {
     method_ids: Vec<Option<MethodId>>,
     ref_ids: Vec<Option<RefId>>,
     refs: Vec<String>,
-    undeclared: Vec<String>,
-    undeclared_ids: HashMap<String, UndeclaredId>,
+    undeclared: Names,
     cells: Vec<InitialCell>,
     /// Whether the kept code makes or uses a location.
     uses_cells: bool,
@@ -216,13 +214,7 @@ impl Copy<'_> {
     }
 
     fn undeclared(&mut self, name: &str) -> UndeclaredId {
-        if let Some(&id) = self.undeclared_ids.get(name) {
-            return id;
-        }
-        let id = self.undeclared.len() as UndeclaredId;
-        self.undeclared.push(name.to_string());
-        self.undeclared_ids.insert(name.to_string(), id);
-        id
+        self.undeclared.id(name)
     }
 
     /// A global name as the restricted library resolves it: a method left out is an

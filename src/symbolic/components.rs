@@ -33,6 +33,13 @@ pub struct Components {
 }
 
 impl Components {
+    /// By [`MethodId`] and by reference, whether it belongs to one of the components
+    /// `members`: what [`Library::restrict`] keeps.
+    pub fn members(&self, members: &[usize]) -> (Vec<bool>, Vec<bool>) {
+        let mark = |of: &[usize]| of.iter().map(|p| members.contains(p)).collect();
+        (mark(&self.method), mark(&self.reference))
+    }
+
     pub fn of(lib: &Library) -> Components {
         let methods = lib.methods.len();
         let mut parent: Vec<usize> = (0..methods + lib.refs.len()).collect();
@@ -280,12 +287,7 @@ pub fn sub_library(
     members: &[usize],
     stand_in: bool,
 ) -> (Library, Option<(MethodId, ImportId)>) {
-    let methods: Vec<bool> = parts.method.iter().map(|p| members.contains(p)).collect();
-    let refs: Vec<bool> = parts
-        .reference
-        .iter()
-        .map(|p| members.contains(p))
-        .collect();
+    let (methods, refs) = parts.members(members);
     let names = StandInNames {
         method: TRAMPOLINE,
         callback: CALLBACK,
