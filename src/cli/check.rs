@@ -1,7 +1,8 @@
 //! `holi check FILE... [--k K] [--l L]`: search for the client that breaks a library.
 //!
-//! Per file: load → resolve bounds → search → confirm by replay → report. One deadline
-//! (`--timeout`) and one Ctrl-C flag cover the whole command, every file and every phase.
+//! Per file: load → resolve bounds → the check pipeline ([`crate::check`]: search, proof
+//! attempt, replay) → report. One deadline (`--timeout`) and one Ctrl-C flag cover the
+//! whole command, every file and every phase.
 
 use super::args::parse_seconds;
 use super::exit::Outcome;
