@@ -14,7 +14,7 @@ use super::ir::{
     CodeId, Expr, ExprKind, FunCode, GlobalName, ImportId, MethodId, Names, RefId, TypeId,
     TypeNode, Types, UndeclaredId,
 };
-use crate::syntax::ast::{self, Decl, Program, Span, Static, Type, Visibility};
+use crate::syntax::ast::{self, Decl, Program, Span, Static, Type};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
@@ -115,12 +115,7 @@ pub fn build(program: &Program) -> Library {
     let store: Vec<Initial> = (0..compiler.refs.len() as RefId)
         .map(|id| initial.remove(&id).unwrap_or(Initial::Absent))
         .collect();
-    let public = methods
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.visibility == Visibility::Public)
-        .map(|(i, _)| i as MethodId)
-        .collect();
+    let public = Library::public_of(&methods);
 
     // The checker also checks `main`, which is the client's code, not the library's.
     let in_methods = |span: &Span| {
@@ -134,7 +129,7 @@ pub fn build(program: &Program) -> Library {
         .flat_map(|d| d.labels.into_iter().map(|l| l.span))
         .filter(in_methods)
         .collect();
-    let ill_typed = method_spans
+    let ill_typed: Vec<bool> = method_spans
         .iter()
         .map(|m| {
             mismatches
@@ -142,11 +137,9 @@ pub fn build(program: &Program) -> Library {
                 .any(|span| m.start <= span.start && span.end <= m.end)
         })
         .collect();
-    let may_get_stuck = !compiler.undeclared.is_empty()
-        || store.iter().any(|i| matches!(i, Initial::Absent))
-        || !mismatches.is_empty();
+    let undeclared = compiler.undeclared.into_vec();
     Library {
-        may_get_stuck,
+        may_get_stuck: Library::may_get_stuck_with(&undeclared, &store, &ill_typed),
         ill_typed,
         uses_refs: crate::references::first_use(program).is_some(),
         types: compiler.types,
@@ -157,7 +150,7 @@ pub fn build(program: &Program) -> Library {
         ref_declared,
         store,
         cells,
-        undeclared: compiler.undeclared.into_vec(),
+        undeclared,
         public,
         method_spans,
     }

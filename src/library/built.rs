@@ -82,6 +82,25 @@ pub struct Library {
 }
 
 impl Library {
+    /// The public methods among `methods`, in declaration order ([`Library::public`]).
+    pub(super) fn public_of(methods: &[Method]) -> Vec<MethodId> {
+        (0..methods.len() as MethodId)
+            .filter(|&m| methods[m as usize].visibility == Visibility::Public)
+            .collect()
+    }
+
+    /// [`Library::may_get_stuck`] of a library with these undeclared names, initial
+    /// store and ill-typed methods.
+    pub(super) fn may_get_stuck_with(
+        undeclared: &[String],
+        store: &[Initial],
+        ill_typed: &[bool],
+    ) -> bool {
+        !undeclared.is_empty()
+            || store.iter().any(|i| matches!(i, Initial::Absent))
+            || ill_typed.contains(&true)
+    }
+
     pub fn code(&self, id: CodeId) -> &FunCode {
         &self.codes[id as usize]
     }

@@ -130,28 +130,20 @@ impl Library {
             .map(|&r| copy.initial(&self.store[r as usize]))
             .collect();
         store.resize(copy.refs.len(), Initial::Absent);
-        let public = new_methods
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.visibility == Visibility::Public)
-            .map(|(i, _)| i as MethodId)
-            .collect();
-        let ref_declared: Vec<bool> = declared
+        let public = Library::public_of(&new_methods);
+        let mut ref_declared: Vec<bool> = declared
             .iter()
             .map(|&r| self.ref_declared[r as usize])
-            .chain(std::iter::repeat(false))
-            .take(copy.refs.len())
             .collect();
+        ref_declared.resize(copy.refs.len(), false);
         let types_use_refs = imports.iter().any(|i| copy.types.mentions_ref(i.ty))
             || copy
                 .codes
                 .iter()
                 .any(|c| copy.types.mentions_ref(c.param_ty) || copy.types.mentions_ref(c.ret_ty));
-        let may_get_stuck = !copy.undeclared.is_empty()
-            || store.iter().any(|i| matches!(i, Initial::Absent))
-            || ill_typed.iter().any(|&b| b);
+        let undeclared = copy.undeclared.into_vec();
         let library = Library {
-            may_get_stuck,
+            may_get_stuck: Library::may_get_stuck_with(&undeclared, &store, &ill_typed),
             uses_refs: types_use_refs || copy.uses_cells || ref_declared.iter().any(|&b| b),
             ill_typed,
             types: copy.types,
@@ -162,7 +154,7 @@ impl Library {
             ref_declared,
             store,
             cells: copy.cells,
-            undeclared: copy.undeclared.into_vec(),
+            undeclared,
             public,
             method_spans,
         };

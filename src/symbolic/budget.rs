@@ -62,11 +62,6 @@ impl Meter {
         }
     }
 
-    /// When the check must stop, if ever.
-    pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
-    }
-
     pub fn max_configurations(&self) -> Option<u64> {
         self.max_configurations
     }
