@@ -18,7 +18,7 @@
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`library`] ([`library::ir`]) | AST → repository, store, public names P, abstract names A, bodies compiled to the IR; the parts of a library made from it |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, in four parts, [`symbolic::brief`] what each search is given, [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::explore`], [`symbolic::step`], [`symbolic::tasks`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, in four parts, [`symbolic::brief`] what each search is given, [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::game`] what is played, [`symbolic::explore`] how it is searched, [`symbolic::step`], [`symbolic::tasks`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; `check` tries it after a safe search, or beside a search still running after 3 s or from the start under `--prove`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
@@ -96,6 +96,13 @@
 //!   lives in a module of its own ([`symbolic::options`], [`symbolic::outcome`],
 //!   [`cli::exit`]), never in the parent that dispatches to them
 //!   (`tests/module_graph.rs`).
+//! * **The explorer plays a game, not a library.** [`symbolic::explore`] knows a game
+//!   only through [`symbolic::game::Game`] (its start, one step of a configuration,
+//!   what its paths are to the library): the library's own game, with the split's
+//!   stand-in or without, and the over-approximation of every client
+//!   ([`symbolic::overapprox::turn::Overapproximation`], the library's game with its
+//!   own client turn) are searched by the same explorer, which imports neither the
+//!   over-approximation nor the split.
 //! * **The engine reads a built library, never source.** A check builds its
 //!   [`library::Library`] once from the checked AST ([`library::build()`]); the search
 //!   and the proof attempt read that same library, and the split makes its parts, and

@@ -1,6 +1,6 @@
-//! Depth-first search over symbolic configurations, with an explicit worklist.
+//! Depth-first search of a game ([`Game`]), with an explicit worklist.
 //!
-//! Each worklist entry is one configuration; [`step`] runs it to its next stop and
+//! Each worklist entry is one configuration; the game runs it to its next stop and
 //! hands back its successors, asking this search ([`step::Search`]) to decide branches
 //! (with [`branch::Decider`]), to prune opponent configurations and to record what it
 //! finds ([`Findings`]). Failures are rendered as they are found.
@@ -13,9 +13,9 @@
 //! A path that gets stuck ([`super::machine::Stop::Stuck`]) is recorded with its
 //! place and reason ([`CheckResult::stuck`]); a complete search without failures but
 //! with stuck paths is [`super::Verdict::Stuck`], not safe (unless
-//! [`Run::allow_stuck`](super::options::Run::allow_stuck)). Paths of the over-approximation ([`super::overapprox::havoc`])
-//! or with the split's stand-in are not the library's own, so their stuck places are
-//! not recorded. Every pruning keeps the set of stuck places of a search without
+//! [`Run::allow_stuck`](super::options::Run::allow_stuck)). Paths that are not the
+//! library's own ([`Paths`]: the over-approximation's, or with the split's stand-in)
+//! record no stuck places. Every pruning keeps the set of stuck places of a search without
 //! failures: subsumption and the symmetry of revealed closures because a pruned
 //! configuration's future is one explored ([`memo`]); branch and bound because it
 //! starts cutting only after a failure, when the verdict is unsafe whatever else is
@@ -28,15 +28,14 @@ use super::brief::Brief;
 use super::budget::Budget;
 use super::config::Config;
 use super::findings::Findings;
+use super::game::{Game, LibraryGame, Paths};
 use super::memo;
-use super::moves::{self, StandIn};
+use super::moves;
 use super::outcome::{CheckResult, Progress, Stats, StuckReason, StuckSite};
-use super::overapprox::havoc::{Havoc, Invariant};
-use super::overapprox::turn;
 use super::plan::{Goal, SearchPlan};
-use super::relevance::{Relevance, Skipped};
+use super::relevance::Skipped;
 use super::solver::work;
-use super::step::{self, Search};
+use super::step::Search;
 use super::subsume::{self, Seen};
 use super::term::{Term, Witness};
 use super::values;
@@ -70,12 +69,20 @@ enum Work<'p> {
     Explored(memo::Key, i64, u64),
 }
 
-pub struct Explorer<'p, 'o> {
+/// The search of a game `G`: the library's own unless told otherwise.
+pub struct Explorer<'p, 'o, G: Game<'p> = LibraryGame<'p>> {
+    game: G,
+    core: Core<'p, 'o>,
+}
+
+/// The search's own state: what the game's steps report to ([`Search`]).
+struct Core<'p, 'o> {
     lib: &'p Library,
+    /// What the game's paths are to the library: what is kept of them.
+    paths: Paths,
     brief: &'o Brief,
     /// Decides symbolic branches (and owns the search's solver).
     decider: branch::Decider,
-    initial: Config<'p>,
     worklist: Vec<Work<'p>>,
     /// Fully explored opponent configurations (when subsumption is on).
     memo: Option<memo::Memo>,
@@ -93,15 +100,6 @@ pub struct Explorer<'p, 'o> {
     /// being longer.
     depth_limit: Option<u32>,
     cuts: u64,
-    /// Explore the over-approximation of [`super::overapprox::havoc`] instead of the library.
-    havoc: Option<Havoc>,
-    /// The candidate invariants of `havoc` found not to hold, dropped from it.
-    violated: Vec<Invariant>,
-    /// The split's stand-in, played by the search.
-    stand_in: Option<StandIn>,
-    /// The footprints of atomic calls, when calls that no shortest failing trace
-    /// makes are not made.
-    relevance: Option<Arc<Relevance>>,
     stats: Stats,
     inconclusive: Vec<String>,
     /// Whether semantic subsumption's projections pay in this search.
@@ -111,27 +109,28 @@ pub struct Explorer<'p, 'o> {
 impl<'p, 'o> Explorer<'p, 'o> {
     /// The search of `lib` that `brief` asks for.
     pub fn new(lib: &'p Library, brief: &'o Brief) -> Explorer<'p, 'o> {
-        Explorer::asking(lib, brief, branch::Decider::within(brief))
+        Explorer::playing(
+            LibraryGame::new(lib, brief),
+            brief,
+            branch::Decider::within(brief),
+        )
     }
+}
 
-    /// [`Explorer::new`], deciding branches with `decider` (from
-    /// [`Explorer::finish_keeping`]): the answers it holds depend on the questions
-    /// alone, and searches of one library ask many of the same.
-    pub fn asking(
-        lib: &'p Library,
-        brief: &'o Brief,
-        decider: branch::Decider,
-    ) -> Explorer<'p, 'o> {
+impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
+    /// The search of `game` that `brief` asks for, deciding branches with `decider`
+    /// (which may come from [`Explorer::finish_keeping`]: the answers it holds depend
+    /// on the questions alone, and searches of one library ask many of the same).
+    pub fn playing(game: G, brief: &'o Brief, decider: branch::Decider) -> Self {
         let plan = brief.plan;
-        let relevance = plan.relevance().then(|| Relevance::of(lib, None)).flatten();
-        let initial = start(lib, brief, relevance.is_some());
+        let lib = game.library();
         let memo = plan.memo().then(|| new_memo(lib, plan));
-        Explorer {
+        let core = Core {
             lib,
+            paths: game.paths(),
             brief,
             decider,
-            worklist: vec![Work::Explore(initial.clone())],
-            initial,
+            worklist: vec![Work::Explore(game.initial())],
             memo,
             open: Vec::new(),
             // Branch and bound aims at every site in the library's live code unless
@@ -141,21 +140,18 @@ impl<'p, 'o> Explorer<'p, 'o> {
             capped: false,
             depth_limit: None,
             cuts: 0,
-            havoc: None,
-            violated: Vec::new(),
-            stand_in: None,
-            relevance: relevance.map(Arc::new),
             stats: Stats::default(),
             inconclusive: Vec::new(),
             projections: subsume::Trial::default(),
-        }
+        };
+        Explorer { game, core }
     }
 
     /// Branch and bound on the sites `targets` alone: only they are sure to keep their
     /// minimal lengths. No targets of its own means branch and bound is off.
     pub fn with_targets(mut self, targets: &[Site]) -> Self {
-        if self.found.bounds() {
-            self.found.retarget(targets);
+        if self.core.found.bounds() {
+            self.core.found.retarget(targets);
         }
         self
     }
@@ -173,13 +169,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
         cap: u64,
         start: Instant,
     ) -> Self {
-        self.worklist = work.into_iter().rev().map(Work::Explore).collect();
-        if let Some(memo) = &mut self.memo {
+        self.core.worklist = work.into_iter().rev().map(Work::Explore).collect();
+        if let Some(memo) = &mut self.core.memo {
             memo.share(shared);
         }
-        self.found.seed(best);
-        self.budget.since(start);
-        self.budget.cap(cap);
+        self.core.found.seed(best);
+        self.core.budget.since(start);
+        self.core.budget.cap(cap);
         self
     }
 
@@ -187,12 +183,13 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// made (none if it numbered a site of its own), its cost as its lane counts it,
     /// and the configurations left on its worklist, next first.
     pub fn into_task(mut self) -> TaskEnd<'p> {
-        self.count_solver();
-        let mut entries = self.memo.as_mut().map(memo::Memo::take_entries);
-        if self.found.unlisted() {
+        self.core.count_solver();
+        let mut entries = self.core.memo.as_mut().map(memo::Memo::take_entries);
+        if self.core.found.unlisted() {
             entries = None;
         }
         let rest = self
+            .core
             .worklist
             .into_iter()
             .rev()
@@ -202,41 +199,24 @@ impl<'p, 'o> Explorer<'p, 'o> {
             });
         TaskEnd {
             // What the lane was charged: the configurations by their path conditions.
-            cost: self.budget.counted() + self.decider.solver.work,
-            found: self.found,
-            stats: self.stats,
-            inconclusive: self.inconclusive,
+            cost: self.core.budget.counted() + self.core.decider.solver.work,
+            found: self.core.found,
+            stats: self.core.stats,
+            inconclusive: self.core.inconclusive,
             entries,
             rest: rest.collect(),
         }
     }
 
-    /// Lets the search play `stand_in` itself ([`StandIn`]).
-    pub fn with_stand_in(mut self, stand_in: StandIn) -> Self {
-        // The stand-in's code is a placeholder: its calls call the client back.
-        if self.relevance.is_some() {
-            self.relevance = Relevance::of(self.lib, Some(stand_in.method)).map(Arc::new);
-        }
-        self.stand_in = Some(stand_in);
+    /// Stops the search (to be resumed, [`Advance::Capped`]) after `configurations`.
+    pub fn capped_at(mut self, configurations: u64) -> Self {
+        self.core.budget.cap(configurations);
         self
     }
 
-    /// Explores the over-approximation `havoc` ([`super::overapprox::havoc`]) instead of the
-    /// library, for which sites it reaches, within `budget` configurations.
-    pub fn with_havoc(mut self, havoc: Havoc, budget: u64) -> Self {
-        // Its client turns write references: no call is left out.
-        self.relevance = None;
-        self.havoc = Some(havoc);
-        self.budget.cap(budget);
-        self
-    }
-
-    /// The candidate invariants of the over-approximation found not to hold at some
-    /// client turn or return. Each is dropped where it is found, and the search goes
-    /// on without it: what it finds then is found without it too (see
-    /// [`super::overapprox::houdini`]).
-    pub fn violated(&self) -> &[Invariant] {
-        &self.violated
+    /// The game being played.
+    pub fn game(&self) -> &G {
+        &self.game
     }
 
     /// Explores only traces of at most `max_moves` moves: the shortest failure per
@@ -245,13 +225,8 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// the limit cut subsumes only configurations met with no more room left
     /// ([`memo`]).
     pub fn with_depth_limit(mut self, max_moves: u32) -> Self {
-        self.depth_limit = Some(max_moves);
+        self.core.depth_limit = Some(max_moves);
         self
-    }
-
-    /// Why the search must stop now, if it must.
-    fn out_of_budget(&self) -> Option<String> {
-        self.budget.exhausted(self.stats.configurations)
     }
 
     /// The whole search.
@@ -269,10 +244,10 @@ impl<'p, 'o> Explorer<'p, 'o> {
         stuck: Vec<StuckSite>,
         cap: u64,
     ) -> Self {
-        self.budget.since(start);
-        self.budget.cap(cap);
-        self.stats = stats;
-        self.found.resume_stuck(stuck);
+        self.core.budget.since(start);
+        self.core.budget.cap(cap);
+        self.core.stats = stats;
+        self.core.found.resume_stuck(stuck);
         self
     }
 
@@ -280,132 +255,134 @@ impl<'p, 'o> Explorer<'p, 'o> {
     /// ([`Meter::lane`](super::budget::Meter::lane)) is full; in the last case a later call (after the
     /// lane's limit was raised) resumes exactly where it stopped.
     pub fn advance(&mut self, progress: &mut dyn FnMut(&Progress)) -> Advance {
-        self.capped = false;
+        self.core.capped = false;
         if self.search(progress) {
             Advance::Done
-        } else if self.capped {
+        } else if self.core.capped {
             Advance::Capped
         } else {
             Advance::Stopped
         }
     }
 
-    /// Adds the solver's counts to the statistics, once the search is over.
-    fn count_solver(&mut self) {
-        self.stats.solver_queries += self.decider.solver.queries;
-        self.stats.solver_seconds += self.decider.solver.busy.as_secs_f64();
-        self.stats.cached_answers += self.decider.cached;
-    }
-
     /// The configurations explored so far.
     pub fn configurations(&self) -> u64 {
-        self.stats.configurations
+        self.core.stats.configurations
     }
 
     /// Whether a failure was found.
     pub fn found_failure(&self) -> bool {
-        self.found.any_failure()
+        self.core.found.any_failure()
     }
 
     /// One pass of iterative deepening ([`super::deepening`]): the search from the start
     /// over traces of at most `depth` moves, keeping the memo. How it ended, and
     /// whether it cut off a configuration for being longer.
     pub fn pass(&mut self, depth: u32, progress: &mut dyn FnMut(&Progress)) -> (Advance, bool) {
-        self.stats.deepening_passes += 1;
-        self.depth_limit = Some(depth);
-        let cuts = self.cuts;
-        self.worklist = vec![Work::Explore(self.initial.clone())];
-        self.open.clear();
+        self.core.stats.deepening_passes += 1;
+        self.core.depth_limit = Some(depth);
+        let cuts = self.core.cuts;
+        self.core.worklist = vec![Work::Explore(self.game.initial())];
+        self.core.open.clear();
         let end = self.advance(progress);
-        (end, self.cuts > cuts)
+        (end, self.core.cuts > cuts)
     }
 
     /// Explores the worklist; false when stopped by a budget (or by `first`).
     fn search(&mut self, progress: &mut dyn FnMut(&Progress)) -> bool {
-        while let Some(work) = self.worklist.pop() {
+        while let Some(work) = self.core.worklist.pop() {
             let cfg = match work {
                 Work::Explore(cfg) => cfg,
                 Work::Explored(key, moves, cuts) => {
-                    let (_, summary) = self.open.pop().unwrap_or_default();
-                    if let Some(memo) = &mut self.memo {
-                        let pass = self.stats.deepening_passes;
-                        memo.insert(key, moves, self.cuts > cuts, pass, summary);
+                    let (_, summary) = self.core.open.pop().unwrap_or_default();
+                    if let Some(memo) = &mut self.core.memo {
+                        let pass = self.core.stats.deepening_passes;
+                        memo.insert(key, moves, self.core.cuts > cuts, pass, summary);
                     }
                     continue;
                 }
             };
-            if let Some(reason) = self.out_of_budget() {
-                self.note(format!("search stopped: {reason}"));
+            if let Some(reason) = self.core.out_of_budget() {
+                self.core.note(format!("search stopped: {reason}"));
                 return false;
             }
-            if self.budget.share_used(self.stats.configurations) {
+            if self.core.budget.share_used(self.core.stats.configurations) {
                 // Put back, so that the search can resume here ([`Explorer::advance`]).
-                self.worklist.push(Work::Explore(cfg));
-                self.capped = true;
+                self.core.worklist.push(Work::Explore(cfg));
+                self.core.capped = true;
                 return false;
             }
-            let first = self.brief.plan.goal() == Goal::First;
-            if first && self.depth_limit.is_some() && self.found.any_failure() {
+            let first = self.core.brief.plan.goal() == Goal::First;
+            if first && self.core.depth_limit.is_some() && self.core.found.any_failure() {
                 return false;
             }
-            // The over-approximation is searched only for which sites it reaches.
-            if self.havoc.is_some() && self.found.targets_reached() {
+            if self.core.paths == Paths::Reach && self.core.found.targets_reached() {
                 return true;
             }
-            let too_long = self.depth_limit.is_some_and(|d| cfg.moves > d)
-                || self.found.bound().is_some_and(|b| cfg.moves >= b);
+            let too_long = self.core.depth_limit.is_some_and(|d| cfg.moves > d)
+                || self.core.found.bound().is_some_and(|b| cfg.moves >= b);
             if too_long {
-                self.cuts += 1;
+                self.core.cuts += 1;
                 continue;
             }
-            if self.stats.configurations.is_multiple_of(POLL_EVERY) {
+            if self.core.stats.configurations.is_multiple_of(POLL_EVERY) {
                 progress(&Progress {
-                    configurations: self.stats.configurations,
+                    configurations: self.core.stats.configurations,
                     depth: cfg.moves,
-                    counterexamples: self.found.failing_traces(),
-                    elapsed: self.budget.elapsed(),
+                    counterexamples: self.core.found.failing_traces(),
+                    elapsed: self.core.budget.elapsed(),
                 });
             }
-            self.stats.configurations += 1;
-            self.budget.count(work::configuration(&cfg.pc));
-            self.stats.max_moves = self.stats.max_moves.max(cfg.moves);
-            let rules = step::Rules {
-                lib: self.lib,
-                l: self.brief.bounds.l,
-                symmetry: self.memo.is_some(),
-                stand_in: self.stand_in,
-                relevance: self.relevance.clone(),
-            };
-            step::step(cfg, &rules, self);
-            self.budget.charge(self.decider.solver.work);
+            self.core.stats.configurations += 1;
+            self.core.budget.count(work::configuration(&cfg.pc));
+            self.core.stats.max_moves = self.core.stats.max_moves.max(cfg.moves);
+            self.game.step(cfg, &mut self.core);
+            self.core.budget.charge(self.core.decider.solver.work);
         }
         true
     }
 
-    /// The client's turn in the over-approximation ([`super::overapprox::turn`]): the candidate
-    /// invariants that do not hold here are dropped, then what the client could change
-    /// is forgotten.
-    fn forget_store(&mut self, cfg: &mut Config<'p>) {
-        let Some(mut havoc) = self.havoc.take() else {
-            return;
-        };
-        // Dropped for the rest of this search too: see `violated`.
-        let mut refuted = Vec::new();
-        let covered = turn::client_turn(self.lib, &mut havoc, cfg, self, &mut refuted);
-        self.violated.extend(refuted);
-        self.havoc = Some(havoc);
-        if !covered {
-            self.note("the over-approximation does not cover this library".to_string());
-        }
+    /// The result of the search so far.
+    pub fn finish(self) -> CheckResult {
+        self.finish_keeping().0
     }
 
+    /// [`Explorer::finish`], and the decider for another search, its counts (in the
+    /// result) cleared.
+    pub fn finish_keeping(mut self) -> (CheckResult, branch::Decider) {
+        if self.core.capped {
+            // Never taken for a complete search, whoever reads it.
+            self.core
+                .note("the search stopped at its share of configurations".to_string());
+        }
+        self.core.count_solver();
+        self.core.decider.clear_counts();
+        self.core.stats.seconds = self.core.budget.elapsed().as_secs_f64();
+        let result =
+            self.core
+                .found
+                .into_result(self.core.stats, self.core.inconclusive, self.core.brief);
+        (result, self.core.decider)
+    }
+}
+
+impl<'p, 'o> Core<'p, 'o> {
+    /// Why the search must stop now, if it must.
+    fn out_of_budget(&self) -> Option<String> {
+        self.budget.exhausted(self.stats.configurations)
+    }
+    /// Adds the solver's counts to the statistics, once the search is over.
+    fn count_solver(&mut self) {
+        self.stats.solver_queries += self.decider.solver.queries;
+        self.stats.solver_seconds += self.decider.solver.busy.as_secs_f64();
+        self.stats.cached_answers += self.decider.cached;
+    }
     /// Records why the result is incomplete, once per reason.
     fn note(&mut self, reason: String) {
         if !self.inconclusive.contains(&reason) {
             self.inconclusive.push(reason);
         }
     }
-
     /// Whether the opponent configuration `cfg` is subsumed by one fully explored
     /// ([`memo`]): same key, or same shape with values inside explored regions. If so,
     /// the failures below it are credited to the open configurations; if not, it is
@@ -444,27 +421,6 @@ impl<'p, 'o> Explorer<'p, 'o> {
             }
         }
     }
-
-    /// The result of the search so far.
-    pub fn finish(self) -> CheckResult {
-        self.finish_keeping().0
-    }
-
-    /// [`Explorer::finish`], and the decider for another search, its counts (in the
-    /// result) cleared.
-    pub fn finish_keeping(mut self) -> (CheckResult, branch::Decider) {
-        if self.capped {
-            // Never taken for a complete search, whoever reads it.
-            self.note("the search stopped at its share of configurations".to_string());
-        }
-        self.count_solver();
-        self.decider.clear_counts();
-        self.stats.seconds = self.budget.elapsed().as_secs_f64();
-        let result = self
-            .found
-            .into_result(self.stats, self.inconclusive, self.brief);
-        (result, self.decider)
-    }
 }
 
 /// See [`Explorer::into_task`].
@@ -477,7 +433,7 @@ pub struct TaskEnd<'p> {
     pub rest: Vec<Config<'p>>,
 }
 
-impl<'p> Sides<'p> for Explorer<'p, '_> {
+impl<'p> Sides<'p> for Core<'p, '_> {
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each
     /// with a model ([`branch::Decider`]). `unknown` drops the side and makes the
     /// verdict inconclusive.
@@ -495,11 +451,8 @@ impl<'p> Sides<'p> for Explorer<'p, '_> {
     }
 }
 
-impl<'p> Search<'p> for Explorer<'p, '_> {
+impl<'p> Search<'p> for Core<'p, '_> {
     fn opponent(&mut self, cfg: &mut Config<'p>) -> bool {
-        if self.havoc.is_some() {
-            self.forget_store(cfg);
-        }
         !self.subsumed(cfg)
     }
 
@@ -520,7 +473,7 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         // The path, to choose the values of a reported trace from once the search is
         // over ([`values`]); not for the over-approximation's failures, which only say
         // which sites it reaches, nor under `all`, which keeps the search's values.
-        let keep = self.havoc.is_none() && self.brief.plan.goal() != Goal::Every;
+        let keep = self.paths != Paths::Reach && self.brief.plan.goal() != Goal::Every;
         let valuation = keep
             .then(|| {
                 let order = std::mem::take(&mut rendered.symbols);
@@ -538,10 +491,9 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         reached(&mut self.open, site, cfg.moves);
     }
 
-    /// Recorded unless the path is not one of the library's own (the
-    /// over-approximation's, or one with the split's stand-in).
+    /// Recorded unless the path is not one of the library's own ([`Paths`]).
     fn stuck(&mut self, reason: StuckReason, span: Span) {
-        if self.havoc.is_some() || self.stand_in.is_some() {
+        if self.paths != Paths::Own {
             return;
         }
         match reason {
@@ -565,16 +517,10 @@ impl<'p> Search<'p> for Explorer<'p, '_> {
         self.stats.irrelevant_calls += skipped.irrelevant + skipped.bounded;
         self.cuts += skipped.bounded;
     }
-}
 
-/// The configuration a search of `lib` starts from; `relevance` says whether it
-/// tracks the sinks of atomic calls ([`super::relevance`]).
-pub fn start<'p>(lib: &'p Library, brief: &Brief, relevance: bool) -> Config<'p> {
-    let mut initial = Config::initial(lib, brief.bounds.k, brief.bounds.l);
-    if relevance {
-        initial.sinks = Some(Relevance::start());
+    fn inconclusive(&mut self, reason: String) {
+        self.note(reason);
     }
-    initial
 }
 
 /// An empty memo, leaving inert references out of its keys unless told not to.

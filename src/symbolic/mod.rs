@@ -6,7 +6,8 @@
 //! [`Brief`] of a search ([`brief`]: the bounds, the [`plan`] the techniques leave, the
 //! [`budget::Meter`] of the limits, how it runs), which strategies narrow and never
 //! change the options; [`explore`]
-//! searches configurations ([`config`]) depth first, taking each one [`step`]: running
+//! searches the configurations ([`config`]) of a [`game`] depth first (the library's
+//! own, or another made from it), taking each one [`step`]: running
 //! internal steps with [`machine`], making boundary moves with [`moves`] (leaving out
 //! client calls no shortest failing trace makes, [`relevance`]) and deciding
 //! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
@@ -15,8 +16,8 @@
 //! Z3), and keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
 //! and bound) within its [`budget`]. Strategies sit on top of that search, never
 //! beneath it: [`deepening`] (`--first`) races iterative deepening with the exhaustive
-//! search, [`overapprox`] searches the over-approximation of every client (its client
-//! turns ask the search only which sides of a condition hold, [`branch::Sides`];
+//! search, [`overapprox`] searches the over-approximation of every client (a game
+//! whose client turns ask the search only which sides of a condition hold, [`branch::Sides`];
 //! candidate invariants from the library's asserts by [`asserted`]), [`split`] checks
 //! independent parts apart (the [`components`] of a library, searched by
 //! [`part_search`]), [`race`] runs it beside the whole search, and [`tasks`]
@@ -39,10 +40,12 @@ pub mod deepening;
 pub mod difference;
 pub mod explore;
 pub mod findings;
+pub mod game;
 pub mod inert;
 pub mod lane;
 pub mod linear;
 pub mod machine;
+pub mod market;
 pub mod memo;
 pub mod memory;
 pub mod moves;

@@ -3,11 +3,13 @@
 //! helper), the lower bounds (with the stand-in) and their refinement, within the
 //! limits of the whole check.
 
+use super::branch::Decider;
 use super::brief::Brief;
 use super::components::{
     callbacks_per_component, sites_per_component, sub_library, Components, CALLBACK, TRAMPOLINE,
 };
 use super::explore::Explorer;
+use super::game::LibraryGame;
 use super::moves::StandIn;
 use super::outcome::{add_stuck, CheckResult, Progress, Stats, StuckSite};
 use crate::library::Library;
@@ -281,17 +283,19 @@ impl PartSearch<'_> {
     ) -> Option<CheckResult> {
         let (sub_lib, stand_in) = sub_library(self.lib, self.parts, members, trampoline > 0);
         let brief = self.brief();
-        let mut explorer = Explorer::new(&sub_lib, &brief).with_targets(targets);
-        if let Some(most) = max_moves {
-            explorer = explorer.with_depth_limit(most);
-        }
+        let mut game = LibraryGame::new(&sub_lib, &brief);
         if let Some((method, callback)) = stand_in {
-            explorer = explorer.with_stand_in(StandIn {
+            game = game.with_stand_in(StandIn {
                 method,
                 callback,
                 callbacks: trampoline,
                 lzero: brief.bounds.l,
             });
+        }
+        let decider = Decider::within(&brief);
+        let mut explorer = Explorer::playing(game, &brief, decider).with_targets(targets);
+        if let Some(most) = max_moves {
+            explorer = explorer.with_depth_limit(most);
         }
         let result = explorer.run(self.progress);
         self.total.add(&result.stats);

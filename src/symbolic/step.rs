@@ -50,6 +50,8 @@ pub trait Search<'p>: Sides<'p> {
     fn best(&self) -> Option<&[u32]>;
     /// Client calls that were not made: no shortest failing trace makes them.
     fn skipped_calls(&mut self, skipped: Skipped);
+    /// The search is incomplete for `reason` (noted once per reason).
+    fn inconclusive(&mut self, reason: String);
 }
 
 /// The rules of the game a step follows.

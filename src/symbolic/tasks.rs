@@ -35,16 +35,16 @@
 use super::brief::Brief;
 use super::config::Config;
 use super::context;
-use super::explore::{self, Advance, Explorer, TaskEnd};
+use super::explore::{Advance, Explorer, TaskEnd};
 use super::findings::Findings;
+use super::game;
+use super::market;
 use super::memo;
 use super::options::TaskSizes;
 use super::outcome::{CheckResult, Progress, Stats};
 use super::relevance::Relevance;
 use crate::library::Library;
 use std::collections::{BTreeMap, VecDeque};
-use std::panic::AssertUnwindSafe;
-use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
 /// Task `i` sees what tasks up to `i − WINDOW` committed; so up to this many run at
@@ -116,7 +116,7 @@ impl<'p, 'o> Parallel<'p, 'o> {
             brief,
             sizes: brief.run.task_sizes,
             start: Instant::now(),
-            queue: vec![vec![explore::start(
+            queue: vec![vec![game::start(
                 lib,
                 brief,
                 plan.relevance() && Relevance::of(lib, None).is_some(),
@@ -186,38 +186,12 @@ impl<'p, 'o> Parallel<'p, 'o> {
         }
     }
 
-    /// The tasks on `jobs` threads, handed out in queue order as their views are
-    /// committed, and committed in queue order.
+    /// The tasks on a market of `jobs` threads ([`market`]), offered in queue order as
+    /// their views are committed, and committed in queue order.
     fn side_by_side(&mut self, jobs: usize, progress: &mut dyn FnMut(&Progress)) -> Advance {
         let (lib, brief, start) = (self.lib, self.brief, self.start);
-        let (job_tx, job_rx) = mpsc::channel::<Job<'p>>();
-        let job_rx = Mutex::new(job_rx);
-        let (done_tx, done_rx) = mpsc::channel::<(usize, Option<Ended<'p>>)>();
-        std::thread::scope(|scope| {
-            for _ in 0..jobs {
-                let (job_rx, done_tx) = (&job_rx, done_tx.clone());
-                scope.spawn(move || {
-                    // Its first use of Z3 is its first task's context.
-                    context::reserve_default();
-                    loop {
-                        let job = match job_rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(job) = job else { return };
-                        let index = job.index;
-                        // A task that panicked must still be answered, or the search
-                        // would wait for it forever.
-                        let ended = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            run(lib, brief, start, job)
-                        }));
-                        if done_tx.send((index, ended.ok())).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            drop(done_tx);
+        let work = |job: Job<'p>| run(lib, brief, start, job);
+        market::open(jobs, work, |market| {
             let mut next = self.committed;
             let mut running: BTreeMap<usize, u64> = BTreeMap::new();
             let mut arrived: BTreeMap<usize, Ended<'p>> = BTreeMap::new();
@@ -236,15 +210,10 @@ impl<'p, 'o> Parallel<'p, 'o> {
                         break;
                     };
                     running.insert(next, job.cap);
+                    market.offer(next, job);
                     next += 1;
-                    if job_tx.send(job).is_err() {
-                        break;
-                    }
                 }
-                if running.is_empty() {
-                    break;
-                }
-                let Ok((index, ended)) = done_rx.recv() else {
+                let Some((index, ended)) = market.wait() else {
                     break;
                 };
                 running.remove(&index);
@@ -267,7 +236,6 @@ impl<'p, 'o> Parallel<'p, 'o> {
                     end = Some(stopped);
                 }
             }
-            drop(job_tx);
             let end = end.unwrap_or(Advance::Done);
             // Tasks past the one that stopped the search: kept if it is over, run again
             // if it is only paused.

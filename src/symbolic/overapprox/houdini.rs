@@ -5,6 +5,7 @@
 use super::havoc::{
     applies, candidates, guard_sets, guarded_writes, may_assign, write_depths, Havoc, Invariant,
 };
+use super::turn::Overapproximation;
 use crate::library::Library;
 use crate::symbolic::branch::Decider;
 use crate::symbolic::brief::Brief;
@@ -88,11 +89,12 @@ fn havoc_within(
     decider: Decider,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(CheckResult, Vec<Invariant>, Decider), Box<Stats>> {
-    let mut explorer = Explorer::asking(lib, brief, decider)
+    let game = Overapproximation::new(lib, brief, havoc);
+    let mut explorer = Explorer::playing(game, brief, decider)
         .with_targets(targets)
-        .with_havoc(havoc, BUDGET);
+        .capped_at(BUDGET);
     let capped = explorer.advance(progress) == Advance::Capped;
-    let violated = explorer.violated().to_vec();
+    let violated = explorer.game().violated().to_vec();
     let (result, decider) = explorer.finish_keeping();
     if capped || !result.inconclusive.is_empty() {
         Err(Box::new(result.stats))

@@ -1,22 +1,141 @@
-//! The client's turn in the over-approximation ([`super::havoc`]): where the search of
-//! the library stops at an opponent configuration, the search of the
-//! over-approximation first forgets what the client's calls could change.
+//! The client's turn in the over-approximation ([`super::havoc`]), and the game it
+//! makes ([`Overapproximation`]): where the library's game stops at an opponent
+//! configuration, the over-approximation's first forgets what the client's calls could
+//! change, and everything else is the library's game.
 //!
-//! It needs from the search only one thing, through [`Sides`]: which sides of a
+//! The turn needs from the search only one thing, through [`Sides`]: which sides of a
 //! condition the path allows, each with a model. It works on the configuration alone.
 
 use super::havoc::{Havoc, Holds, Invariant, Pure};
 use crate::library::ir::RefId;
 use crate::library::Library;
 use crate::symbolic::branch::Sides;
+use crate::symbolic::brief::Brief;
 use crate::symbolic::config::Config;
-use crate::symbolic::term::Term;
+use crate::symbolic::game::{Game, LibraryGame, Paths};
+use crate::symbolic::outcome::StuckReason;
+use crate::symbolic::relevance::Skipped;
+use crate::symbolic::step::Search;
+use crate::symbolic::term::{Term, Witness};
 use crate::symbolic::value::{Name, Value};
-use crate::syntax::ast::BinOp;
-use crate::trace::{Dir, Player};
+use crate::syntax::ast::{BinOp, Span};
+use crate::trace::{Dir, FailureKind, Player};
 use num_bigint::BigInt;
 use num_traits::Zero;
 use std::sync::Arc;
+
+/// The over-approximation of every client as a game: the library's, in which the
+/// client's turn makes every integer reference its calls could write take a fresh
+/// value within the candidate invariants. A candidate found not to hold at a turn is
+/// dropped there, and the game goes on without it: what it finds then is found
+/// without it too (see [`super::houdini`]).
+pub struct Overapproximation<'p> {
+    game: LibraryGame<'p>,
+    havoc: Havoc,
+    /// The candidate invariants found not to hold so far, dropped from `havoc`.
+    violated: Vec<Invariant>,
+}
+
+impl<'p> Overapproximation<'p> {
+    /// The over-approximation `havoc` of `lib`, at the bounds of `brief`.
+    pub fn new(lib: &'p Library, brief: &Brief, havoc: Havoc) -> Self {
+        Overapproximation {
+            // Its client turns write references: no call is left out.
+            game: LibraryGame::new(lib, brief).making_every_call(),
+            havoc,
+            violated: Vec::new(),
+        }
+    }
+
+    /// The candidate invariants found not to hold at some client turn or return.
+    pub fn violated(&self) -> &[Invariant] {
+        &self.violated
+    }
+}
+
+impl<'p> Game<'p> for Overapproximation<'p> {
+    fn library(&self) -> &'p Library {
+        self.game.library()
+    }
+
+    fn initial(&self) -> Config<'p> {
+        self.game.initial()
+    }
+
+    fn step(&mut self, cfg: Config<'p>, search: &mut impl Search<'p>) {
+        let mut turns = ClientTurns {
+            lib: self.game.library(),
+            havoc: &mut self.havoc,
+            violated: &mut self.violated,
+            search,
+        };
+        self.game.step(cfg, &mut turns);
+    }
+
+    fn paths(&self) -> Paths {
+        Paths::Reach
+    }
+}
+
+/// The search of the library's game, with the over-approximation's client turn made
+/// before each opponent configuration reaches it.
+struct ClientTurns<'a, 'p, S> {
+    lib: &'p Library,
+    havoc: &'a mut Havoc,
+    violated: &'a mut Vec<Invariant>,
+    search: &'a mut S,
+}
+
+impl<'p, S: Search<'p>> Sides<'p> for ClientTurns<'_, 'p, S> {
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Arc<Witness>>; 2] {
+        self.search.sides(cfg, cond)
+    }
+}
+
+impl<'p, S: Search<'p>> Search<'p> for ClientTurns<'_, 'p, S> {
+    fn opponent(&mut self, cfg: &mut Config<'p>) -> bool {
+        if !client_turn(self.lib, self.havoc, cfg, self.search, self.violated) {
+            let reason = "the over-approximation does not cover this library";
+            self.search.inconclusive(reason.to_string());
+        }
+        self.search.opponent(cfg)
+    }
+
+    fn push(&mut self, cfg: Config<'p>) {
+        self.search.push(cfg);
+    }
+
+    fn fail(
+        &mut self,
+        cfg: &Config<'p>,
+        zero: Option<&Term>,
+        kind: FailureKind,
+        span: Span,
+        witness: &Witness,
+    ) {
+        self.search.fail(cfg, zero, kind, span, witness);
+    }
+
+    fn stuck(&mut self, reason: StuckReason, span: Span) {
+        self.search.stuck(reason, span);
+    }
+
+    fn out_of_frames(&mut self) {
+        self.search.out_of_frames();
+    }
+
+    fn best(&self) -> Option<&[u32]> {
+        self.search.best()
+    }
+
+    fn skipped_calls(&mut self, skipped: Skipped) {
+        self.search.skipped_calls(skipped);
+    }
+
+    fn inconclusive(&mut self, reason: String) {
+        self.search.inconclusive(reason);
+    }
+}
 
 /// How a client turn went.
 enum Turn {
@@ -33,7 +152,7 @@ enum Turn {
 /// The client's turn: [`forget_store`], with the candidate invariants it finds not to
 /// hold moved from `havoc` to `refuted` until none is. Whether the over-approximation
 /// covers what the client holds here.
-pub fn client_turn<'p>(
+fn client_turn<'p>(
     lib: &Library,
     havoc: &mut Havoc,
     cfg: &mut Config<'p>,

@@ -29,6 +29,8 @@ pub(super) enum Side {
 
 impl Side {
     pub(super) const ALL: [Side; 4] = [Side::Whole, Side::Plain, Side::Split, Side::SplitPlain];
+    /// The sides beside the whole search.
+    pub(super) const OTHERS: [Side; 3] = [Side::Plain, Side::Split, Side::SplitPlain];
 
     /// Its place on the [`Field`](crate::symbolic::lane::Field).
     pub(super) fn place(self) -> usize {

@@ -25,7 +25,7 @@ impl Race<'_> {
         let plain_brief = self.brief_for(Side::Plain, &plain_lane, &stop);
         let mut whole = Parallel::new(self.lib, &whole_brief);
         let mut whole_end = None;
-        let mut others: Vec<(Side, Turns)> = [Side::Plain, Side::Split, Side::SplitPlain]
+        let mut others: Vec<(Side, Turns)> = Side::OTHERS
             .into_iter()
             .filter(|&side| self.runs(side))
             .map(|side| {
