@@ -144,7 +144,7 @@ pub enum GameFrame<'p> {
         ty: Option<TypeId>,
         kont: List<Frame<'p>>,
     },
-    /// The split's stand-in ([`super::moves::StandIn`]), called by the client with its
+    /// The split's stand-in ([`super::stand_in::StandIn`]), called by the client with its
     /// context's budget to become `saved_l`, is calling the client back; it may do so
     /// `remaining` more times.
     StandIn { remaining: u32, saved_l: u32 },

@@ -1,5 +1,6 @@
-//! `--first`: a shortest failing trace, by racing two ways of searching under
-//! growing budgets.
+//! `--first`: a shortest failing trace, by alternating two ways of searching under
+//! growing budgets. (Not a race: [`super::race`] decides between whole searches by
+//! their costs; here each way runs in turn and the first to finish answers.)
 
 use super::brief::Brief;
 use super::explore::{Advance, Explorer};
@@ -8,20 +9,20 @@ use crate::library::Library;
 use crate::trace::Counterexample;
 use std::time::Instant;
 
-/// Configurations the first round of [`race`] allows each way: small, since the
-/// constant factor of the race holds only past it (a larger first round let deepening
+/// Configurations the first round of [`check`] allows each way: small, since the
+/// constant factor of the alternation holds only past it (a larger first round let deepening
 /// spend 22 times the exhaustive search's work on a safe library the latter settles
 /// in a few hundred configurations).
 const FIRST_BUDGET: u64 = 1_000;
 
-/// `first`: races the two ways to a shortest failing trace, in rounds that give each a
+/// `first`: alternates the two ways to a shortest failing trace, in rounds that give each a
 /// budget of configurations four times the last. Deepening on trace length finds a
 /// short failure soon but repeats the shorter traces on every pass, which on a safe
 /// library can cost far more than the exhaustive search; the exhaustive search gives
 /// the shortest failure per site but must finish first. Either answer is a shortest
 /// failing trace (or a complete search without one), and the work done is within a
 /// constant factor of the faster way's. Each attempt starts afresh; statistics, the
-/// stuck paths met, the user's limits and the clock run over the whole race. An
+/// stuck paths met, the user's limits and the clock run over all the rounds. An
 /// attempt stopped by the user's limits still reports the shortest failing trace any
 /// attempt found, so that more time never weakens the verdict.
 pub fn check(lib: &Library, brief: &Brief, progress: &mut dyn FnMut(&Progress)) -> CheckResult {

@@ -1,7 +1,7 @@
 //! Depth-first search of a game ([`Game`]), with an explicit worklist.
 //!
 //! Each worklist entry is one configuration; the game runs it to its next stop and
-//! hands back its successors, asking this search ([`step::Search`]) to decide branches
+//! hands back its successors, asking this search ([`Search`]) to decide branches
 //! (with [`branch::Decider`]), to prune opponent configurations and to record what it
 //! finds ([`Findings`]). Failures are rendered as they are found.
 //!

@@ -10,8 +10,8 @@
 
 use super::brief::Brief;
 use super::config::Config;
-use super::moves::StandIn;
 use super::relevance::Relevance;
+use super::stand_in::StandIn;
 use super::step::{self, Rules, Search};
 use crate::library::Library;
 use std::sync::Arc;

@@ -15,14 +15,16 @@
 //! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or
 //! Z3), and keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
 //! and bound) within its [`budget`]. Strategies sit on top of that search, never
-//! beneath it: [`deepening`] (`--first`) races iterative deepening with the exhaustive
+//! beneath it: [`deepening`] (`--first`) alternates iterative deepening with the exhaustive
 //! search, [`overapprox`] searches the over-approximation of every client (a game
 //! whose client turns ask the search only which sides of a condition hold, [`branch::Sides`];
 //! candidate invariants from the library's asserts by [`asserted`]), [`split`] checks
 //! independent parts apart (the [`components`] of a library, searched by
-//! [`part_search`]), [`race`] runs it beside the whole search, and [`tasks`]
-//! cuts the whole search into tasks on several threads with the same report for any
-//! number of them (memo entries and regions shared through [`memo::Shared`]). Every
+//! [`part_search`] in a game with a [`stand_in`] for the parts left out), [`race`]
+//! runs it beside the whole search, and [`tasks`] cuts the whole search into tasks on
+//! several threads with the same report for any number of them (memo entries and
+//! regions shared through [`memo::Shared`]); the tasks and the race's sides run on one
+//! scheduler, the job [`market`]. Every
 //! search answers a [`CheckResult`] ([`outcome`], where the verdict is decided). This
 //! module only dispatches to them: the types its children share live in [`options`],
 //! [`brief`] and [`outcome`], so that no child imports its parent. Bounds follow
@@ -58,6 +60,7 @@ pub mod race;
 pub mod relevance;
 pub mod solver;
 pub mod split;
+pub mod stand_in;
 pub mod step;
 pub mod subsume;
 pub mod tasks;

@@ -19,9 +19,10 @@
 
 use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
 use super::relevance::{Call, Relevance, Skip, Skipped};
+use super::stand_in::StandIn;
 use super::term::{Term, Witness};
 use super::value::{Name, Value};
-use crate::library::ir::{ImportId, MethodId, TypeId, TypeNode};
+use crate::library::ir::{TypeId, TypeNode};
 use crate::library::Library;
 use crate::syntax::ast::{Span, Visibility};
 use crate::trace::{
@@ -250,34 +251,6 @@ pub fn p_return(cfg: &mut Config, lib: &Library, value: Value) -> bool {
     true
 }
 
-/// The split's stand-in for the rest of a library ([`super::split`]): a public method
-/// that, called by the client, calls the client back up to `callbacks` times through
-/// an import and returns. The search plays it itself, so that how many callbacks it
-/// has left is a budget the memo compares like l, rather than a place in its code.
-#[derive(Clone, Copy, Debug)]
-pub struct StandIn {
-    pub method: MethodId,
-    pub callback: ImportId,
-    pub callbacks: u32,
-    /// The client's budget in each callback: l.
-    pub lzero: u32,
-}
-
-impl StandIn {
-    /// The stand-in's call of the client back, with `remaining` more to come and the
-    /// client's budget `saved_l` to restore when it returns.
-    fn call_back(&self, cfg: &mut Config, remaining: u32, saved_l: u32) {
-        cfg.stack.push(GameFrame::StandIn { remaining, saved_l });
-        cfg.push_move(
-            Dir::Call,
-            Player::Library,
-            Name::Import(self.callback),
-            Value::Unit,
-        );
-        cfg.l = self.lzero;
-    }
-}
-
 /// Every move the client can make from an opponent configuration, in search order:
 /// answering the pending P-call (always allowed), then — while its budget lasts —
 /// calling each public name, public methods in declaration order first. With
@@ -303,31 +276,8 @@ pub fn opponent_moves<'p>(
     skipped: &mut Skipped,
 ) -> Vec<Config<'p>> {
     let mut next = Vec::new();
-    if let (Some(&GameFrame::StandIn { remaining, saved_l }), Some(s)) = (cfg.stack.top(), stand_in)
-    {
-        let mut answered = cfg.clone();
-        answered.push_move(
-            Dir::Ret,
-            Player::Client,
-            Name::Import(s.callback),
-            Value::Unit,
-        );
-        if remaining > 0 {
-            let mut again = answered.clone();
-            again.stack.pop();
-            s.call_back(&mut again, remaining - 1, saved_l);
-            next.push(again);
-        }
-        answered.stack.pop();
-        answered.push_move(
-            Dir::Ret,
-            Player::Library,
-            Name::Method(s.method),
-            Value::Unit,
-        );
-        answered.l = saved_l;
-        answered.k += 1;
-        next.push(answered);
+    if let Some(s) = stand_in {
+        s.answers(cfg, &mut next);
     }
     if let Some(GameFrame::PCall { name, ty, kont }) = cfg.stack.top() {
         // An import declared with a non-function type has no result to generate.
@@ -398,11 +348,7 @@ pub fn opponent_moves<'p>(
         generate_each(c, lib, param, &mut |mut c, arg| {
             c.push_move(Dir::Call, Player::Client, name, arg.clone());
             if let Some(s) = stand_in.filter(|s| name == Name::Method(s.method)) {
-                if s.callbacks > 0 {
-                    c.k -= 1;
-                    s.call_back(&mut c, s.callbacks - 1, cfg.l - 1);
-                    next.push(c);
-                }
+                s.called(c, cfg.l - 1, &mut next);
                 return;
             }
             c.stack.push(GameFrame::OCall {

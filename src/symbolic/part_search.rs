@@ -10,8 +10,8 @@ use super::components::{
 };
 use super::explore::Explorer;
 use super::game::LibraryGame;
-use super::moves::StandIn;
 use super::outcome::{add_stuck, CheckResult, Progress, Stats, StuckSite};
+use super::stand_in::StandIn;
 use crate::library::Library;
 use crate::trace::Counterexample;
 use crate::trace::Site;

@@ -16,7 +16,7 @@
 //!   the rest), so these give real failing traces. C alone comes first: it is cheap.
 //! * **Lower bound.** C with a stand-in, `holi_split_trampoline`, that calls the client
 //!   back n times (n up to the most callbacks any frame of another component can make)
-//!   and returns; the search plays it itself ([`super::moves::StandIn`]), so that the callbacks left
+//!   and returns; the search plays it itself ([`super::stand_in::StandIn`]), so that the callbacks left
 //!   are a budget the memo compares like l. Map each frame of another component in a
 //!   failing trace of the whole library to one call of the stand-in with as many
 //!   callbacks: the moves are as many, the frames no more, and C's own moves are

@@ -12,9 +12,10 @@
 use super::branch::Sides;
 use super::config::{Config, Control};
 use super::machine::{self, Stop, Stuck};
-use super::moves::{self, StandIn};
+use super::moves;
 use super::outcome::StuckReason;
 use super::relevance::{Relevance, Skipped};
+use super::stand_in::StandIn;
 use super::term::{Term, Witness};
 use super::value::Value;
 use crate::library::Library;

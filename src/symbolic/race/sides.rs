@@ -16,21 +16,21 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The sides of a race, in the order that breaks ties.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Side {
-    Whole,
-    /// The whole search without semantic subsumption.
-    Plain,
-    Split,
-    /// The split without semantic subsumption.
-    SplitPlain,
-}
-
-impl Side {
-    pub(super) const ALL: [Side; 4] = [Side::Whole, Side::Plain, Side::Split, Side::SplitPlain];
+/// The sides of a race are the searches it chooses from ([`Searched`]), in the order
+/// that breaks ties.
+impl Searched {
+    pub(super) const ALL: [Searched; 4] = [
+        Searched::Whole,
+        Searched::WithoutSemantic,
+        Searched::ByParts,
+        Searched::ByPartsWithoutSemantic,
+    ];
     /// The sides beside the whole search.
-    pub(super) const OTHERS: [Side; 3] = [Side::Plain, Side::Split, Side::SplitPlain];
+    pub(super) const OTHERS: [Searched; 3] = [
+        Searched::WithoutSemantic,
+        Searched::ByParts,
+        Searched::ByPartsWithoutSemantic,
+    ];
 
     /// Its place on the [`Field`](crate::symbolic::lane::Field).
     pub(super) fn place(self) -> usize {
@@ -38,24 +38,15 @@ impl Side {
     }
 
     pub(super) fn by_parts(self) -> bool {
-        matches!(self, Side::Split | Side::SplitPlain)
+        matches!(self, Searched::ByParts | Searched::ByPartsWithoutSemantic)
     }
 
     /// The side it is without semantic subsumption, for a side with it.
-    pub(super) fn plain(self) -> Option<Side> {
+    pub(super) fn plain(self) -> Option<Searched> {
         match self {
-            Side::Whole => Some(Side::Plain),
-            Side::Split => Some(Side::SplitPlain),
-            Side::Plain | Side::SplitPlain => None,
-        }
-    }
-
-    pub(super) fn searched(self) -> Searched {
-        match self {
-            Side::Whole => Searched::Whole,
-            Side::Plain => Searched::WithoutSemantic,
-            Side::Split => Searched::ByParts,
-            Side::SplitPlain => Searched::ByPartsWithoutSemantic,
+            Searched::Whole => Some(Searched::WithoutSemantic),
+            Searched::ByParts => Some(Searched::ByPartsWithoutSemantic),
+            Searched::WithoutSemantic | Searched::ByPartsWithoutSemantic => None,
         }
     }
 }
@@ -106,16 +97,18 @@ pub(super) struct Race<'a> {
 
 impl Race<'_> {
     /// Whether `side` takes part at all.
-    pub(super) fn runs(&self, side: Side) -> bool {
+    pub(super) fn runs(&self, side: Searched) -> bool {
         match side {
-            Side::Whole => true,
-            Side::Plain => self.brief.plan.semantic(),
-            Side::Split => self.brief.plan.split(),
-            Side::SplitPlain => self.brief.plan.split() && self.brief.plan.semantic(),
+            Searched::Whole => true,
+            Searched::WithoutSemantic => self.brief.plan.semantic(),
+            Searched::ByParts => self.brief.plan.split(),
+            Searched::ByPartsWithoutSemantic => {
+                self.brief.plan.split() && self.brief.plan.semantic()
+            }
         }
     }
 
-    pub(super) fn handicap(&self, side: Side) -> Handicap {
+    pub(super) fn handicap(&self, side: Searched) -> Handicap {
         let Handicaps {
             split,
             split_halves,
@@ -126,16 +119,16 @@ impl Race<'_> {
             halves: split_halves,
         };
         match side {
-            Side::Whole => Handicap::NONE,
-            Side::Plain => Handicap::adding(plain),
-            Side::Split => by_parts(split),
-            Side::SplitPlain => by_parts(split.saturating_add(plain)),
+            Searched::Whole => Handicap::NONE,
+            Searched::WithoutSemantic => Handicap::adding(plain),
+            Searched::ByParts => by_parts(split),
+            Searched::ByPartsWithoutSemantic => by_parts(split.saturating_add(plain)),
         }
     }
 
     /// Of the sides `completed` (at their costs), the one with the least level (ties
     /// by side), and that level.
-    pub(super) fn best(&self, completed: &[(Side, u64)]) -> Option<(u64, Side)> {
+    pub(super) fn best(&self, completed: &[(Searched, u64)]) -> Option<(u64, Searched)> {
         completed
             .iter()
             .map(|&(side, cost)| (self.handicap(side).level(cost), side))
@@ -143,7 +136,7 @@ impl Race<'_> {
     }
 
     /// The most `side` may spend and still win against `best` (0 when it cannot).
-    pub(super) fn limit_to_win(&self, side: Side, best: Option<(u64, Side)>) -> u64 {
+    pub(super) fn limit_to_win(&self, side: Searched, best: Option<(u64, Searched)>) -> u64 {
         let Some((level, winner)) = best else {
             return u64::MAX;
         };
@@ -158,17 +151,19 @@ impl Race<'_> {
     /// carries the user's) and at the check's deadline.
     pub(super) fn brief_for(
         &self,
-        side: Side,
+        side: Searched,
         lane: &Arc<Lane>,
         interrupt: &Arc<AtomicBool>,
     ) -> Brief {
         let plan = match side {
-            Side::Plain | Side::SplitPlain => self.brief.plan.without_semantic(),
-            Side::Whole | Side::Split => self.brief.plan,
+            Searched::WithoutSemantic | Searched::ByPartsWithoutSemantic => {
+                self.brief.plan.without_semantic()
+            }
+            Searched::Whole | Searched::ByParts => self.brief.plan,
         };
         let meter = self.brief.meter.on_lane(lane).stopped_by(interrupt);
         let brief = self.brief.with_plan(plan).with_meter(meter);
-        if !side.by_parts() && self.runs(Side::Split) {
+        if !side.by_parts() && self.runs(Searched::ByParts) {
             // The split takes a thread of its own; the whole searches' tasks share
             // the rest.
             brief.with_jobs(brief.run.jobs.saturating_sub(1))
@@ -249,15 +244,15 @@ impl Race<'_> {
         &self,
         whole: CheckResult,
         whole_cost: Option<u64>,
-        others: Vec<(Side, Outcome)>,
+        others: Vec<(Searched, Outcome)>,
     ) -> CheckResult {
-        let mut completed: Vec<(Side, u64)> = others
+        let mut completed: Vec<(Searched, u64)> = others
             .iter()
             .filter_map(|(side, outcome)| complete_at(outcome).map(|cost| (*side, cost)))
             .collect();
-        completed.extend(whole_cost.map(|cost| (Side::Whole, cost)));
+        completed.extend(whole_cost.map(|cost| (Searched::Whole, cost)));
         let winner = self.best(&completed).map(|(_, side)| side);
-        if winner == Some(Side::Whole) {
+        if winner == Some(Searched::Whole) {
             return whole;
         }
         let mut result = whole;
@@ -272,8 +267,8 @@ impl Race<'_> {
                     }
                     won.stats.searched = match side {
                         // Its over-approximation ran without semantic subsumption.
-                        Side::Split if self.one_part => Searched::ByPartsWithoutSemantic,
-                        side => side.searched(),
+                        Searched::ByParts if self.one_part => Searched::ByPartsWithoutSemantic,
+                        side => side,
                     };
                     return won;
                 }

@@ -1,11 +1,11 @@
 //! The race with two or more threads: every side at once, paced on a [`Field`], the
 //! sides other than the whole search offered on the job market ([`market`]).
 
-use super::sides::{complete_at, outcome, Outcome, Race, Side};
+use super::sides::{complete_at, outcome, Outcome, Race};
 use crate::symbolic::brief::Brief;
 use crate::symbolic::lane::{Field, Lane};
 use crate::symbolic::market::{self, Market};
-use crate::symbolic::outcome::{CheckResult, Progress};
+use crate::symbolic::outcome::{CheckResult, Progress, Searched};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,15 +16,15 @@ impl Race<'_> {
     /// on a [`Field`]; the user's interrupt is passed on to every side.
     pub(super) fn side_by_side(&self, progress: &mut dyn FnMut(&Progress)) -> CheckResult {
         let field = Field::new(
-            &Side::ALL.map(|side| self.handicap(side)),
+            &Searched::ALL.map(|side| self.handicap(side)),
             self.brief.run.jobs,
         );
-        let stops = Side::ALL.map(|_| Arc::new(AtomicBool::new(false)));
-        let whole_stop = &stops[Side::Whole.place()];
-        let whole_lane = Lane::paced(&field, Side::Whole.place(), whole_stop);
-        let whole_brief = self.brief_for(Side::Whole, &whole_lane, whole_stop);
+        let stops = Searched::ALL.map(|_| Arc::new(AtomicBool::new(false)));
+        let whole_stop = &stops[Searched::Whole.place()];
+        let whole_lane = Lane::paced(&field, Searched::Whole.place(), whole_stop);
+        let whole_brief = self.brief_for(Searched::Whole, &whole_lane, whole_stop);
         let user = self.brief.meter.interrupt().map(|flag| flag.as_ref());
-        let run_side = |(side, brief, lane): (Side, Brief, Arc<Lane>)| {
+        let run_side = |(side, brief, lane): (Searched, Brief, Arc<Lane>)| {
             if side.by_parts() {
                 self.run_split(&brief, &lane).0
             } else {
@@ -33,7 +33,10 @@ impl Race<'_> {
             }
         };
         // A worker per side that may run: none waits for another.
-        let others = Side::OTHERS.iter().filter(|&&side| self.runs(side)).count();
+        let others = Searched::OTHERS
+            .iter()
+            .filter(|&&side| self.runs(side))
+            .count();
         std::thread::scope(|scope| {
             let coordinator = scope.spawn(|| {
                 market::open(others, run_side, |market| {
@@ -52,18 +55,18 @@ impl Race<'_> {
     /// outcomes.
     fn coordinate(
         &self,
-        market: &mut Market<(Side, Brief, Arc<Lane>), Outcome>,
+        market: &mut Market<(Searched, Brief, Arc<Lane>), Outcome>,
         field: &Arc<Field>,
         stops: &[Arc<AtomicBool>],
         whole_lane: &Arc<Lane>,
         user: Option<&AtomicBool>,
-    ) -> Vec<(Side, Outcome)> {
-        let mut lanes = vec![(Side::Whole, Arc::clone(whole_lane))];
-        let mut due: Vec<Side> = Side::OTHERS
+    ) -> Vec<(Searched, Outcome)> {
+        let mut lanes = vec![(Searched::Whole, Arc::clone(whole_lane))];
+        let mut due: Vec<Searched> = Searched::OTHERS
             .into_iter()
             .filter(|&side| self.runs(side))
             .collect();
-        let mut outcomes: Vec<(Side, Outcome)> = Vec::new();
+        let mut outcomes: Vec<(Searched, Outcome)> = Vec::new();
         loop {
             let user_stopped = user.is_some_and(|flag| flag.load(Ordering::Relaxed));
             if user_stopped {
@@ -74,18 +77,18 @@ impl Race<'_> {
             while let Some((place, ended)) = market.answered() {
                 // A side that panicked found nothing; the whole search stands.
                 let nothing = || Outcome::Found(Vec::new(), Vec::new());
-                outcomes.push((Side::ALL[place], ended.unwrap_or_else(nothing)));
+                outcomes.push((Searched::ALL[place], ended.unwrap_or_else(nothing)));
             }
             let whole_done = whole_lane.is_done();
-            let mut completed: Vec<(Side, u64)> = outcomes
+            let mut completed: Vec<(Searched, u64)> = outcomes
                 .iter()
                 .filter_map(|(side, outcome)| Some((*side, complete_at(outcome)?)))
                 .collect();
             if whole_done && whole_lane.is_complete() {
-                completed.push((Side::Whole, whole_lane.spent()));
+                completed.push((Searched::Whole, whole_lane.spent()));
             }
             let best = self.best(&completed);
-            let twin_operated = |side: Side, lanes: &[(Side, Arc<Lane>)]| {
+            let twin_operated = |side: Searched, lanes: &[(Searched, Arc<Lane>)]| {
                 lanes
                     .iter()
                     .any(|(twin, lane)| twin.plain() == Some(side) && lane.ops() > 0)
@@ -98,16 +101,16 @@ impl Race<'_> {
             // subsumption waits for its twin's first operation of it: until then,
             // they are the same search.
             let whole_level = whole_lane.spent();
-            let may_start = |side: Side| {
+            let may_start = |side: Searched| {
                 whole_done || !side.by_parts() || self.handicap(side).level(0) <= whole_level
             };
-            let starting: Vec<Side> = due
+            let starting: Vec<Searched> = due
                 .iter()
                 .copied()
                 .filter(|&side| {
                     !user_stopped
                         && may_start(side)
-                        && (side == Side::Split || twin_operated(side, &lanes))
+                        && (side == Searched::ByParts || twin_operated(side, &lanes))
                 })
                 .collect();
             due.retain(|side| !starting.contains(side));

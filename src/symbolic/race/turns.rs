@@ -1,9 +1,9 @@
 //! The race with one thread: every side in turns, under doubling levels.
 
-use super::sides::{complete_at, outcome, whole_result, Outcome, Race, Side};
+use super::sides::{complete_at, outcome, whole_result, Outcome, Race};
 use crate::symbolic::explore::Advance;
 use crate::symbolic::lane::{self, Lane};
-use crate::symbolic::outcome::{CheckResult, Progress};
+use crate::symbolic::outcome::{CheckResult, Progress, Searched};
 use crate::symbolic::tasks::Parallel;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -21,15 +21,15 @@ impl Race<'_> {
         let user_stopped = || stop.load(Ordering::Relaxed);
         let whole_lane = Arc::new(Lane::new(0));
         let plain_lane = Arc::new(Lane::new(0));
-        let whole_brief = self.brief_for(Side::Whole, &whole_lane, &stop);
-        let plain_brief = self.brief_for(Side::Plain, &plain_lane, &stop);
+        let whole_brief = self.brief_for(Searched::Whole, &whole_lane, &stop);
+        let plain_brief = self.brief_for(Searched::WithoutSemantic, &plain_lane, &stop);
         let mut whole = Parallel::new(self.lib, &whole_brief);
         let mut whole_end = None;
-        let mut others: Vec<(Side, Turns)> = Side::OTHERS
+        let mut others: Vec<(Searched, Turns)> = Searched::OTHERS
             .into_iter()
             .filter(|&side| self.runs(side))
             .map(|side| {
-                let turns = if side == Side::Split {
+                let turns = if side == Searched::ByParts {
                     Turns::restarted()
                 } else {
                     Turns::Due
@@ -39,8 +39,8 @@ impl Race<'_> {
             .collect();
         let mut level = self.handicaps.split.max(lane::PACE_SLACK);
         loop {
-            let completed = |whole_end: Option<Advance>, others: &[(Side, Turns)]| {
-                let mut completed: Vec<(Side, u64)> = others
+            let completed = |whole_end: Option<Advance>, others: &[(Searched, Turns)]| {
+                let mut completed: Vec<(Searched, u64)> = others
                     .iter()
                     .filter_map(|(side, turns)| {
                         let cost = match turns {
@@ -51,11 +51,12 @@ impl Race<'_> {
                     })
                     .collect();
                 if whole_end == Some(Advance::Done) {
-                    completed.push((Side::Whole, whole_lane.spent()));
+                    completed.push((Searched::Whole, whole_lane.spent()));
                 }
                 self.best(&completed)
             };
-            let limit = level.min(self.limit_to_win(Side::Whole, completed(whole_end, &others)));
+            let limit =
+                level.min(self.limit_to_win(Searched::Whole, completed(whole_end, &others)));
             if whole_end.is_none() && whole_lane.spent() < limit {
                 whole_lane.set_limit(limit);
                 whole_end = Some(whole.advance(progress)).filter(|end| *end != Advance::Capped);
@@ -63,7 +64,7 @@ impl Race<'_> {
             for i in 0..others.len() {
                 let side = others[i].0;
                 if matches!(others[i].1, Turns::Due) && twin_ops(side, &whole_lane, &others) > 0 {
-                    others[i].1 = if side == Side::Plain {
+                    others[i].1 = if side == Searched::WithoutSemantic {
                         let explorer = Parallel::new(self.lib, &plain_brief);
                         Turns::Resumed(Box::new(explorer), None)
                     } else {
@@ -107,8 +108,8 @@ impl Race<'_> {
             }
             // Over once no side can still beat the best so far, or by a user's limit.
             let best = completed(whole_end, &others);
-            let whole_open =
-                whole_end.is_none() && whole_lane.spent() < self.limit_to_win(Side::Whole, best);
+            let whole_open = whole_end.is_none()
+                && whole_lane.spent() < self.limit_to_win(Searched::Whole, best);
             let open = others.iter().any(|(side, turns)| {
                 let to_win = self.limit_to_win(*side, best);
                 match turns {
@@ -151,8 +152,8 @@ impl Race<'_> {
 
 /// The operations of semantic subsumption made by the twin of `side` (a side without
 /// it), taking turns beside the whole search on `whole_lane`.
-fn twin_ops(side: Side, whole_lane: &Lane, others: &[(Side, Turns)]) -> u64 {
-    if side == Side::Plain {
+fn twin_ops(side: Searched, whole_lane: &Lane, others: &[(Searched, Turns)]) -> u64 {
+    if side == Searched::WithoutSemantic {
         return whole_lane.ops();
     }
     others
