@@ -2,9 +2,9 @@
 //! comparison and a tiny scaling run into temporary directories, checking what they write
 //! (never how long anything took).
 //!
-//! The `holi` binary is built here with `cargo build -p holi` into the same target
-//! directory and profile as this test (a no-op when `cargo test --workspace` already
-//! built it).
+//! The `holi` binary is built here by `cargo build --workspace --tests --bins` into the
+//! same target directory and profile as this test (a no-op when `cargo test
+//! --workspace` already built it: see `common::holi_binary`).
 
 mod common;
 

@@ -150,7 +150,10 @@ mod tests {
             },
         );
         assert_eq!(answered, 8);
-        assert!(most.load(Ordering::SeqCst) <= 2, "more jobs ran than workers");
+        assert!(
+            most.load(Ordering::SeqCst) <= 2,
+            "more jobs ran than workers"
+        );
     }
 
     #[test]

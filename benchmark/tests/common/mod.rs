@@ -3,7 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `target/<profile>/holi`, built if needed.
+/// `target/<profile>/holi`, built if needed: by the build `cargo test --workspace`
+/// makes (tests and binaries of every member, so dev-dependencies' features included),
+/// which within that run is a no-op. `cargo build -p holi` alone resolves features
+/// apart from it and compiled holi a second time.
 pub fn holi_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/smoke-<hash>
@@ -13,7 +16,7 @@ pub fn holi_binary() -> PathBuf {
         .expect("test executable lives in target/<profile>/deps");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "-p", "holi", "--bin", "holi"]);
+    build.args(["build", "--quiet", "--workspace", "--tests", "--bins"]);
     if profile_dir
         .file_name()
         .is_some_and(|name| name == "release")
@@ -21,7 +24,10 @@ pub fn holi_binary() -> PathBuf {
         build.arg("--release");
     }
     let status = build.status().expect("run cargo build");
-    assert!(status.success(), "cargo build -p holi failed");
+    assert!(
+        status.success(),
+        "cargo build --workspace --tests --bins failed"
+    );
     let holi = profile_dir.join("holi");
     assert!(holi.is_file(), "{} was not built", holi.display());
     holi
