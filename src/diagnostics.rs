@@ -4,9 +4,13 @@
 //! hint) and never prints or panics itself; the CLI decides how to render them and which
 //! exit code follows. Keeping them as data makes them easy to snapshot-test and to count.
 
-use crate::syntax::ast::Span;
 use ariadne::{Color, Config, IndexType, Label as ALabel, Report, ReportKind, Source};
 use std::fmt;
+use std::ops::Range;
+
+/// Byte offsets into one source file: where a diagnostic points, and where every node
+/// of the syntax came from (re-exported as [`crate::syntax::ast::Span`]).
+pub type Span = Range<usize>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {

@@ -70,7 +70,7 @@ pub struct Library {
     /// reference, or the checker found an ill-typed expression in a method (W0201,
     /// which may make an operation get a value of the wrong shape). Without these
     /// a path never gets stuck, so a search that cannot tell every stuck place may
-    /// still say safe ([`crate::symbolic::split`]).
+    /// still say safe (the engine's split relies on it).
     pub may_get_stuck: bool,
     /// By [`MethodId`], whether the checker found an ill-typed expression in the
     /// method's code (W0201): its values need not have the types it declares.

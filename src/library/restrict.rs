@@ -1,5 +1,5 @@
 //! A library restricted to some of its methods and references, made directly from the
-//! built library (the split's parts, [`crate::symbolic::split`]).
+//! built library: the parts the engine's split searches apart, and their stand-in.
 //!
 //! The result is the library that building the kept declarations alone would give,
 //! field for field: ids are renumbered in the order the compiler would give them (types

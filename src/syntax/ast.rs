@@ -6,12 +6,9 @@
 //! Structural equality that ignores spans is [`Program::same_tree`] (used by the
 //! round-trip property `parse(print(ast)) == ast`).
 
+pub use crate::diagnostics::Span;
 use num_bigint::BigInt;
 use std::fmt;
-use std::ops::Range;
-
-/// Byte offsets into one source file.
-pub type Span = Range<usize>;
 
 /// HOLi types: `unit`, `int`, references, products and arrows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
