@@ -30,8 +30,8 @@ pub struct Market<'m, J, A> {
 }
 
 /// Runs `body` with a market that runs `work` on the jobs it is offered, on up to
-/// `workers` threads at once; it returns once `body` has and every job it offered is
-/// done.
+/// `workers` threads at once; it returns once `body` has and every job started is
+/// done (jobs still waiting then are dropped: callers wait for every answer).
 pub fn open<J, A, T>(
     workers: usize,
     work: impl Fn(J) -> A + Sync,
