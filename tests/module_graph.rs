@@ -310,3 +310,31 @@ fn the_engine_never_sees_the_front_end() {
     assert!(reached(&graph, "library").contains("library::build"));
     assert!(reached(&graph, "symbolic::split").contains("library::restrict"));
 }
+
+/// The explorer plays a game (`symbolic::game`) and knows no strategy: neither the
+/// over-approximation, whose game it plays through the trait, nor the split, the race,
+/// the tasks or iterative deepening, which drive it from above.
+#[test]
+fn the_explorer_knows_games_not_strategies() {
+    let graph = graph();
+    let strategies = [
+        "symbolic::overapprox",
+        "symbolic::overapprox::havoc",
+        "symbolic::overapprox::houdini",
+        "symbolic::overapprox::turn",
+        "symbolic::split",
+        "symbolic::part_search",
+        "symbolic::race",
+        "symbolic::tasks",
+        "symbolic::deepening",
+        "symbolic::market",
+    ];
+    for module in ["symbolic::explore", "symbolic::game", "symbolic::step"] {
+        assert!(graph.contains_key(module), "{module} is missing");
+        let seen = reached(&graph, module);
+        let bad: Vec<&&str> = strategies.iter().filter(|s| seen.contains(**s)).collect();
+        assert!(bad.is_empty(), "{module} reaches {bad:?}");
+    }
+    // The over-approximation plays the game through the same trait.
+    assert!(reached(&graph, "symbolic::overapprox::turn").contains("symbolic::game"));
+}
