@@ -28,7 +28,7 @@ use super::brief::Brief;
 use super::budget::Budget;
 use super::config::Config;
 use super::findings::Findings;
-use super::game::{Game, LibraryGame, Paths};
+use super::game::{Game, LibraryGame, Paths, Position};
 use super::memo;
 use super::moves;
 use super::outcome::{CheckResult, Progress, Stats, StuckReason, StuckSite};
@@ -63,8 +63,8 @@ pub enum Advance {
 /// above it — the successors of an opponent configuration — has been explored.
 // Nearly every entry is a configuration: boxing them would cost an allocation each.
 #[allow(clippy::large_enum_variant)]
-enum Work<'p> {
-    Explore(Config<'p>),
+enum Work<C> {
+    Explore(C),
     /// The key, the trace length as the memo compares it, and the cuts made before.
     Explored(memo::Key, i64, u64),
 }
@@ -72,18 +72,19 @@ enum Work<'p> {
 /// The search of a game `G`: the library's own unless told otherwise.
 pub struct Explorer<'p, 'o, G: Game<'p> = LibraryGame<'p>> {
     game: G,
-    core: Core<'p, 'o>,
+    core: Core<'p, 'o, G::Config>,
 }
 
-/// The search's own state: what the game's steps report to ([`Search`]).
-struct Core<'p, 'o> {
+/// The search's own state: what the game's steps report to ([`Search`]), for a game
+/// whose configurations are `C`.
+struct Core<'p, 'o, C> {
     lib: &'p Library,
     /// What the game's paths are to the library: what is kept of them.
     paths: Paths,
     brief: &'o Brief,
     /// Decides symbolic branches (and owns the search's solver).
     decider: branch::Decider,
-    worklist: Vec<Work<'p>>,
+    worklist: Vec<Work<C>>,
     /// Fully explored opponent configurations (when subsumption is on).
     memo: Option<memo::Memo>,
     /// The opponent configurations whose markers are on the worklist — ancestors of
@@ -117,45 +118,7 @@ impl<'p, 'o> Explorer<'p, 'o> {
     }
 }
 
-impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
-    /// The search of `game` that `brief` asks for, deciding branches with `decider`
-    /// (which may come from [`Explorer::finish_keeping`]: the answers it holds depend
-    /// on the questions alone, and searches of one library ask many of the same).
-    pub fn playing(game: G, brief: &'o Brief, decider: branch::Decider) -> Self {
-        let plan = brief.plan;
-        let lib = game.library();
-        let memo = plan.memo().then(|| new_memo(lib, plan));
-        let core = Core {
-            lib,
-            paths: game.paths(),
-            brief,
-            decider,
-            worklist: vec![Work::Explore(game.initial())],
-            memo,
-            open: Vec::new(),
-            // Branch and bound aims at every site in the library's live code unless
-            // told otherwise ([`Explorer::with_targets`]).
-            found: Findings::for_plan(plan, lib),
-            budget: Budget::new(&brief.meter),
-            capped: false,
-            depth_limit: None,
-            cuts: 0,
-            stats: Stats::default(),
-            inconclusive: Vec::new(),
-            projections: subsume::Trial::default(),
-        };
-        Explorer { game, core }
-    }
-
-    /// Branch and bound on the sites `targets` alone: only they are sure to keep their
-    /// minimal lengths. No targets of its own means branch and bound is off.
-    pub fn with_targets(mut self, targets: &[Site]) -> Self {
-        if self.core.found.bounds() {
-            self.core.found.retarget(targets);
-        }
-        self
-    }
-
+impl<'p, 'o, G: Game<'p, Config = Config<'p>>> Explorer<'p, 'o, G> {
     /// A task of a parallel search ([`super::tasks`]): explores `work` (next first)
     /// instead of the start, with the memo entries and regions `shared` and the
     /// shortest lengths `best` (numbered as [`Library::failure_sites`]) that earlier
@@ -206,6 +169,46 @@ impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
             entries,
             rest: rest.collect(),
         }
+    }
+}
+
+impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
+    /// The search of `game` that `brief` asks for, deciding branches with `decider`
+    /// (which may come from [`Explorer::finish_keeping`]: the answers it holds depend
+    /// on the questions alone, and searches of one library ask many of the same).
+    pub fn playing(game: G, brief: &'o Brief, decider: branch::Decider) -> Self {
+        let plan = brief.plan;
+        let lib = game.library();
+        let memo = plan.memo().then(|| new_memo(lib, plan));
+        let core = Core {
+            lib,
+            paths: game.paths(),
+            brief,
+            decider,
+            worklist: vec![Work::Explore(game.initial())],
+            memo,
+            open: Vec::new(),
+            // Branch and bound aims at every site in the library's live code unless
+            // told otherwise ([`Explorer::with_targets`]).
+            found: Findings::for_plan(plan, lib),
+            budget: Budget::new(&brief.meter),
+            capped: false,
+            depth_limit: None,
+            cuts: 0,
+            stats: Stats::default(),
+            inconclusive: Vec::new(),
+            projections: subsume::Trial::default(),
+        };
+        Explorer { game, core }
+    }
+
+    /// Branch and bound on the sites `targets` alone: only they are sure to keep their
+    /// minimal lengths. No targets of its own means branch and bound is off.
+    pub fn with_targets(mut self, targets: &[Site]) -> Self {
+        if self.core.found.bounds() {
+            self.core.found.retarget(targets);
+        }
+        self
     }
 
     /// Stops the search (to be resumed, [`Advance::Capped`]) after `configurations`.
@@ -319,8 +322,9 @@ impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
             if self.core.paths == Paths::Reach && self.core.found.targets_reached() {
                 return true;
             }
-            let too_long = self.core.depth_limit.is_some_and(|d| cfg.moves > d)
-                || self.core.found.bound().is_some_and(|b| cfg.moves >= b);
+            let moves = cfg.moves();
+            let too_long = self.core.depth_limit.is_some_and(|d| moves > d)
+                || self.core.found.bound().is_some_and(|b| moves >= b);
             if too_long {
                 self.core.cuts += 1;
                 continue;
@@ -328,14 +332,14 @@ impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
             if self.core.stats.configurations.is_multiple_of(POLL_EVERY) {
                 progress(&Progress {
                     configurations: self.core.stats.configurations,
-                    depth: cfg.moves,
+                    depth: moves,
                     counterexamples: self.core.found.failing_traces(),
                     elapsed: self.core.budget.elapsed(),
                 });
             }
             self.core.stats.configurations += 1;
-            self.core.budget.count(work::configuration(&cfg.pc));
-            self.core.stats.max_moves = self.core.stats.max_moves.max(cfg.moves);
+            self.core.budget.count(work::configuration(cfg.pc()));
+            self.core.stats.max_moves = self.core.stats.max_moves.max(moves);
             self.game.step(cfg, &mut self.core);
             self.core.budget.charge(self.core.decider.solver.work);
         }
@@ -366,7 +370,7 @@ impl<'p, 'o, G: Game<'p>> Explorer<'p, 'o, G> {
     }
 }
 
-impl<'p, 'o> Core<'p, 'o> {
+impl<'p, 'o, C> Core<'p, 'o, C> {
     /// Why the search must stop now, if it must.
     fn out_of_budget(&self) -> Option<String> {
         self.budget.exhausted(self.stats.configurations)
@@ -433,7 +437,7 @@ pub struct TaskEnd<'p> {
     pub rest: Vec<Config<'p>>,
 }
 
-impl<'p> Sides<'p> for Core<'p, '_> {
+impl<'p, C> Sides<'p> for Core<'p, '_, C> {
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition, each
     /// with a model ([`branch::Decider`]). `unknown` drops the side and makes the
     /// verdict inconclusive.
@@ -451,12 +455,12 @@ impl<'p> Sides<'p> for Core<'p, '_> {
     }
 }
 
-impl<'p> Search<'p> for Core<'p, '_> {
-    fn opponent(&mut self, cfg: &mut Config<'p>) -> bool {
-        !self.subsumed(cfg)
+impl<'p, C: Position<'p>> Search<'p, C> for Core<'p, '_, C> {
+    fn opponent(&mut self, cfg: &mut C) -> bool {
+        cfg.library_config().is_none_or(|cfg| !self.subsumed(cfg))
     }
 
-    fn push(&mut self, cfg: Config<'p>) {
+    fn push(&mut self, cfg: C) {
         self.worklist.push(Work::Explore(cfg));
     }
 

@@ -9,7 +9,7 @@
 //! is a game too, made from this one: it changes the client's turn and nothing else.
 
 use super::brief::Brief;
-use super::config::Config;
+use super::config::{Config, PcNode};
 use super::relevance::Relevance;
 use super::stand_in::StandIn;
 use super::step::{self, Rules, Search};
@@ -18,15 +18,44 @@ use std::sync::Arc;
 
 /// A game between a library and its client, as the explorer sees it.
 pub trait Game<'p> {
+    /// A configuration of the game: one library's ([`Config`]), or a product of two.
+    type Config: Position<'p>;
     /// The library being played: failures are rendered, sites numbered and memo keys
     /// made with it.
     fn library(&self) -> &'p Library;
     /// The configuration the game starts from.
-    fn initial(&self) -> Config<'p>;
+    fn initial(&self) -> Self::Config;
     /// Runs `cfg` to its next stop and hands its successors and findings to `search`.
-    fn step(&mut self, cfg: Config<'p>, search: &mut impl Search<'p>);
+    fn step(&mut self, cfg: Self::Config, search: &mut impl Search<'p, Self::Config>);
     /// What the game's paths are to the library.
     fn paths(&self) -> Paths;
+}
+
+/// What the explorer reads of a configuration of any game: how long its trace is
+/// (for the depth limit and branch and bound), its path condition (what exploring it
+/// costs), and the one library's configuration behind it, which the memo keys.
+pub trait Position<'p> {
+    /// The moves of its trace.
+    fn moves(&self) -> u32;
+    /// The path condition it is explored under.
+    fn pc(&self) -> &Option<Arc<PcNode>>;
+    /// The configuration itself when it is one library's: only those are kept in the
+    /// memo (a product's is never subsumed).
+    fn library_config(&self) -> Option<&Config<'p>>;
+}
+
+impl<'p> Position<'p> for Config<'p> {
+    fn moves(&self) -> u32 {
+        self.moves
+    }
+
+    fn pc(&self) -> &Option<Arc<PcNode>> {
+        &self.pc
+    }
+
+    fn library_config(&self) -> Option<&Config<'p>> {
+        Some(self)
+    }
 }
 
 /// What a game's paths are to the library, which decides what the explorer keeps of
@@ -43,6 +72,9 @@ pub enum Paths {
     /// reach: the search ends once every target is reached, and neither stuck places
     /// nor values are kept.
     Reach,
+    /// Paths of two libraries played together ([`super::product`]): what they show
+    /// (differences, stuck places of either side) is the game's to keep.
+    Compared,
 }
 
 /// The game of a library against every client.
@@ -89,6 +121,8 @@ impl<'p> LibraryGame<'p> {
 }
 
 impl<'p> Game<'p> for LibraryGame<'p> {
+    type Config = Config<'p>;
+
     fn library(&self) -> &'p Library {
         self.rules.lib
     }

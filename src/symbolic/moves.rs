@@ -32,7 +32,7 @@ use num_bigint::BigInt;
 use std::collections::BTreeMap;
 
 /// The type a name has for the client: declared, or recorded when it was passed.
-fn name_type(cfg: &Config, lib: &Library, name: Name) -> Option<TypeId> {
+pub fn name_type(cfg: &Config, lib: &Library, name: Name) -> Option<TypeId> {
     match name {
         Name::Import(i) => Some(lib.imports[i as usize].ty),
         Name::Client(n) => cfg.clients.get(n as usize).copied(),
@@ -279,22 +279,7 @@ pub fn opponent_moves<'p>(
     if let Some(s) = stand_in {
         s.answers(cfg, &mut next);
     }
-    if let Some(GameFrame::PCall { name, ty, kont }) = cfg.stack.top() {
-        // An import declared with a non-function type has no result to generate.
-        if let Some((_, result)) = ty.and_then(|t| lib.types.arrow(t)) {
-            let mut c = cfg.clone();
-            c.stack.pop();
-            if lib.uses_refs {
-                c.client_turn();
-            }
-            generate_each(c, lib, result, &mut |mut c, value| {
-                c.push_move(Dir::Ret, Player::Client, *name, value.clone());
-                c.kont = kont.clone();
-                c.control = Control::Return(value);
-                next.push(c);
-            });
-        }
-    }
+    answers(cfg, lib, &mut |c| next.push(c));
     // Without a frame left, a call of the client's ends at once at the frame limit
     // (every name it can call is the library's), so it is not made: the path it
     // would end has no failure and gets stuck nowhere.
@@ -342,26 +327,70 @@ pub fn opponent_moves<'p>(
         };
         let mut c = cfg.clone();
         c.sinks = sinks;
-        if lib.uses_refs {
-            c.client_turn();
-        }
-        generate_each(c, lib, param, &mut |mut c, arg| {
-            c.push_move(Dir::Call, Player::Client, name, arg.clone());
+        calls(c, lib, name, param, &mut |mut c, arg| {
             if let Some(s) = stand_in.filter(|s| name == Name::Method(s.method)) {
                 s.called(c, cfg.l - 1, &mut next);
                 return;
             }
-            c.stack.push(GameFrame::OCall {
-                name,
-                ty,
-                saved_l: cfg.l - 1,
-            });
-            c.kont = List::default();
-            c.control = Control::Apply(Value::Fun(name), arg);
+            enter(&mut c, name, ty, arg);
             next.push(c);
         });
     }
     next
+}
+
+/// The client's answers to the library's pending call, if any: one configuration per
+/// value it may play, with the answer in the trace and the library resumed.
+pub fn answers<'p>(cfg: &Config<'p>, lib: &'p Library, out: &mut dyn FnMut(Config<'p>)) {
+    let Some(GameFrame::PCall { name, ty, kont }) = cfg.stack.top() else {
+        return;
+    };
+    // An import declared with a non-function type has no result to generate.
+    let Some((_, result)) = ty.and_then(|t| lib.types.arrow(t)) else {
+        return;
+    };
+    let mut c = cfg.clone();
+    c.stack.pop();
+    if lib.uses_refs {
+        c.client_turn();
+    }
+    generate_each(c, lib, result, &mut |mut c, value| {
+        c.push_move(Dir::Ret, Player::Client, *name, value.clone());
+        c.kont = kont.clone();
+        c.control = Control::Return(value);
+        out(c)
+    });
+}
+
+/// The client's calls of `name` with an argument of type `param`: one configuration
+/// per argument it may play, with the call in the trace but not yet made
+/// ([`enter`]).
+pub fn calls<'p>(
+    mut cfg: Config<'p>,
+    lib: &'p Library,
+    name: Name,
+    param: TypeId,
+    out: &mut dyn FnMut(Config<'p>, Value),
+) {
+    if lib.uses_refs {
+        cfg.client_turn();
+    }
+    generate_each(cfg, lib, param, &mut |mut c, arg| {
+        c.push_move(Dir::Call, Player::Client, name, arg.clone());
+        out(c, arg)
+    });
+}
+
+/// The client's call of `name` (of type `ty`) with `arg`, recorded by [`calls`],
+/// reaches the library: the call's context gets the rest of the caller's budget.
+pub fn enter(cfg: &mut Config, name: Name, ty: TypeId, arg: Value) {
+    cfg.stack.push(GameFrame::OCall {
+        name,
+        ty,
+        saved_l: cfg.l - 1,
+    });
+    cfg.kont = List::default();
+    cfg.control = Control::Apply(Value::Fun(name), arg);
 }
 
 /// A path's moves as a trace, with its names renumbered in order of first appearance:

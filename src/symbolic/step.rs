@@ -23,16 +23,19 @@ use crate::syntax::ast::{BinOp, Span};
 use crate::trace::FailureKind;
 use std::sync::Arc;
 
-/// What a step asks of the search; [`Sides`] decides symbolic branches.
-pub trait Search<'p>: Sides<'p> {
+/// What a step asks of the search; [`Sides`] decides symbolic branches. `C` is the
+/// game's configuration ([`super::game::Game::Config`]): a library's, or a product
+/// of two libraries' whose steps are each one library's step.
+pub trait Search<'p, C = Config<'p>>: Sides<'p> {
     /// An opponent configuration was reached: whether its O-moves are to be explored
     /// (false when it is pruned). The search may change it first (the client's turn
     /// of the over-approximation).
-    fn opponent(&mut self, cfg: &mut Config<'p>) -> bool;
+    fn opponent(&mut self, cfg: &mut C) -> bool;
     /// A successor to explore.
-    fn push(&mut self, cfg: Config<'p>);
-    /// `cfg`'s trace fails at `span`, where `zero` (an `assert`'s condition, a divisor),
-    /// if any, is 0; `witness` is a model of that for its symbols.
+    fn push(&mut self, cfg: C);
+    /// The library configuration `cfg`'s trace fails at `span`, where `zero` (an
+    /// `assert`'s condition, a divisor), if any, is 0; `witness` is a model of that for
+    /// its symbols.
     fn fail(
         &mut self,
         cfg: &Config<'p>,

@@ -54,6 +54,8 @@ impl<'p> Overapproximation<'p> {
 }
 
 impl<'p> Game<'p> for Overapproximation<'p> {
+    type Config = Config<'p>;
+
     fn library(&self) -> &'p Library {
         self.game.library()
     }
