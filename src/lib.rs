@@ -18,12 +18,13 @@
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`library`] ([`library::ir`]) | AST → repository, store, public names P, abstract names A, bodies compiled to the IR; the parts of a library made from it |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, in four parts, [`symbolic::brief`] what each search is given, [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::game`] what is played, [`symbolic::explore`] how it is searched, [`symbolic::step`], [`symbolic::tasks`] and [`symbolic::race`] on one scheduler, [`symbolic::market`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, in four parts, [`symbolic::brief`] what each search is given, [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::game`] what is played, [`symbolic::product`] two libraries played in lockstep, [`symbolic::compare`] searched for a difference, [`symbolic::explore`] how it is searched, [`symbolic::step`], [`symbolic::tasks`] and [`symbolic::race`] on one scheduler, [`symbolic::market`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; `check` tries it after a safe search, or beside a search still running after 3 s or from the start under `--prove`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
-//! | the check pipeline | [`check`] | loaded library + request → search result, proof scope, replayed clients: one function for the CLI, the language server and `equiv` |
+//! | the check pipeline | [`check`] | loaded library + request → search result, proof scope, replayed clients: one function for the CLI and the language server |
+//! | the equivalence pipeline | [`equiv`] | two loaded libraries + request → equivalent within the bounds, or a shortest difference with the client that shows it, run on each side |
 //! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code |
 //!
 //! Integer operators have exactly one definition, [`ops`], which both evaluators use.
@@ -102,8 +103,9 @@
 //!   what its paths are to the library): the library's own game, with the split's
 //!   stand-in or without, and the over-approximation of every client
 //!   ([`symbolic::overapprox::turn::Overapproximation`], the library's game with its
-//!   own client turn) are searched by the same explorer, which imports neither the
-//!   over-approximation nor the split.
+//!   own client turn) and the product of two libraries ([`symbolic::product`], whose
+//!   configurations are pairs: the game names its configuration type) are searched by
+//!   the same explorer, which imports none of them but the library's own game.
 //! * **The engine reads a built library, never source.** A check builds its
 //!   [`library::Library`] once from the checked AST ([`library::build()`]); the search
 //!   and the proof attempt read that same library, and the split makes its parts, and
@@ -138,6 +140,7 @@ pub mod client;
 pub mod concrete;
 pub mod diagnostics;
 pub mod diagram;
+pub mod equiv;
 pub mod frontend;
 pub mod html;
 pub mod library;

@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod check;
+pub mod equiv;
 pub mod exit;
 pub mod explain;
 pub mod fmt;
@@ -51,6 +52,9 @@ enum Command {
     Fmt(fmt::FmtArgs),
     /// Search for a client that drives the library into a failing assert (bounded by k, l).
     Check(check::CheckArgs),
+    /// Search for a client that tells two libraries apart (bounded by k, l; exit 1 when
+    /// one does).
+    Equiv(equiv::EquivArgs),
     /// Run a closed client, or a library linked with a client (exit 1 on a failing assert).
     Run(run::RunArgs),
     /// Explain a diagnostic code such as E0101 (without one, list every code).
@@ -132,6 +136,10 @@ pub fn main() -> ExitCode {
             // A new thread: nothing has used Z3 on it yet.
             crate::symbolic::context::reserve_default();
             check::run(args, &ui)
+        }
+        Command::Equiv(args) => {
+            crate::symbolic::context::reserve_default();
+            equiv::run(args, &ui)
         }
         Command::Run(args) => run::run(args, &ui),
         Command::Completions { shell } => completions(shell),

@@ -24,7 +24,9 @@
 //! runs it beside the whole search, and [`tasks`] cuts the whole search into tasks on
 //! several threads with the same report for any number of them (memo entries and
 //! regions shared through [`memo::Shared`]); the tasks and the race's sides run on one
-//! scheduler, the job [`market`]. Every
+//! scheduler, the job [`market`]. For `holi equiv`, [`product`] is the game of two
+//! libraries in lockstep against one client (its configurations are pairs), which
+//! [`compare`] searches for a shortest difference with the same explorer. Every
 //! search answers a [`CheckResult`] ([`outcome`], where the verdict is decided). This
 //! module only dispatches to them: the types its children share live in [`options`],
 //! [`brief`] and [`outcome`], so that no child imports its parent. Bounds follow
@@ -35,6 +37,7 @@ pub mod asserted;
 pub mod branch;
 pub mod brief;
 pub mod budget;
+pub mod compare;
 pub mod components;
 pub mod config;
 pub mod context;
@@ -56,6 +59,7 @@ pub mod outcome;
 pub mod overapprox;
 pub mod part_search;
 pub mod plan;
+pub mod product;
 pub mod race;
 pub mod relevance;
 pub mod solver;

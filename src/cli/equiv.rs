@@ -1,0 +1,521 @@
+//! `holi equiv LEFT RIGHT [--k K] [--l L]`: does any client tell two libraries apart?
+//!
+//! Load both → resolve bounds → the equivalence pipeline ([`crate::equiv`]: search,
+//! client, a run on each side) → report. One deadline (`--timeout`) and one Ctrl-C
+//! flag cover every phase.
+
+use super::args::parse_seconds;
+use super::exit::Outcome;
+use super::inputs::Input;
+use super::ui::Ui;
+use crate::diagnostics::Diagnostic;
+use crate::equiv::{self, Compared, EquivError, Observed, Parting, Replay, Verdict};
+use crate::frontend::Loaded;
+use crate::report::{HOLI_VERSION, JSON_SCHEMA_VERSION};
+use crate::symbolic::product::Side;
+use crate::symbolic::{Bounds, CheckOptions, Limits, Run, Techniques, DEFAULT_K, DEFAULT_L};
+use crate::syntax::ast::{Decl, Program, Span};
+use crate::trace::{FailureKind, Move};
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people: the distinguishing trace, values and client.
+    Text,
+    /// One JSON document (`lang/equiv.md`).
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct EquivArgs {
+    /// The first library.
+    #[arg(value_name = "LEFT")]
+    pub left: PathBuf,
+    /// The second library, with the same public methods and imports.
+    #[arg(value_name = "RIGHT")]
+    pub right: PathBuf,
+    /// Open library frames allowed on each side. Without `--k` and `--l`, the
+    /// comparison deepens k and l up to the files' headers (or 4 and 4).
+    #[arg(long)]
+    pub k: Option<u32>,
+    /// The client's call budget per context.
+    #[arg(long)]
+    pub l: Option<u32>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Stop after this many seconds, for every phase (the answer is then inconclusive,
+    /// with the bounds covered so far).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+    /// Give up on one solver query after this many seconds (the answer is then
+    /// inconclusive).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "10")]
+    pub solver_timeout: Duration,
+    /// Stop each comparison after this many configurations.
+    #[arg(long, value_name = "N")]
+    pub max_configurations: Option<u64>,
+    /// Stop when holi and its solver process hold more than this many MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 8192,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_memory: u64,
+    /// Treat every front-end warning as an error.
+    #[arg(long)]
+    pub strict: bool,
+    /// Write the distinguishing client to DIR/LEFT-vs-RIGHT.holi (the files' stems).
+    #[arg(long, value_name = "DIR")]
+    pub client: Option<PathBuf>,
+}
+
+/// Two files whose interfaces differ.
+const INCOMPARABLE: &str = "E0405";
+
+pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
+    let start = Instant::now();
+    let deadline = args.timeout.and_then(|t| start.checked_add(t));
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = Arc::clone(&interrupt);
+        // Only fails if a handler is already set (then that one stays in charge).
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let inputs = [
+        Input::File(args.left.clone()),
+        Input::File(args.right.clone()),
+    ];
+    let mut loaded = Vec::new();
+    let mut bad = false;
+    for input in &inputs {
+        match input.load(args.strict) {
+            Ok(l) => {
+                ui.warnings(&l.render_warnings(ui.color_stderr));
+                loaded.push(l);
+            }
+            Err(rejected) => {
+                eprint!("{}", rejected.render(ui.color_stderr));
+                bad = true;
+            }
+        }
+    }
+    let (Some(right), Some(left), false) = (loaded.pop(), loaded.pop(), bad) else {
+        return Outcome::BadInput;
+    };
+    let mut errors = Vec::new();
+    for file in [&left, &right] {
+        if let Some(main) = &file.program.main {
+            errors.push((
+                file,
+                Diagnostic::error(INCOMPARABLE, "this file is a client, not a library")
+                    .with_label(&file.name, main.span.clone(), "a client's `main`")
+                    .with_hint("`holi equiv` compares two libraries."),
+            ));
+        }
+    }
+    let bounds = resolve_bounds(&args, &left, &right);
+    for (what, value) in [("k", bounds.k), ("l", bounds.l)] {
+        if value == 0 {
+            errors.push((
+                &left,
+                Diagnostic::error(
+                    "E0401",
+                    format!("The bound {what} must be at least 1, not 0"),
+                ),
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        for (file, e) in errors {
+            eprint!("{}", e.render(&file.sources(), ui.color_stderr));
+        }
+        return Outcome::BadInput;
+    }
+    let options = CheckOptions {
+        bounds,
+        techniques: Techniques::default(),
+        limits: Limits {
+            timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+            deadline,
+            solver_timeout: Some(
+                args.solver_timeout
+                    .min(Duration::from_millis(u32::MAX.into())),
+            ),
+            max_configurations: args.max_configurations,
+            max_memory: Some(args.max_memory.saturating_mul(1 << 20)),
+            interrupt: Some(Arc::clone(&interrupt)),
+        },
+        run: Run {
+            solver_process: std::env::current_exe().ok(),
+            ..Run::default()
+        },
+    };
+    let stem = |p: &PathBuf| {
+        p.file_stem().map_or_else(
+            || "library".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    };
+    let request = equiv::Request {
+        options,
+        deepen: args.k.is_none() && args.l.is_none(),
+        client_dir: args.client.clone(),
+        stem: format!("{}-vs-{}", stem(&args.left), stem(&args.right)),
+    };
+    let compared = match equiv::run(&left, &right, &request, &mut |_| {}) {
+        Ok(c) => c,
+        Err(EquivError::Incomparable(mismatches)) => {
+            for m in mismatches {
+                let mut d = Diagnostic::error(INCOMPARABLE, m.what).with_hint(
+                    "`holi equiv` compares libraries with the same public methods and imports \
+                     (names and types): a client of one must be a client of the other.",
+                );
+                for side in m.sides {
+                    let file = match side {
+                        Side::Left => &left,
+                        Side::Right => &right,
+                    };
+                    if let Some(span) = declaration(&file.program, &m.name) {
+                        d = d.with_label(&file.name, span, format!("declared here, on the {side}"));
+                    }
+                }
+                let mut sources = left.sources();
+                sources.add(&right.name, &right.source);
+                eprint!("{}", d.render(&sources, ui.color_stderr));
+            }
+            return Outcome::BadInput;
+        }
+        Err(EquivError::Client(e)) => {
+            eprintln!("error: cannot write the distinguishing client: {e}");
+            return Outcome::BadInput;
+        }
+    };
+    let names = [left.name.as_str(), right.name.as_str()];
+    let written = match args.format {
+        Format::Text => {
+            let text = text_report(&compared, names, [&left, &right], ui);
+            std::io::stdout().lock().write_all(text.as_bytes())
+        }
+        Format::Json => {
+            let doc = json_report(&compared, names);
+            let mut out = std::io::stdout().lock();
+            serde_json::to_writer_pretty(&mut out, &doc)
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(out))
+        }
+    };
+    let outcome = match compared.verdict {
+        Verdict::Equivalent => Outcome::Ok,
+        Verdict::Inequivalent => Outcome::Failure,
+        Verdict::Inconclusive => Outcome::Inconclusive,
+        Verdict::Stuck => Outcome::Stuck,
+    };
+    match written {
+        Ok(()) => outcome,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => outcome,
+        Err(e) => {
+            eprintln!("error: cannot write the report: {e}");
+            Outcome::BadInput
+        }
+    }
+}
+
+/// Where the public method or import `name` is declared.
+fn declaration(program: &Program, name: &str) -> Option<Span> {
+    let method = program.decls.iter().find_map(|d| match d {
+        Decl::Method(m) if m.name.name == name => Some(m.span.clone()),
+        _ => None,
+    });
+    method.or_else(|| {
+        program
+            .imports
+            .iter()
+            .find(|i| i.name.name == name)
+            .map(|i| i.span.clone())
+    })
+}
+
+/// The bounds asked for: the flags, else the larger of the files' headers, else the
+/// defaults.
+fn resolve_bounds(args: &EquivArgs, left: &Loaded, right: &Loaded) -> Bounds {
+    let header = |f: fn(&crate::syntax::ast::Bounds) -> u32| {
+        [left, right]
+            .iter()
+            .filter_map(|l| l.program.bounds.as_ref().map(f))
+            .max()
+    };
+    Bounds {
+        k: args.k.or(header(|b| b.k)).unwrap_or(DEFAULT_K),
+        l: args.l.or(header(|b| b.l)).unwrap_or(DEFAULT_L),
+    }
+}
+
+fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Equivalent => "EQUIVALENT",
+        Verdict::Inequivalent => "INEQUIVALENT",
+        Verdict::Inconclusive => "INCONCLUSIVE",
+        Verdict::Stuck => "STUCK",
+    }
+}
+
+fn bounds_text(b: Bounds) -> String {
+    format!("k = {}, l = {}", b.k, b.l)
+}
+
+fn failure_text(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Assert => "fails an assert",
+        FailureKind::Division => "divides by zero",
+    }
+}
+
+fn parting_text(p: &Parting, file: &Loaded) -> String {
+    match p {
+        Parting::Moved { trace, concrete } if trace == concrete => trace.to_string(),
+        Parting::Moved { trace, concrete } => format!("{trace}   = {concrete}"),
+        Parting::Failed { kind, span } => {
+            let line = file.source[..span.start.min(file.source.len())]
+                .matches('\n')
+                .count()
+                + 1;
+            format!("{} (line {line})", failure_text(*kind))
+        }
+    }
+}
+
+fn observed_text(o: &Observed) -> String {
+    match o {
+        Observed::Moved(m) => format!("`{m}`"),
+        Observed::Failed { kind, .. } => failure_text(*kind).to_string(),
+    }
+}
+
+fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> String {
+    let mut out = String::new();
+    let scope = match (c.verdict, c.covered) {
+        (Verdict::Equivalent, Some(b)) => format!(" within {}", bounds_text(b)),
+        (Verdict::Inequivalent, _) => format!(" within {}", bounds_text(c.bounds)),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "{} vs {}: {}{scope}",
+        names[0],
+        names[1],
+        verdict_word(c.verdict)
+    );
+    if ui.quiet() {
+        return out;
+    }
+    match c.verdict {
+        Verdict::Equivalent => {
+            let _ = writeln!(
+                out,
+                "  no client tells them apart within these bounds ({} configurations, {:.2} s)",
+                c.stats.configurations, c.stats.seconds
+            );
+        }
+        Verdict::Inconclusive | Verdict::Stuck => {
+            match c.covered {
+                Some(b) => {
+                    let _ = writeln!(
+                        out,
+                        "  no client tells them apart within {}",
+                        bounds_text(b)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "  no bounds were covered completely");
+                }
+            }
+            for reason in &c.inconclusive {
+                let _ = writeln!(out, "  inconclusive: {reason}");
+            }
+            for place in &c.stuck {
+                let file = match place.side {
+                    Side::Left => files[0],
+                    Side::Right => files[1],
+                };
+                let line = file.source[..place.span.start.min(file.source.len())]
+                    .matches('\n')
+                    .count()
+                    + 1;
+                let _ = writeln!(
+                    out,
+                    "  stuck: paths of the {} library get stuck at {}:{line} ({:?})",
+                    place.side, file.name, place.reason
+                );
+            }
+        }
+        Verdict::Inequivalent => {}
+    }
+    if let Some(d) = &c.difference {
+        let _ = writeln!(
+            out,
+            "  a client tells them apart after {} moves ({}){}:",
+            d.moves(),
+            d.what,
+            if d.shortest {
+                ""
+            } else {
+                "; a shorter difference may exist: the search stopped first"
+            }
+        );
+        for (sym, conc) in d.trace.0.iter().zip(&d.concrete.0) {
+            let who = match sym.by {
+                crate::trace::Player::Client => "client ",
+                crate::trace::Player::Library => "library",
+            };
+            if sym == conc {
+                let _ = writeln!(out, "    {who}  {sym}");
+            } else {
+                let _ = writeln!(out, "    {who}  {sym}   = {conc}");
+            }
+        }
+        let _ = writeln!(out, "    left     {}", parting_text(&d.left, files[0]));
+        let _ = writeln!(out, "    right    {}", parting_text(&d.right, files[1]));
+        if !d.model.is_empty() {
+            let model: Vec<String> = d.model.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            let _ = writeln!(out, "  values: {}", model.join(", "));
+        }
+        match &d.replay {
+            Replay::Confirmed { left, right } => {
+                let _ = writeln!(
+                    out,
+                    "  replayed: the client below, run with each library, sees {} on the left and {} on the right",
+                    observed_text(left),
+                    observed_text(right)
+                );
+            }
+            Replay::Mismatch { side, reason } => {
+                let _ = writeln!(out, "  NOT replayed on the {side} side: {reason}");
+            }
+            Replay::NotReplayed(cutoff) => {
+                let _ = writeln!(out, "  not replayed: {cutoff}");
+            }
+            Replay::Unwritten(why) => {
+                let _ = writeln!(out, "  no client written: {why}");
+            }
+        }
+        if let Some(path) = &d.client_path {
+            let _ = writeln!(out, "  client written to {}", path.display());
+        } else if let Some(source) = &d.client {
+            let _ = writeln!(out, "  client:");
+            for line in source.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+    if ui.verbose() {
+        let _ = writeln!(
+            out,
+            "  search: {} configurations, {} solver queries, {:.2} s, at {}",
+            c.stats.configurations,
+            c.stats.solver_queries,
+            c.stats.seconds,
+            bounds_text(c.bounds)
+        );
+    }
+    out
+}
+
+fn move_json(m: &Move) -> Value {
+    Value::String(m.to_string())
+}
+
+fn parting_json(p: &Parting) -> Value {
+    match p {
+        Parting::Moved { trace, concrete } => json!({
+            "kind": "move",
+            "move": move_json(trace),
+            "concrete": move_json(concrete),
+        }),
+        Parting::Failed { kind, span } => json!({
+            "kind": "failure",
+            "failure": kind,
+            "span": { "start": span.start, "end": span.end },
+        }),
+    }
+}
+
+fn observed_json(o: &Observed) -> Value {
+    match o {
+        Observed::Moved(m) => json!({ "kind": "move", "move": move_json(m) }),
+        Observed::Failed { kind, span } => json!({
+            "kind": "failure",
+            "failure": kind,
+            "span": { "start": span.start, "end": span.end },
+        }),
+    }
+}
+
+fn json_report(c: &Compared, names: [&str; 2]) -> Value {
+    let bounds = |b: Bounds| json!({ "k": b.k, "l": b.l });
+    let verdict = match c.verdict {
+        Verdict::Equivalent => "equivalent",
+        Verdict::Inequivalent => "inequivalent",
+        Verdict::Inconclusive => "inconclusive",
+        Verdict::Stuck => "stuck",
+    };
+    let difference = c.difference.as_ref().map(|d| {
+        let replayed = match &d.replay {
+            Replay::Confirmed { left, right } => json!({
+                "status": "confirmed",
+                "left": observed_json(left),
+                "right": observed_json(right),
+            }),
+            Replay::Mismatch { side, reason } => json!({
+                "status": "mismatch",
+                "side": side.to_string(),
+                "reason": reason,
+            }),
+            Replay::NotReplayed(cutoff) => json!({
+                "status": "not-replayed",
+                "reason": cutoff.to_string(),
+            }),
+            Replay::Unwritten(why) => json!({ "status": "unwritten", "reason": why }),
+        };
+        json!({
+            "moves": d.moves(),
+            "shortest": d.shortest,
+            "what": d.what,
+            "trace": d.trace.0.iter().map(move_json).collect::<Vec<_>>(),
+            "concrete": d.concrete.0.iter().map(move_json).collect::<Vec<_>>(),
+            "left": parting_json(&d.left),
+            "right": parting_json(&d.right),
+            "model": d.model.iter().map(|(k, v)| (k.clone(), Value::String(v.to_string()))).collect::<serde_json::Map<_, _>>(),
+            "client": d.client,
+            "client_path": d.client_path.as_ref().map(|p| p.display().to_string()),
+            "replayed": replayed,
+        })
+    });
+    json!({
+        "schema_version": JSON_SCHEMA_VERSION,
+        "holi_version": HOLI_VERSION,
+        "command": "equiv",
+        "left": names[0],
+        "right": names[1],
+        "verdict": verdict,
+        "scope": "bounded",
+        "bounds": bounds(c.bounds),
+        "covered": c.covered.map(bounds),
+        "difference": difference,
+        "inconclusive": c.inconclusive,
+        "stuck": c.stuck.iter().map(|p| json!({
+            "side": p.side.to_string(),
+            "reason": format!("{:?}", p.reason),
+            "span": { "start": p.span.start, "end": p.span.end },
+        })).collect::<Vec<_>>(),
+        "statistics": {
+            "configurations": c.stats.configurations,
+            "solver_queries": c.stats.solver_queries,
+            "seconds": c.stats.seconds,
+        },
+    })
+}

@@ -1,0 +1,490 @@
+//! The equivalence pipeline (`holi equiv`): two loaded libraries and a [`Request`] →
+//! whether some client tells them apart within the bounds, and when one does, the
+//! shortest difference as a trace with values and the client that shows it, run on
+//! each side.
+//!
+//! Each library is built once; the search is [`crate::symbolic::compare`]. A
+//! difference becomes a client by the synthesis `check` uses ([`crate::client`]),
+//! from the moves the two sides share; that client is linked with each side and run
+//! on the concrete interpreter, and the difference is reported only when each run
+//! makes its side's moves and the two runs part where the search said. One that does
+//! not replay leaves the answer inconclusive: it is never reported as found.
+
+use crate::client::{self, Unwritten};
+use crate::concrete::{self, Cutoff, Limits, Outcome, ProgramIndex, Stop};
+use crate::frontend::Loaded;
+use crate::library::{self, Library};
+use crate::link::{self, Files};
+use crate::replay::{self, REPLAY_LIMITS};
+use crate::symbolic::compare::{self, Comparison};
+use crate::symbolic::moves;
+use crate::symbolic::product::{Difference, End, Incomparable, Mismatch, Side, StuckPlace};
+use crate::symbolic::{Bounds, CheckOptions, Progress, Stats};
+use crate::syntax::ast::{Program, Span};
+use crate::trace::{Counterexample, FailureKind, Move, Trace};
+use num_bigint::BigInt;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What a comparison is asked, beyond the search's bounds and limits.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The bounds and limits (the techniques are not used); the limits hold in every
+    /// phase, the client's synthesis and runs included.
+    pub options: CheckOptions,
+    /// Compare at growing bounds up to those of `options` ([`schedule`]), so that a
+    /// limit met on the way still leaves the bounds covered.
+    pub deepen: bool,
+    /// Also write the distinguishing client to `DIR/<stem>.holi` (`--client DIR`).
+    pub client_dir: Option<PathBuf>,
+    /// The name the client is written under.
+    pub stem: String,
+}
+
+/// The answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No client tells them apart within the bounds; the search was complete.
+    Equivalent,
+    /// A client tells them apart, and running it on each side showed it.
+    Inequivalent,
+    /// A limit, a solver `unknown`, or a difference that did not replay.
+    Inconclusive,
+    /// No difference, but paths of a side got stuck: what follows them is unexplored.
+    Stuck,
+}
+
+/// What a side did where the two part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Parting {
+    /// A move to the client: symbolic, and with the difference's values.
+    Moved { trace: Move, concrete: Move },
+    /// A failing `assert` or a division by zero, at this place of its source.
+    Failed { kind: FailureKind, span: Span },
+}
+
+/// What a run of the distinguishing client did on one side after the shared moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Observed {
+    Moved(Move),
+    Failed { kind: FailureKind, span: Span },
+}
+
+/// How the distinguishing client's runs went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replay {
+    /// Each run made its side's moves; then they did these different things.
+    Confirmed { left: Observed, right: Observed },
+    /// A run did not do what the search said.
+    Mismatch { side: Side, reason: String },
+    /// Time ran out or the user interrupted first.
+    NotReplayed(Cutoff),
+    /// No client could be written from the trace.
+    Unwritten(String),
+}
+
+/// A shortest difference, as users see it.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    /// The moves both sides make, symbolic and with values.
+    pub trace: Trace,
+    pub concrete: Trace,
+    pub left: Parting,
+    pub right: Parting,
+    /// The client's integers (`x1 = 0`).
+    pub model: BTreeMap<String, BigInt>,
+    /// What differs, in words.
+    pub what: String,
+    /// Whether no shorter difference exists within the bounds (the search completed).
+    pub shortest: bool,
+    /// The distinguishing client's source.
+    pub client: Option<String>,
+    /// Where it was written (`--client DIR`).
+    pub client_path: Option<PathBuf>,
+    pub replay: Replay,
+}
+
+impl Shown {
+    /// The moves of the distinguishing trace: the shared ones, then the parting one.
+    pub fn moves(&self) -> usize {
+        self.trace.0.len() + 1
+    }
+}
+
+/// What a comparison came to.
+#[derive(Clone, Debug)]
+pub struct Compared {
+    pub verdict: Verdict,
+    pub difference: Option<Shown>,
+    pub stuck: Vec<StuckPlace>,
+    pub stats: Stats,
+    /// Why the answer is not complete.
+    pub inconclusive: Vec<String>,
+    /// The bounds of the last comparison: where the difference was found, or where the
+    /// search stopped.
+    pub bounds: Bounds,
+    /// The largest bounds within which the search was complete and found no
+    /// difference.
+    pub covered: Option<Bounds>,
+}
+
+/// Why two files could not be compared.
+#[derive(Debug)]
+pub enum EquivError {
+    /// Their interfaces differ.
+    Incomparable(Vec<Mismatch>),
+    /// The client could not be written to `--client DIR`.
+    Client(std::io::Error),
+}
+
+/// Compares `left` and `right` as `request` asks, calling `progress` during the search.
+pub fn run(
+    left: &Loaded,
+    right: &Loaded,
+    request: &Request,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Compared, EquivError> {
+    let libs = [
+        library::build(&left.program),
+        library::build(&right.program),
+    ];
+    let schedule = if request.deepen {
+        schedule(request.options.bounds)
+    } else {
+        vec![request.options.bounds]
+    };
+    let mut covered = None;
+    let mut last = None;
+    for bounds in schedule {
+        let options = CheckOptions {
+            bounds,
+            ..request.options.clone()
+        };
+        let comparison = compare::compare(&libs[0], &libs[1], &options, progress)
+            .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
+        let settled = comparison.difference.is_some()
+            || !comparison.inconclusive.is_empty()
+            || !comparison.stuck.is_empty();
+        if !settled {
+            covered = Some(bounds);
+        }
+        last = Some((bounds, comparison));
+        if settled {
+            break;
+        }
+    }
+    // The schedule is never empty.
+    let Some((bounds, comparison)) = last else {
+        return Err(EquivError::Incomparable(Vec::new()));
+    };
+    let Comparison {
+        difference,
+        stuck,
+        stats,
+        mut inconclusive,
+        shortest,
+    } = comparison;
+    let limits = Limits {
+        deadline: request.options.limits.deadline,
+        interrupt: request.options.limits.interrupt.clone(),
+        ..REPLAY_LIMITS
+    };
+    let programs = [&left.program, &right.program];
+    let mut shown = difference.map(|d| show(&libs, programs, &d, shortest, &limits));
+    if let (Some(dir), Some(shown)) = (&request.client_dir, &mut shown) {
+        if let Some(source) = &shown.client {
+            let path = dir.join(format!("{}.holi", request.stem));
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&path, source))
+                .map_err(EquivError::Client)?;
+            shown.client_path = Some(path);
+        }
+    }
+    let verdict = match &shown {
+        Some(s) => match &s.replay {
+            Replay::Confirmed { .. } => Verdict::Inequivalent,
+            Replay::Mismatch { side, reason } => {
+                inconclusive.push(format!(
+                    "the difference found did not replay on the {side} side: {reason}"
+                ));
+                Verdict::Inconclusive
+            }
+            Replay::NotReplayed(cutoff) => {
+                inconclusive.push(format!("the difference found was not replayed ({cutoff})"));
+                Verdict::Inconclusive
+            }
+            Replay::Unwritten(why) => {
+                inconclusive.push(format!("no client was written for the difference: {why}"));
+                Verdict::Inconclusive
+            }
+        },
+        None if !inconclusive.is_empty() => Verdict::Inconclusive,
+        None if !stuck.is_empty() => Verdict::Stuck,
+        None => Verdict::Equivalent,
+    };
+    Ok(Compared {
+        verdict,
+        difference: shown,
+        stuck,
+        stats,
+        inconclusive,
+        bounds,
+        covered,
+    })
+}
+
+/// The bounds a deepening comparison tries, up to `last`: k and l grow by turns from 1
+/// (k first), so that short differences are found at small bounds and a limit met on
+/// the way leaves the largest bounds covered.
+pub fn schedule(last: Bounds) -> Vec<Bounds> {
+    if last.k == 0 || last.l == 0 {
+        return vec![last];
+    }
+    let mut bounds = Bounds { k: 1, l: 1 };
+    let mut out = vec![bounds];
+    while bounds != last {
+        let grow_k = bounds.k < last.k && (bounds.k <= bounds.l || bounds.l >= last.l);
+        if grow_k {
+            bounds.k += 1;
+        } else {
+            bounds.l = (bounds.l + 1).min(last.l.max(1));
+            bounds.k = bounds.k.min(last.k.max(1));
+        }
+        out.push(bounds);
+    }
+    out
+}
+
+/// The difference `d` rendered, its client written and run on each side.
+fn show(
+    libs: &[Library; 2],
+    programs: [&Program; 2],
+    d: &Difference,
+    shortest: bool,
+    limits: &Limits,
+) -> Shown {
+    let rendered = [
+        moves::render(&libs[0], &d.left, &d.witness),
+        moves::render(&libs[1], &d.right, &d.witness),
+    ];
+    let parting = |side: usize| -> Parting {
+        match &d.ends[side] {
+            End::Failed(kind, span) => Parting::Failed {
+                kind: *kind,
+                span: span.clone(),
+            },
+            End::Moved => {
+                let r = &rendered[side];
+                match (r.trace.0.last(), r.concrete.0.last()) {
+                    (Some(trace), Some(concrete)) => Parting::Moved {
+                        trace: trace.clone(),
+                        concrete: concrete.clone(),
+                    },
+                    // A side that moved has its move last: never an empty trace.
+                    _ => Parting::Failed {
+                        kind: FailureKind::Assert,
+                        span: 0..0,
+                    },
+                }
+            }
+        }
+    };
+    let (left, right) = (parting(0), parting(1));
+    let shared = |t: &Trace| {
+        let mut moves = t.0.clone();
+        if d.ends[0] == End::Moved {
+            moves.pop();
+        }
+        Trace(moves)
+    };
+    let trace = shared(&rendered[0].trace);
+    let concrete = shared(&rendered[0].concrete);
+    let mut model = rendered[1].model.clone();
+    model.extend(rendered[0].model.clone());
+    // The synthesis reads the moves and the locations; the failure it names is the
+    // header's, which is replaced.
+    let cx = Counterexample {
+        kind: FailureKind::Assert,
+        span: 0..0,
+        trace: trace.clone(),
+        concrete: concrete.clone(),
+        model: model.clone(),
+        locations: Vec::new(),
+        valuation: None,
+    };
+    let mut shown = Shown {
+        trace,
+        concrete,
+        left,
+        right,
+        model,
+        what: d.what.clone(),
+        shortest,
+        client: None,
+        client_path: None,
+        replay: Replay::Unwritten(String::new()),
+    };
+    let indexes = [
+        ProgramIndex::new(programs[0]),
+        ProgramIndex::new(programs[1]),
+    ];
+    let mut client = match client::synthesize_indexed(&indexes[0], &cx, limits) {
+        Ok(c) => c,
+        Err(Unwritten::Error(e)) => {
+            shown.replay = Replay::Unwritten(e.0);
+            return shown;
+        }
+        Err(Unwritten::Cutoff(c)) => {
+            shown.replay = Replay::NotReplayed(c);
+            return shown;
+        }
+    };
+    client.header = header(&shown);
+    shown.client = Some(replay::client_source(&client));
+    shown.replay = confirm(&indexes, &client.program, &shown, limits);
+    shown
+}
+
+/// Runs `client` with each side and checks that each makes its side's moves and that
+/// the two then part.
+fn confirm(
+    indexes: &[ProgramIndex<'_>; 2],
+    client: &Program,
+    shown: &Shown,
+    limits: &Limits,
+) -> Replay {
+    let client = ProgramIndex::new(client);
+    let mut observed = Vec::new();
+    for (side, (index, parting)) in [Side::Left, Side::Right]
+        .into_iter()
+        .zip(indexes.iter().zip([&shown.left, &shown.right]))
+    {
+        match run_side(index, &client, &shown.concrete, parting, limits) {
+            Ok(o) => observed.push(o),
+            Err(Err(cutoff)) => return Replay::NotReplayed(cutoff),
+            Err(Ok(reason)) => return Replay::Mismatch { side, reason },
+        }
+    }
+    let (Some(right), Some(left)) = (observed.pop(), observed.pop()) else {
+        return Replay::Unwritten("no run".to_string());
+    };
+    if left == right {
+        let reason = "both runs did the same after the shared moves".to_string();
+        return Replay::Mismatch {
+            side: Side::Right,
+            reason,
+        };
+    }
+    Replay::Confirmed { left, right }
+}
+
+/// One side's run of the client: what it did after the shared moves `shared`, or why
+/// that is not `parting` (`Ok`), or the cutoff that stopped it (`Err`).
+fn run_side(
+    index: &ProgramIndex<'_>,
+    client: &ProgramIndex<'_>,
+    shared: &Trace,
+    parting: &Parting,
+    limits: &Limits,
+) -> Result<Observed, Result<String, Cutoff>> {
+    if let Some(cutoff) = limits.cutoff() {
+        return Err(Err(cutoff));
+    }
+    let files = Files {
+        library: "library.holi",
+        client: "client.holi",
+    };
+    if let Err(errors) = link::compatible(index, client, files) {
+        let titles: Vec<String> = errors.iter().map(|d| d.title.clone()).collect();
+        return Err(Ok(format!(
+            "the client does not link: {}",
+            titles.join("; ")
+        )));
+    }
+    let run = concrete::run_indexed(Some(index), client, limits.clone(), &mut |_| {});
+    if let Outcome::Stopped(Stop::Cutoff(cutoff)) = &run.outcome {
+        return Err(Err(*cutoff));
+    }
+    let mut expected = shared.0.clone();
+    if let Parting::Moved { concrete, .. } = parting {
+        expected.push(concrete.clone());
+    }
+    let n = expected.len().min(run.moves.len());
+    replay::same_moves(index, &expected, &run.moves[..n], &run.snapshots[..n]).map_err(Ok)?;
+    match parting {
+        Parting::Moved { .. } => match run.moves.get(shared.0.len()) {
+            Some(mv) => Ok(Observed::Moved(mv.clone())),
+            None => Err(Ok(format!(
+                "the run made {} moves, not the {} expected",
+                run.moves.len(),
+                expected.len()
+            ))),
+        },
+        Parting::Failed { kind, span } => match &run.outcome {
+            Outcome::Failed(f)
+                if run.moves.len() == shared.0.len() && f.kind == *kind && f.span == *span =>
+            {
+                Ok(Observed::Failed {
+                    kind: *kind,
+                    span: span.clone(),
+                })
+            }
+            other => Err(Ok(format!(
+                "the run ended with {other:?} after {} moves instead of failing",
+                run.moves.len()
+            ))),
+        },
+    }
+}
+
+/// The comment above the distinguishing client.
+fn header(shown: &Shown) -> String {
+    let mut out = String::from(
+        "// Synthesized by holi equiv: a client that tells the two libraries apart.\n\
+         // It plays these moves with either library:\n",
+    );
+    for mv in &shown.concrete.0 {
+        let who = match mv.by {
+            crate::trace::Player::Client => "client ",
+            crate::trace::Player::Library => "library",
+        };
+        out.push_str(&format!("//   {who}  {mv}\n"));
+    }
+    for (side, parting) in [("left ", &shown.left), ("right", &shown.right)] {
+        let what = match parting {
+            Parting::Moved { concrete, .. } => concrete.to_string(),
+            Parting::Failed { kind, .. } => match kind {
+                FailureKind::Assert => "fails an assert".to_string(),
+                FailureKind::Division => "divides by zero".to_string(),
+            },
+        };
+        out.push_str(&format!("// then the {side} library: {what}\n"));
+    }
+    if !shown.model.is_empty() {
+        let model: Vec<String> = shown
+            .model
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        out.push_str(&format!("// model: {}\n", model.join(", ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schedule_grows_k_and_l_by_turns_up_to_the_last_bounds() {
+        let b = |k, l| Bounds { k, l };
+        assert_eq!(schedule(b(3, 2)), vec![b(1, 1), b(2, 1), b(2, 2), b(3, 2)]);
+        assert_eq!(
+            schedule(b(2, 4)),
+            vec![b(1, 1), b(2, 1), b(2, 2), b(2, 3), b(2, 4)]
+        );
+        assert_eq!(schedule(b(4, 1)), vec![b(1, 1), b(2, 1), b(3, 1), b(4, 1)]);
+        assert_eq!(schedule(b(1, 1)), vec![b(1, 1)]);
+        assert_eq!(schedule(b(0, 3)), vec![b(0, 3)]);
+    }
+}

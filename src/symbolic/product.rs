@@ -1,0 +1,747 @@
+//! The product of two libraries' games (`holi equiv`, [`crate::equiv`]): both play
+//! against one client, in lockstep, and the search looks for a client move sequence
+//! after which they part (`../shared/notes/equivalence.md`).
+//!
+//! Each turn of the client goes to both sides, with the same symbols and the same
+//! client names, so that the two sides share one path condition. Then the left side
+//! runs to its next stop (its move to the client, or a failure) under that condition,
+//! then the right side under the left's, each by its own library's step; so a pair of
+//! paths is one path of the product, and its condition is the conjunction of both.
+//! Then the two stops are compared. They match when both failed, or
+//! when both moved alike: the same kind of move to the same target (a return to the
+//! pending call, or a call of the same client function or import), values of the
+//! same shape whose integers are equal under the condition (Z3 decides, and the path
+//! goes on assuming it). A function in a value is a new name for the client on both
+//! sides, whichever function it is, since a client cannot compare functions: the n-th
+//! function the left passes corresponds to the n-th the right passes, and a call of
+//! it goes to whatever each side passed (a function of the client's passed back is
+//! called through the library, so `f` and `fun x -> f x` correspond, as in Hobbit).
+//! Only where both sides pass back a function of the client's must it be the same
+//! one. Anything else is a [`Difference`]: the path condition (with the integers
+//! differing) has a model, and its values are a client's inputs.
+//!
+//! The libraries are deterministic, so for fixed client moves each side has one run
+//! and lockstep exploration suffices (no simulation game). k bounds each side's
+//! frames and l the client's calls per context, as in `check`; a path on which either
+//! side runs out of frames ends there without a verdict on what follows.
+//!
+//! The interface may not pass references yet: a client's writes to a disclosed cell
+//! are read lazily by each side, at different times, and would need one symbol for
+//! both ([`ProductGame::new`] refuses such an interface).
+
+use super::branch::Sides;
+use super::brief::Brief;
+use super::config::{Config, Control, PcNode};
+use super::game::{self, Game, Paths, Position};
+use super::moves;
+use super::outcome::StuckReason;
+use super::relevance::Skipped;
+use super::step::{self, Rules, Search};
+use super::term::{Term, Witness};
+use super::value::{Name, Value};
+use crate::library::ir::{ImportId, TypeId};
+use crate::library::Library;
+use crate::ops::DivisionByZero;
+use crate::syntax::ast::{BinOp, Span};
+use crate::trace::{Dir, FailureKind};
+use std::fmt;
+use std::sync::Arc;
+
+/// One of the two libraries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    Left,
+    Right,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Left => "left",
+            Side::Right => "right",
+        })
+    }
+}
+
+/// A function the client may call on both sides: a public method, or the n-th
+/// library function passed to it.
+#[derive(Clone, Copy, Debug)]
+struct Callable {
+    left: (Name, TypeId),
+    right: (Name, TypeId),
+}
+
+/// How a side's turn ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// It made a move to the client: the last of its trace.
+    Moved,
+    /// It failed (an `assert` of 0, a division by zero) at this place.
+    Failed(FailureKind, Span),
+}
+
+/// Whose turn it is in a [`Pair`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Turn {
+    /// The client moves next, on both sides.
+    Client,
+    /// The left side runs to its next stop.
+    Left,
+    /// The right side runs, the left having stopped.
+    Right,
+}
+
+/// A configuration of the product: the two sides, whose turn it is, and the library
+/// functions the client holds, by the order in which both sides passed them.
+#[derive(Clone, Debug)]
+pub struct Pair<'p> {
+    left: Config<'p>,
+    right: Config<'p>,
+    turn: Turn,
+    /// How the left's turn ended, while the right runs.
+    left_end: Option<End>,
+    functions: imbl::Vector<Callable>,
+}
+
+impl<'p> Position<'p> for Pair<'p> {
+    fn moves(&self) -> u32 {
+        self.left.moves.max(self.right.moves)
+    }
+
+    fn pc(&self) -> &Option<Arc<PcNode>> {
+        // The side that runs holds the condition of both.
+        match self.turn {
+            Turn::Left => &self.left.pc,
+            Turn::Client | Turn::Right => &self.right.pc,
+        }
+    }
+
+    fn library_config(&self) -> Option<&Config<'p>> {
+        None
+    }
+}
+
+/// A client move sequence after which the two sides part: both configurations where
+/// they stopped (a side that moved has the move last in its trace), how each stopped,
+/// and a model of the path condition with the difference, for the client's values.
+#[derive(Clone, Debug)]
+pub struct Difference<'p> {
+    pub left: Config<'p>,
+    pub right: Config<'p>,
+    pub ends: [End; 2],
+    pub witness: Arc<Witness>,
+    /// What differs, in words (names as the left's trace prints them are not known
+    /// here: the kinds of moves and values).
+    pub what: String,
+}
+
+impl Difference<'_> {
+    /// The moves of the distinguishing trace: those both sides make, and the one where
+    /// they part (a move, or a failure).
+    pub fn moves(&self) -> u32 {
+        let shared = |cfg: &Config, end: &End| match end {
+            End::Moved => cfg.moves.saturating_sub(1),
+            End::Failed(..) => cfg.moves,
+        };
+        shared(&self.left, &self.ends[0]).min(shared(&self.right, &self.ends[1])) + 1
+    }
+}
+
+/// A place where a side's path got stuck: what follows is unexplored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StuckPlace {
+    pub side: Side,
+    pub reason: StuckReason,
+    pub span: Span,
+}
+
+/// Why two libraries cannot be compared: their interfaces differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incomparable(pub Vec<Mismatch>);
+
+/// One way two interfaces differ, about the public method or import `name` as
+/// declared on `sides`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub name: String,
+    pub what: String,
+    pub sides: Vec<Side>,
+}
+
+/// The entries (name, the name in the game, type) of one kind (`what`) of the two
+/// interfaces paired by name, in the left's order; what does not pair is a problem.
+fn pair_up(
+    what: &str,
+    (left, lefts): (&Library, Vec<(String, Name, TypeId)>),
+    (right, rights): (&Library, Vec<(String, Name, TypeId)>),
+    problems: &mut Vec<Mismatch>,
+) -> Vec<(String, Callable)> {
+    let mut paired = Vec::new();
+    for (name, lname, lty) in &lefts {
+        let Some((_, rname, rty)) = rights.iter().find(|(n, ..)| n == name) else {
+            problems.push(Mismatch {
+                name: name.clone(),
+                what: format!("{what} `{name}` is in the left library only"),
+                sides: vec![Side::Left],
+            });
+            continue;
+        };
+        if left.types.to_ast(*lty) != right.types.to_ast(*rty) {
+            problems.push(Mismatch {
+                name: name.clone(),
+                what: format!(
+                    "{what} `{name}` has type `{}` on the left and `{}` on the right",
+                    left.types.display(*lty),
+                    right.types.display(*rty)
+                ),
+                sides: vec![Side::Left, Side::Right],
+            });
+        }
+        paired.push((
+            name.clone(),
+            Callable {
+                left: (*lname, *lty),
+                right: (*rname, *rty),
+            },
+        ));
+    }
+    for (name, ..) in &rights {
+        if !lefts.iter().any(|(n, ..)| n == name) {
+            problems.push(Mismatch {
+                name: name.clone(),
+                what: format!("{what} `{name}` is in the right library only"),
+                sides: vec![Side::Right],
+            });
+        }
+    }
+    paired
+}
+
+/// The game of two libraries against one client.
+pub struct ProductGame<'p> {
+    left: Rules<'p>,
+    right: Rules<'p>,
+    /// The public methods, in the left's order, with the right's of the same name.
+    methods: Vec<Callable>,
+    /// The right's import of the same name as each of the left's.
+    imports: Vec<ImportId>,
+    initial: Pair<'p>,
+    /// The shortest difference found so far, if any.
+    shortest: Option<Difference<'p>>,
+    stuck: Vec<StuckPlace>,
+}
+
+impl<'p> ProductGame<'p> {
+    /// The product of `left` and `right` at the bounds of `brief`; refused unless both
+    /// have the same public methods and imports (by name, with the same types) and no
+    /// reference crosses the interface.
+    pub fn new(
+        left: &'p Library,
+        right: &'p Library,
+        brief: &Brief,
+    ) -> Result<ProductGame<'p>, Incomparable> {
+        let mut problems = Vec::new();
+        let publics = |lib: &'p Library| -> Vec<(String, Name, TypeId)> {
+            lib.public
+                .iter()
+                .map(|&m| {
+                    let name = lib.methods[m as usize].name.clone();
+                    (name, Name::Method(m), lib.method_code(m).ty)
+                })
+                .collect()
+        };
+        let imports = |lib: &'p Library| -> Vec<(String, Name, TypeId)> {
+            lib.imports
+                .iter()
+                .enumerate()
+                .map(|(i, import)| (import.name.clone(), Name::Import(i as ImportId), import.ty))
+                .collect()
+        };
+        let methods = pair_up(
+            "public method",
+            (left, publics(left)),
+            (right, publics(right)),
+            &mut problems,
+        );
+        let imported = pair_up(
+            "import",
+            (left, imports(left)),
+            (right, imports(right)),
+            &mut problems,
+        );
+        for (name, callable) in methods.iter().chain(&imported) {
+            let ty = callable.left.1;
+            if problems.is_empty() && left.types.mentions_ref(ty) {
+                problems.push(Mismatch {
+                    name: name.clone(),
+                    what: format!(
+                        "`{name}` passes references (`{}`): holi equiv does not compare such interfaces yet",
+                        left.types.display(ty)
+                    ),
+                    sides: vec![Side::Left, Side::Right],
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Incomparable(problems));
+        }
+        let methods = methods.into_iter().map(|(_, c)| c).collect();
+        let imports = imported
+            .into_iter()
+            .filter_map(|(_, c)| match c.right.0 {
+                Name::Import(j) => Some(j),
+                _ => None,
+            })
+            .collect();
+        let rules = |lib: &'p Library| Rules {
+            lib,
+            l: brief.bounds.l,
+            // Every call is made: a pruning argued for one library's failures says
+            // nothing of what a second library does.
+            symmetry: false,
+            stand_in: None,
+            relevance: None,
+        };
+        let initial = Pair {
+            left: game::start(left, brief, false),
+            right: game::start(right, brief, false),
+            turn: Turn::Client,
+            left_end: None,
+            functions: imbl::Vector::new(),
+        };
+        Ok(ProductGame {
+            left: rules(left),
+            right: rules(right),
+            methods,
+            imports,
+            initial,
+            shortest: None,
+            stuck: Vec::new(),
+        })
+    }
+
+    /// The right library.
+    pub fn right(&self) -> &'p Library {
+        self.right.lib
+    }
+
+    /// The shortest difference found so far (the first found of its length).
+    pub fn shortest(&self) -> Option<&Difference<'p>> {
+        self.shortest.as_ref()
+    }
+
+    /// The places where a side's path got stuck.
+    pub fn stuck(&self) -> &[StuckPlace] {
+        &self.stuck
+    }
+
+    /// The client's turn: its answer to the library's pending call, if any, then —
+    /// while its budget lasts — a call of each public method and of each function the
+    /// libraries passed it, each played on both sides with the same values.
+    fn client_moves(&self, mut pair: Pair<'p>, search: &mut impl Search<'p, Pair<'p>>) {
+        if !search.opponent(&mut pair) {
+            return;
+        }
+        let (llib, rlib) = (self.left.lib, self.right.lib);
+        let mut next = Vec::new();
+        let mut answered = (Vec::new(), Vec::new());
+        moves::answers(&pair.left, llib, &mut |c| answered.0.push(c));
+        moves::answers(&pair.right, rlib, &mut |c| answered.1.push(c));
+        self.both(&pair, answered, &mut next, search);
+        if pair.left.l > 0 {
+            if pair.left.k == 0 || pair.right.k == 0 {
+                // A call would end at once at the frame limit of one side.
+                search.out_of_frames();
+            } else {
+                for callable in self.methods.iter().chain(pair.functions.iter()) {
+                    let mut called = (Vec::new(), Vec::new());
+                    call(&pair.left, llib, callable.left, &mut called.0);
+                    call(&pair.right, rlib, callable.right, &mut called.1);
+                    self.both(&pair, called, &mut next, search);
+                }
+            }
+        }
+        next.into_iter().rev().for_each(|c| search.push(c));
+    }
+
+    /// The pairs of one client move played on each side (the same values: the sides
+    /// share their symbols and client names, and the interface has no references, so
+    /// each side has one way to play it).
+    fn both(
+        &self,
+        pair: &Pair<'p>,
+        (left, right): (Vec<Config<'p>>, Vec<Config<'p>>),
+        next: &mut Vec<Pair<'p>>,
+        search: &mut impl Search<'p, Pair<'p>>,
+    ) {
+        if left.len() != right.len() {
+            search.inconclusive("the two sides offer the client different moves".to_string());
+            return;
+        }
+        for (l, r) in left.into_iter().zip(right) {
+            next.push(Pair {
+                left: l,
+                right: r,
+                turn: Turn::Left,
+                left_end: None,
+                functions: pair.functions.clone(),
+            });
+        }
+    }
+}
+
+/// The client's call of `callable` on one side, with its argument in the trace.
+fn call<'p>(
+    cfg: &Config<'p>,
+    lib: &'p Library,
+    (name, ty): (Name, TypeId),
+    out: &mut Vec<Config<'p>>,
+) {
+    let Some((param, _)) = lib.types.arrow(ty) else {
+        return;
+    };
+    moves::calls(cfg.clone(), lib, name, param, &mut |mut c, arg| {
+        moves::enter(&mut c, name, ty, arg);
+        out.push(c);
+    });
+}
+
+/// `to` continues under `from`'s path condition, model and symbols.
+fn share_path(from: &Config, to: &mut Config) {
+    to.pc = from.pc.clone();
+    to.witness = Arc::clone(&from.witness);
+    to.next_sym = from.next_sym;
+}
+
+impl<'p> Game<'p> for ProductGame<'p> {
+    type Config = Pair<'p>;
+
+    fn library(&self) -> &'p Library {
+        self.left.lib
+    }
+
+    fn initial(&self) -> Pair<'p> {
+        self.initial.clone()
+    }
+
+    fn step(&mut self, mut pair: Pair<'p>, search: &mut impl Search<'p, Pair<'p>>) {
+        // Branch and bound: a pair's differences are at least as long as its trace, so
+        // once a difference is found, nothing as long as it can give a shorter one.
+        if self
+            .shortest
+            .as_ref()
+            .is_some_and(|d| pair.moves() >= d.moves())
+        {
+            return;
+        }
+        let (side, rules) = match pair.turn {
+            Turn::Client => return self.client_moves(pair, search),
+            Turn::Left => (Side::Left, &self.left),
+            Turn::Right => (Side::Right, &self.right),
+        };
+        let cfg = match side {
+            Side::Left => std::mem::replace(&mut pair.left, self.initial.left.clone()),
+            Side::Right => std::mem::replace(&mut pair.right, self.initial.right.clone()),
+        };
+        let mut turn = SideTurn {
+            side,
+            pair,
+            libs: [self.left.lib, self.right.lib],
+            imports: &self.imports,
+            shortest: &mut self.shortest,
+            stuck: &mut self.stuck,
+            search,
+        };
+        step::step(cfg, rules, &mut turn);
+    }
+
+    fn paths(&self) -> Paths {
+        Paths::Compared
+    }
+}
+
+/// The search of one side's step within the product: its successors go back into
+/// pairs, and its stop (a move, a failure) ends its turn.
+struct SideTurn<'a, 'p, S> {
+    side: Side,
+    /// The pair being stepped, whose `side` is a placeholder.
+    pair: Pair<'p>,
+    /// The left library and the right.
+    libs: [&'p Library; 2],
+    imports: &'a [ImportId],
+    shortest: &'a mut Option<Difference<'p>>,
+    stuck: &'a mut Vec<StuckPlace>,
+    search: &'a mut S,
+}
+
+impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
+    /// Keeps `d` if it is shorter than every difference found before.
+    fn found(&mut self, d: Difference<'p>) {
+        if self.shortest.as_ref().is_none_or(|s| d.moves() < s.moves()) {
+            *self.shortest = Some(d);
+        }
+    }
+
+    /// The side's turn ended with `cfg` as `end`.
+    fn ended(&mut self, cfg: Config<'p>, end: End) {
+        let mut pair = self.pair.clone();
+        match self.side {
+            Side::Left => {
+                share_path(&cfg, &mut pair.right);
+                pair.left = cfg;
+                pair.left_end = Some(end);
+                pair.turn = Turn::Right;
+                self.search.push(pair);
+            }
+            Side::Right => {
+                let left_end = pair.left_end.take().unwrap_or(End::Moved);
+                self.compare(pair, left_end, cfg, end);
+            }
+        }
+    }
+
+    /// Both sides have stopped: a match goes on to the client's turn; anything else is
+    /// a difference.
+    fn compare(
+        &mut self,
+        mut pair: Pair<'p>,
+        left_end: End,
+        mut right: Config<'p>,
+        right_end: End,
+    ) {
+        let differ = |what: String, right: Config<'p>, witness, pair: &Pair<'p>| Difference {
+            left: pair.left.clone(),
+            right,
+            ends: [left_end.clone(), right_end.clone()],
+            witness,
+            what,
+        };
+        let (lm, rm) = match (&left_end, &right_end) {
+            // The client sees both crash alike.
+            (End::Failed(..), End::Failed(..)) => return,
+            (End::Failed(..), End::Moved) | (End::Moved, End::Failed(..)) => {
+                let failed = if matches!(left_end, End::Failed(..)) {
+                    Side::Left
+                } else {
+                    Side::Right
+                };
+                let what = format!("the {failed} side fails where the other moves");
+                let witness = Arc::clone(&right.witness);
+                let d = differ(what, right, witness, &pair);
+                return self.found(d);
+            }
+            (End::Moved, End::Moved) => match (pair.left.trace.top(), right.trace.top()) {
+                (Some(l), Some(r)) => (l.clone(), r.clone()),
+                _ => return,
+            },
+        };
+        let mut matched = Matched::default();
+        let target = lm.dir == rm.dir
+            && match (lm.dir, lm.name, rm.name) {
+                (Dir::Ret, _, _) => true,
+                (Dir::Call, Name::Client(a), Name::Client(b)) => a == b,
+                (Dir::Call, Name::Import(a), Name::Import(b)) => {
+                    self.imports.get(a as usize) == Some(&b)
+                }
+                _ => false,
+            };
+        let shape = target
+            && matched.values(
+                (self.libs[0], &pair.left),
+                &lm.value,
+                (self.libs[1], &right),
+                &rm.value,
+                self.imports,
+            );
+        if !shape {
+            let what = if target {
+                "the values differ in shape or in the functions passed".to_string()
+            } else {
+                "the moves differ in kind or target".to_string()
+            };
+            let witness = Arc::clone(&right.witness);
+            let d = differ(what, right, witness, &pair);
+            return self.found(d);
+        }
+        let Ok(equal) = matched.equal() else {
+            let reason = "a value could not be compared".to_string();
+            return self.search.inconclusive(reason);
+        };
+        if let Some(equal) = equal {
+            let [same, different] = self.search.sides(&right, &equal);
+            if let Some(w) = different {
+                let d = differ("the integers differ".to_string(), right, w, &pair);
+                return self.found(d);
+            }
+            let Some(w) = same else {
+                return;
+            };
+            right.assume(equal, true, w);
+        }
+        share_path(&right, &mut pair.left);
+        pair.right = right;
+        pair.turn = Turn::Client;
+        pair.left_end = None;
+        pair.functions.extend(matched.functions);
+        self.search.push(pair);
+    }
+}
+
+/// What a matched pair of move values gives: the pairs of integers that must be
+/// equal, and the library functions passed, paired in order.
+#[derive(Default)]
+struct Matched {
+    ints: Vec<(Term, Term)>,
+    functions: Vec<Callable>,
+}
+
+impl Matched {
+    /// Whether `l` (a value of the left's configuration, with its library) and `r` (of
+    /// the right's) have the same shape, and where both pass a function of the
+    /// client's, the same one (`imports` maps the left's imports to the right's).
+    fn values(
+        &mut self,
+        left: (&Library, &Config),
+        l: &Value,
+        right: (&Library, &Config),
+        r: &Value,
+        imports: &[ImportId],
+    ) -> bool {
+        match (l, r) {
+            (Value::Unit, Value::Unit) => true,
+            (Value::Int(a), Value::Int(b)) => {
+                self.ints.push((a.clone(), b.clone()));
+                true
+            }
+            (Value::Pair(a), Value::Pair(b)) => {
+                self.values(left, &a.0, right, &b.0, imports)
+                    && self.values(left, &a.1, right, &b.1, imports)
+            }
+            // The client's own function on both sides: the same one, or a difference
+            // its calls show.
+            (Value::Fun(a), Value::Fun(b)) if !a.is_library_owned() && !b.is_library_owned() => {
+                match (a, b) {
+                    (Name::Client(x), Name::Client(y)) => x == y,
+                    (Name::Import(x), Name::Import(y)) => imports.get(*x as usize) == Some(y),
+                    _ => false,
+                }
+            }
+            // Otherwise a new name for the client on both sides, whoever owns it: a
+            // function of the client's passed back is called through the library,
+            // like any library function that calls it (Hobbit's knowledge of
+            // functions), so that `f` and `fun x -> f x` correspond.
+            (Value::Fun(a), Value::Fun(b)) => {
+                let types = (
+                    moves::name_type(left.1, left.0, *a),
+                    moves::name_type(right.1, right.0, *b),
+                );
+                match types {
+                    (Some(lt), Some(rt)) => {
+                        self.functions.push(Callable {
+                            left: (*a, lt),
+                            right: (*b, rt),
+                        });
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The condition that every pair of integers is equal; `None` when each pair is
+    /// one term (nothing to ask). (Only a division can fail to make a term.)
+    fn equal(&self) -> Result<Option<Term>, DivisionByZero> {
+        let mut all: Option<Term> = None;
+        for (a, b) in &self.ints {
+            if same_term(a, b) {
+                continue;
+            }
+            let eq = Term::binary(BinOp::Eq, a, b)?;
+            all = Some(match all {
+                None => eq,
+                Some(acc) => Term::binary(BinOp::And, &acc, &eq)?,
+            });
+        }
+        Ok(all)
+    }
+}
+
+impl<'p, S: Search<'p, Pair<'p>>> Sides<'p> for SideTurn<'_, 'p, S> {
+    fn sides(&mut self, cfg: &Config<'p>, cond: &Term) -> [Option<Arc<Witness>>; 2] {
+        self.search.sides(cfg, cond)
+    }
+}
+
+impl<'p, S: Search<'p, Pair<'p>>> Search<'p> for SideTurn<'_, 'p, S> {
+    /// Never reached within a side's turn, which starts after a client move; a side
+    /// waiting for the client has made its move.
+    fn opponent(&mut self, cfg: &mut Config<'p>) -> bool {
+        self.ended(cfg.clone(), End::Moved);
+        false
+    }
+
+    fn push(&mut self, cfg: Config<'p>) {
+        if matches!(cfg.control, Control::Opponent) {
+            return self.ended(cfg, End::Moved);
+        }
+        let mut pair = self.pair.clone();
+        match self.side {
+            Side::Left => pair.left = cfg,
+            Side::Right => pair.right = cfg,
+        }
+        self.search.push(pair);
+    }
+
+    fn fail(
+        &mut self,
+        cfg: &Config<'p>,
+        zero: Option<&Term>,
+        kind: FailureKind,
+        span: Span,
+        witness: &Witness,
+    ) {
+        let mut failed = cfg.clone();
+        if let Some(zero) = zero {
+            failed.assume(zero.clone(), false, Arc::new(witness.clone()));
+        }
+        self.ended(failed, End::Failed(kind, span));
+    }
+
+    fn stuck(&mut self, reason: StuckReason, span: Span) {
+        let place = StuckPlace {
+            side: self.side,
+            reason,
+            span,
+        };
+        if !self.stuck.contains(&place) {
+            self.stuck.push(place);
+        }
+    }
+
+    fn out_of_frames(&mut self) {
+        self.search.out_of_frames();
+    }
+
+    fn best(&self) -> Option<&[u32]> {
+        None
+    }
+
+    fn skipped_calls(&mut self, skipped: Skipped) {
+        self.search.skipped_calls(skipped);
+    }
+
+    fn inconclusive(&mut self, reason: String) {
+        self.search.inconclusive(reason);
+    }
+}
+
+/// Whether `a` and `b` are certainly one value: equal constants, or one shared term.
+fn same_term(a: &Term, b: &Term) -> bool {
+    match (a, b) {
+        (Term::Const(x), Term::Const(y)) => x == y,
+        (Term::Node(x), Term::Node(y)) => Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
