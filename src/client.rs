@@ -694,7 +694,7 @@ impl<'a> Generator<'a> {
     fn default_static(&mut self, ty: &Type) -> Static {
         match ty {
             Type::Unit => Static::Unit,
-            Type::Int => Static::Int(BigInt::from(0)),
+            Type::Int | Type::Bool => Static::Int(BigInt::from(0)),
             Type::Pair(a, b) => Static::Pair(
                 Box::new(self.default_static(a)),
                 Box::new(self.default_static(b)),
@@ -707,7 +707,7 @@ impl<'a> Generator<'a> {
     fn default_value(&mut self, ty: &Type) -> Expr {
         match ty {
             Type::Unit => e(ExprKind::Unit),
-            Type::Int => e(ExprKind::Int(BigInt::from(0))),
+            Type::Int | Type::Bool => e(ExprKind::Int(BigInt::from(0))),
             Type::Pair(a, b) => {
                 let a = self.default_value(a);
                 let b = self.default_value(b);

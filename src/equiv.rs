@@ -61,6 +61,8 @@ pub enum Parting {
     Moved { trace: Move, concrete: Move },
     /// A failing `assert` or a division by zero, at this place of its source.
     Failed { kind: FailureKind, span: Span },
+    /// A divergence (`_bot_`): the client waits forever.
+    Diverged,
 }
 
 /// What a run of the distinguishing client did on one side after the shared moves.
@@ -68,6 +70,7 @@ pub enum Parting {
 pub enum Observed {
     Moved(Move),
     Failed { kind: FailureKind, span: Span },
+    Diverged,
 }
 
 /// How the distinguishing client's runs went.
@@ -273,6 +276,7 @@ fn show(
                 kind: *kind,
                 span: span.clone(),
             },
+            End::Diverged => Parting::Diverged,
             End::Moved => {
                 let r = &rendered[side];
                 match (r.trace.0.last(), r.concrete.0.last()) {
@@ -434,6 +438,17 @@ fn run_side(
                 run.moves.len()
             ))),
         },
+        Parting::Diverged => match &run.outcome {
+            Outcome::Stopped(Stop::Diverged { side, .. })
+                if run.moves.len() == shared.0.len() && *side == concrete::Side::Library =>
+            {
+                Ok(Observed::Diverged)
+            }
+            other => Err(Ok(format!(
+                "the run ended with {other:?} after {} moves instead of diverging",
+                run.moves.len()
+            ))),
+        },
     }
 }
 
@@ -457,6 +472,7 @@ fn header(shown: &Shown) -> String {
                 FailureKind::Assert => "fails an assert".to_string(),
                 FailureKind::Division => "divides by zero".to_string(),
             },
+            Parting::Diverged => "diverges".to_string(),
         };
         out.push_str(&format!("// then the {side} library: {what}\n"));
     }

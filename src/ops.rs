@@ -38,6 +38,9 @@ pub fn apply(op: BinOp, a: &BigInt, b: &BigInt) -> Result<BigInt, DivisionByZero
         // BigInt's `/` truncates toward zero.
         BinOp::Div if b.is_zero() => return Err(DivisionByZero),
         BinOp::Div => a / b,
+        // BigInt's `%` takes the sign of the dividend: the remainder of `/`.
+        BinOp::Mod if b.is_zero() => return Err(DivisionByZero),
+        BinOp::Mod => a % b,
         BinOp::Lt => truth(a < b),
         BinOp::Gt => truth(a > b),
         BinOp::Le => truth(a <= b),
@@ -54,6 +57,21 @@ mod tests {
 
     fn int(i: i64) -> BigInt {
         BigInt::from(i)
+    }
+
+    #[test]
+    fn mod_is_the_remainder_of_the_truncating_division() {
+        for (a, b) in [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (0, 5)] {
+            let q = apply(BinOp::Div, &int(a), &int(b)).ok();
+            let r = apply(BinOp::Mod, &int(a), &int(b)).ok();
+            assert_eq!(
+                q.zip(r).map(|(q, r)| q * int(b) + r),
+                Some(int(a)),
+                "{a} mod {b}"
+            );
+        }
+        assert_eq!(apply(BinOp::Mod, &int(-7), &int(2)), Ok(int(-1)));
+        assert_eq!(apply(BinOp::Mod, &int(1), &int(0)), Err(DivisionByZero));
     }
 
     #[test]

@@ -1449,7 +1449,9 @@ impl<'l> Checker<'l> {
     fn fresh(&mut self, ty: TypeId) -> Val {
         match self.lib.types.node(ty) {
             TypeNode::Unit => Val::Unit,
-            TypeNode::Int => Val::Int(self.symbol()),
+            // A `bool` may be any integer here: more than the client can play, so what
+            // is proved holds for the client's 0 and 1 too.
+            TypeNode::Int | TypeNode::Bool => Val::Int(self.symbol()),
             TypeNode::Pair(a, b) => Val::Pair(Rc::new(self.fresh(a)), Rc::new(self.fresh(b))),
             TypeNode::Arrow(..) => Val::Client(ty),
             // Refused before any evaluation ([`Library::uses_refs`]).
@@ -1852,6 +1854,8 @@ impl<'l> Checker<'l> {
                 Some(v) => vec![(path, v.clone())],
                 None => return not_covered("an unbound variable"),
             },
+            // No path comes out of a divergence: nothing after it can fail.
+            ExprKind::Diverge => Vec::new(),
             ExprKind::Global(GlobalName::Method(m)) => vec![(path, Val::Method(*m))],
             ExprKind::Global(GlobalName::Import(i)) => {
                 vec![(path, Val::Client(self.lib.imports[*i as usize].ty))]
@@ -2000,7 +2004,7 @@ impl<'l> Checker<'l> {
                 return not_covered("nonlinear arithmetic")
             }
             BinOp::Mul => Int::mul(&[&x, &y]),
-            BinOp::Div => {
+            BinOp::Div | BinOp::Mod => {
                 let nonzero = y.eq(&zero).not();
                 self.prove_or_go_on(&path, nonzero.clone(), Obligation::Division(at.clone()))?;
                 if !constant(&y) {
@@ -2010,7 +2014,12 @@ impl<'l> Checker<'l> {
                 // HOLi truncates toward zero; Z3's `div` keeps the remainder non-negative.
                 let positive = x.div(&y);
                 let negative = x.unary_minus().div(&y).unary_minus();
-                x.ge(&zero).ite(&positive, &negative)
+                let quotient = x.ge(&zero).ite(&positive, &negative);
+                if op == BinOp::Mod {
+                    Int::sub(&[&x, &Int::mul(&[&y, &quotient])])
+                } else {
+                    quotient
+                }
             }
             BinOp::Lt => truth(x.lt(&y)),
             BinOp::Gt => truth(x.gt(&y)),
@@ -2143,7 +2152,7 @@ fn has_arrow(lib: &Library, ty: TypeId) -> bool {
         TypeNode::Arrow(..) => true,
         TypeNode::Pair(a, b) => has_arrow(lib, a) || has_arrow(lib, b),
         TypeNode::Ref(a) => has_arrow(lib, a),
-        TypeNode::Unit | TypeNode::Int => false,
+        TypeNode::Unit | TypeNode::Int | TypeNode::Bool => false,
     }
 }
 

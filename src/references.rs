@@ -67,7 +67,7 @@ impl Uses<'_, '_> {
 
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit => {}
+            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Diverge => {}
             ExprKind::Deref(_) => {
                 if self.resolution.is_some_and(|r| r.is_local(e)) {
                     self.spans.push(e.span.clone());

@@ -223,6 +223,7 @@ fn compare_indexed(library: &ProgramIndex<'_>, cx: &Counterexample, run: &RunRes
         Outcome::Stopped(Stop::Stuck { reason, .. }) => {
             mismatch(format!("the run got stuck: {reason}"))
         }
+        Outcome::Stopped(Stop::Diverged { .. }) => mismatch("the run diverged".to_string()),
         Outcome::Stopped(Stop::StepLimit(n)) => mismatch(format!("the run exceeded {n} steps")),
         Outcome::Stopped(Stop::DepthLimit(n)) => {
             mismatch(format!("the run exceeded call depth {n}"))

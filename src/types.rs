@@ -195,7 +195,7 @@ impl<'a> Checker<'a> {
                     ..
                 } => {
                     if let Some(found) = self.static_type(init) {
-                        if found != *ty {
+                        if !found.compatible(ty) {
                             self.mismatch(init_span, &found, ty, "the declared type");
                         }
                     }
@@ -288,7 +288,7 @@ impl<'a> Checker<'a> {
     /// Warns when the type `found` of `e` is known and not `expected`.
     fn compare(&mut self, e: &Expr, found: Option<Type>, expected: &Type, because: &str) {
         if let Some(found) = found {
-            if &found != expected {
+            if !found.compatible(expected) {
                 self.mismatch(&e.span, &found, expected, because);
             }
         }
@@ -370,6 +370,8 @@ impl<'a> Checker<'a> {
             ExprKind::Var(x) => self.variable(x, e, false),
             ExprKind::Int(_) => Some(Type::Int),
             ExprKind::Unit => Some(Type::Unit),
+            // Never returns: it may stand for a value of any type.
+            ExprKind::Diverge => None,
             ExprKind::Deref(r) => match self.through_local(e, r, true) {
                 Some(content) => Some(content),
                 None => self.global_read(r),
@@ -613,7 +615,7 @@ impl<'a> Checker<'a> {
         match declared {
             Some(declared) => {
                 if let (Some(found), Some(declared)) = (&found, declared) {
-                    if *found != declared {
+                    if !found.compatible(&declared) {
                         self.mismatch(&value.span, found, &declared, "the reference's type");
                     }
                 }
@@ -920,7 +922,11 @@ mod tests {
         fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             out.push(e);
             match &e.kind {
-                ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => {}
+                ExprKind::Var(_)
+                | ExprKind::Int(_)
+                | ExprKind::Unit
+                | ExprKind::Diverge
+                | ExprKind::Deref(_) => {}
                 ExprKind::Assign(_, a)
                 | ExprKind::Fst(a)
                 | ExprKind::Snd(a)

@@ -400,3 +400,36 @@ fn all_keeps_two_sites_reached_by_the_same_moves() {
     assert_eq!(all.failing_traces, 1);
     assert!(!all.failing_traces_lower_bound);
 }
+
+#[test]
+fn the_client_plays_only_0_and_1_where_a_bool_is_expected() {
+    let as_bool = "public f (b:bool) :(unit) = { assert (b < 2); assert (not (b < 0)) };";
+    assert_eq!(run(as_bool, 1, 1).verdict, Verdict::Safe);
+    let as_int = "public f (b:int) :(unit) = { assert (b < 2) };";
+    assert_eq!(run(as_int, 1, 1).verdict, Verdict::Unsafe);
+    // Both values are played.
+    let both = "public f (b:bool) :(unit) = { assert b };";
+    let result = run(both, 1, 1);
+    assert_eq!(traces(&result), ["call f(x1)"]);
+    assert_eq!(result.counterexamples[0].model.get("x1"), Some(&0.into()));
+}
+
+#[test]
+fn mod_by_a_possibly_zero_symbol_is_a_division_failure() {
+    let result = run("public f (x:int) :(int) = { 7 mod x };", 1, 1);
+    assert_eq!(result.verdict, Verdict::Unsafe);
+    assert_eq!(result.counterexamples[0].kind, FailureKind::Division);
+    // -7 mod 2 is -1: the sign of the dividend, as for `/`.
+    let signed = "public f (x:int) :(unit) = { if x == -7 then assert ((x mod 2) == -1) else () };";
+    assert_eq!(run(signed, 1, 1).verdict, Verdict::Safe);
+}
+
+#[test]
+fn nothing_after_a_divergence_is_reached() {
+    let result = run(
+        "public f (x:int) :(unit) = { if x < 3 then _bot_ else (); assert (2 < x) };",
+        1,
+        1,
+    );
+    assert_eq!(result.verdict, Verdict::Safe);
+}

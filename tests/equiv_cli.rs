@@ -80,6 +80,26 @@ fn the_dao_and_its_fix_are_told_apart_by_a_reentrant_client_that_replays() {
 }
 
 #[test]
+fn the_bundled_pairs_answer_as_their_comments_say() {
+    let pair = |a: &str, b: &str, bounds: &[&str]| {
+        let (a, b) = (
+            example(&format!("equiv/{a}")),
+            example(&format!("equiv/{b}")),
+        );
+        let o = holi(&[&["equiv", a.as_str(), b.as_str()], bounds].concat());
+        (o.status.code(), stdout(&o))
+    };
+    let (code, out) = pair("counter.holi", "counter_by_two.holi", &[]);
+    assert_eq!(code, Some(0), "{out}");
+    // The cache is safe to replace only while no client re-enters it.
+    let (code, out) = pair("cache.holi", "cache_early.holi", &["--k", "1"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = pair("cache.holi", "cache_early.holi", &["--k", "2"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("right    ret lookup(0)"), "{out}");
+}
+
+#[test]
 fn a_library_against_itself_is_equivalent() {
     let o = holi(&[
         "equiv",
@@ -163,9 +183,46 @@ fn a_failing_assert_on_one_side_is_a_difference_and_on_both_is_not() {
     assert!(out.contains("left     fails an assert (line 1)"), "{out}");
     assert!(out.contains("right    ret m(())"), "{out}");
     assert!(
-        out.contains("sees fails an assert on the left and `ret m(())` on the right"),
+        out.contains("sees the library fail an assert on the left and `ret m(())` on the right"),
         "{out}"
     );
+}
+
+#[test]
+fn divergence_is_observed_and_the_client_plays_only_booleans_for_a_bool() {
+    let dir = files(&[
+        (
+            "bot5.holi",
+            "public f (x:int) :(int) = { if x < 5 then x else _bot_ };",
+        ),
+        (
+            "bot6.holi",
+            "public f (x:int) :(int) = { if x < 6 then x else _bot_ };",
+        ),
+        (
+            "test.holi",
+            "public f (b:bool) :(int) = { if b then 1 else 2 };",
+        ),
+        (
+            "test_eq.holi",
+            "public f (b:bool) :(int) = { if b == true then 1 else 2 };",
+        ),
+    ]);
+    let d = dir.path();
+    let o = holi(&["equiv", &path(d, "bot5.holi"), &path(d, "bot6.holi")]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("left     diverges"), "{out}");
+    assert!(out.contains("right    ret f(x1)   = ret f(5)"), "{out}");
+    assert!(
+        out.contains("sees the library diverge on the left"),
+        "{out}"
+    );
+    let same = holi(&["equiv", &path(d, "bot5.holi"), &path(d, "bot5.holi")]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+    // `b` and `b == true` differ only for integers other than 0 and 1.
+    let bools = holi(&["equiv", &path(d, "test.holi"), &path(d, "test_eq.holi")]);
+    assert_eq!(bools.status.code(), Some(0), "{}", stdout(&bools));
 }
 
 #[test]

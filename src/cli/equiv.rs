@@ -286,13 +286,22 @@ fn parting_text(p: &Parting, file: &Loaded) -> String {
                 + 1;
             format!("{} (line {line})", failure_text(*kind))
         }
+        Parting::Diverged => "diverges".to_string(),
     }
 }
 
 fn observed_text(o: &Observed) -> String {
     match o {
         Observed::Moved(m) => format!("`{m}`"),
-        Observed::Failed { kind, .. } => failure_text(*kind).to_string(),
+        Observed::Failed {
+            kind: FailureKind::Assert,
+            ..
+        } => "the library fail an assert".to_string(),
+        Observed::Failed {
+            kind: FailureKind::Division,
+            ..
+        } => "the library divide by zero".to_string(),
+        Observed::Diverged => "the library diverge".to_string(),
     }
 }
 
@@ -441,6 +450,7 @@ fn parting_json(p: &Parting) -> Value {
             "failure": kind,
             "span": { "start": span.start, "end": span.end },
         }),
+        Parting::Diverged => json!({ "kind": "divergence" }),
     }
 }
 
@@ -452,6 +462,7 @@ fn observed_json(o: &Observed) -> Value {
             "failure": kind,
             "span": { "start": span.start, "end": span.end },
         }),
+        Observed::Diverged => json!({ "kind": "divergence" }),
     }
 }
 

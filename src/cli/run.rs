@@ -157,6 +157,9 @@ pub fn run(args: RunArgs, ui: &Ui) -> Outcome {
                         .with_label(file_of(side), span, "here")
                         .with_hint("HOLiK silently drops such paths; no answer is known")
                 }
+                Stop::Diverged { span, side } => Diagnostic::error("E0809", "the program diverges")
+                    .with_label(file_of(side), span, "`_bot_` never returns")
+                    .with_hint("the run can never finish: `main` returns no value"),
                 Stop::StepLimit(n) => {
                     Diagnostic::error("E0804", format!("stopped after {n} steps"))
                         .with_hint("raise --max-steps if the program should terminate")

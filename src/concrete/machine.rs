@@ -171,6 +171,11 @@ pub enum Stop {
         span: Span,
         side: Side,
     },
+    /// The evaluation reached `_bot_` at `span`: it never ends.
+    Diverged {
+        span: Span,
+        side: Side,
+    },
     StepLimit(u64),
     DepthLimit(usize),
     /// The estimated footprint would exceed `limit` bytes; `span` is what was being
@@ -282,6 +287,8 @@ fn result_bits(op: BinOp, a: &BigInt, b: &BigInt) -> u64 {
         BinOp::Mul => a.bits().saturating_add(b.bits()),
         BinOp::Add | BinOp::Sub => a.bits().max(b.bits()).saturating_add(1),
         BinOp::Div => a.bits(),
+        // No larger than the divisor.
+        BinOp::Mod => b.bits(),
         _ => 1,
     }
 }
@@ -908,6 +915,13 @@ impl<'p> Machine<'p> {
             },
             Int(i) => Control::Return(Value::Int(i.clone())),
             Unit => Control::Return(Value::Unit),
+            // The evaluation never ends: said at once rather than by a limit.
+            Diverge => {
+                return Err(Outcome::Stopped(Stop::Diverged {
+                    span: expr.span.clone(),
+                    side: self.owner,
+                }))
+            }
             Deref(r) if self.through_local(expr) => {
                 let target = self.local(&env, r)?;
                 return self.load(target, &expr.span);

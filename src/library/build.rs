@@ -162,6 +162,7 @@ fn intern(types: &mut Types, ty: &Type) -> TypeId {
     let node = match ty {
         Type::Unit => TypeNode::Unit,
         Type::Int => TypeNode::Int,
+        Type::Bool => TypeNode::Bool,
         Type::Ref(a) => TypeNode::Ref(intern(types, a)),
         Type::Pair(a, b) => TypeNode::Pair(intern(types, a), intern(types, b)),
         Type::Arrow(a, b) => TypeNode::Arrow(intern(types, a), intern(types, b)),
@@ -307,6 +308,7 @@ impl Compiler<'_> {
             },
             A::Int(i) => ExprKind::Int(i.clone()),
             A::Unit => ExprKind::Unit,
+            A::Diverge => ExprKind::Diverge,
             A::Deref(r) => match self.through_local(locals, e, &r.name) {
                 Some(local) => ExprKind::Load(Box::new(local)),
                 None => ExprKind::Deref(self.reference(&r.name)),

@@ -19,6 +19,8 @@ pub type TypeId = u32;
 pub enum TypeNode {
     Unit,
     Int,
+    /// An integer the client plays as 0 or 1 ([`crate::syntax::ast::Type::Bool`]).
+    Bool,
     Ref(TypeId),
     Pair(TypeId, TypeId),
     Arrow(TypeId, TypeId),
@@ -61,14 +63,14 @@ impl Types {
         match self.node(id) {
             TypeNode::Ref(_) => true,
             TypeNode::Pair(a, b) => self.holds_ref(a) || self.holds_ref(b),
-            TypeNode::Unit | TypeNode::Int | TypeNode::Arrow(..) => false,
+            TypeNode::Unit | TypeNode::Int | TypeNode::Bool | TypeNode::Arrow(..) => false,
         }
     }
 
     /// Whether the type mentions `ref` anywhere, under arrows too.
     pub fn mentions_ref(&self, id: TypeId) -> bool {
         match self.node(id) {
-            TypeNode::Unit | TypeNode::Int => false,
+            TypeNode::Unit | TypeNode::Int | TypeNode::Bool => false,
             TypeNode::Ref(_) => true,
             TypeNode::Pair(a, b) | TypeNode::Arrow(a, b) => {
                 self.mentions_ref(a) || self.mentions_ref(b)
@@ -79,7 +81,7 @@ impl Types {
     /// Whether values of this type hold no function and no location.
     pub fn first_order(&self, id: TypeId) -> bool {
         match self.node(id) {
-            TypeNode::Unit | TypeNode::Int => true,
+            TypeNode::Unit | TypeNode::Int | TypeNode::Bool => true,
             TypeNode::Pair(a, b) => self.first_order(a) && self.first_order(b),
             TypeNode::Ref(_) | TypeNode::Arrow(..) => false,
         }
@@ -90,6 +92,7 @@ impl Types {
         match self.node(id) {
             TypeNode::Unit => ast::Type::Unit,
             TypeNode::Int => ast::Type::Int,
+            TypeNode::Bool => ast::Type::Bool,
             TypeNode::Ref(a) => ast::Type::reference(self.to_ast(a)),
             TypeNode::Pair(a, b) => {
                 ast::Type::Pair(Box::new(self.to_ast(a)), Box::new(self.to_ast(b)))
@@ -117,6 +120,7 @@ impl fmt::Display for TypeDisplay<'_> {
         match self.types.node(self.id) {
             TypeNode::Unit => write!(f, "unit"),
             TypeNode::Int => write!(f, "int"),
+            TypeNode::Bool => write!(f, "bool"),
             TypeNode::Ref(a) => write!(f, "(ref {})", sub(a)),
             TypeNode::Pair(a, b) => write!(f, "({} * {})", sub(a), sub(b)),
             TypeNode::Arrow(a, b) => write!(f, "({} -> {})", sub(a), sub(b)),
@@ -205,6 +209,7 @@ impl Expr {
             | ExprKind::Global(_)
             | ExprKind::Int(_)
             | ExprKind::Unit
+            | ExprKind::Diverge
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => (None, None, None),
             ExprKind::Assign(_, a)
@@ -231,7 +236,7 @@ impl Expr {
     pub fn failure_sites(&self, out: &mut Vec<Site>) {
         let kind = match &self.kind {
             ExprKind::Assert(_) => Some(FailureKind::Assert),
-            ExprKind::Binary(BinOp::Div, _, divisor) if !matches!(&divisor.kind, ExprKind::Int(d) if d.sign() != Sign::NoSign) => {
+            ExprKind::Binary(BinOp::Div | BinOp::Mod, _, divisor) if !matches!(&divisor.kind, ExprKind::Int(d) if d.sign() != Sign::NoSign) => {
                 Some(FailureKind::Division)
             }
             _ => None,
@@ -256,6 +261,8 @@ pub enum ExprKind {
     Global(GlobalName),
     Int(BigInt),
     Unit,
+    /// `_bot_`: the evaluation never ends.
+    Diverge,
     Deref(RefId),
     Assign(RefId, Box<Expr>),
     /// `ref e`, with the type of the values its cell holds (unknown only in an

@@ -186,6 +186,7 @@ impl Copy<'_> {
         let node = match self.from.types.node(old) {
             TypeNode::Unit => TypeNode::Unit,
             TypeNode::Int => TypeNode::Int,
+            TypeNode::Bool => TypeNode::Bool,
             TypeNode::Ref(a) => TypeNode::Ref(self.ty(a)),
             TypeNode::Pair(a, b) => TypeNode::Pair(self.ty(a), self.ty(b)),
             TypeNode::Arrow(a, b) => TypeNode::Arrow(self.ty(a), self.ty(b)),
@@ -254,6 +255,7 @@ impl Copy<'_> {
             ExprKind::Global(name) => ExprKind::Global(self.global(*name)),
             ExprKind::Int(i) => ExprKind::Int(i.clone()),
             ExprKind::Unit => ExprKind::Unit,
+            ExprKind::Diverge => ExprKind::Diverge,
             ExprKind::Deref(r) => ExprKind::Deref(self.reference(*r)),
             ExprKind::Assign(r, a) => {
                 let r = self.reference(*r);

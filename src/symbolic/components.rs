@@ -243,6 +243,7 @@ impl Bound<'_> {
             | ExprKind::Global(_)
             | ExprKind::Int(_)
             | ExprKind::Unit
+            | ExprKind::Diverge
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => 0,
             ExprKind::Assign(_, a)

@@ -511,6 +511,10 @@ impl<'p, C: Position<'p>> Search<'p, C> for Core<'p, '_, C> {
         self.stats.frame_limit_paths += 1;
     }
 
+    /// Nothing to record: a diverging path neither fails nor gets stuck, and the
+    /// client never hears from the library again on it.
+    fn diverged(&mut self, _: &Config<'p>) {}
+
     fn best(&self) -> Option<&[u32]> {
         self.brief.plan.bound().then(|| self.found.best())
     }

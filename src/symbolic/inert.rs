@@ -91,7 +91,7 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, read: &[bool], inert: &mut [boo
             changed
         }
         ExprKind::Binary(op, a, b) => {
-            let sink = sink.filter(|_| *op != BinOp::Div);
+            let sink = sink.filter(|_| !matches!(op, BinOp::Div | BinOp::Mod));
             drop_violators(a, sink, read, inert) | drop_violators(b, sink, read, inert)
         }
         ExprKind::Not(a) => drop_violators(a, sink, read, inert),
@@ -99,6 +99,7 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, read: &[bool], inert: &mut [boo
         | ExprKind::Global(_)
         | ExprKind::Int(_)
         | ExprKind::Unit
+        | ExprKind::Diverge
         | ExprKind::LetRec(..)
         | ExprKind::Lambda(_) => false,
         // Cells are never left out of keys; a global read under `ref`, `!` or a

@@ -50,8 +50,9 @@ pub enum Stop<'p> {
     },
     /// `assert` on a symbolic condition.
     Assert { cond: Term, node: &'p Expr },
-    /// `left / right` with a symbolic divisor.
+    /// `left / right` or `left mod right` (`op`) with a symbolic divisor.
     Divide {
+        op: BinOp,
         left: Term,
         right: Term,
         node: &'p Expr,
@@ -64,6 +65,8 @@ pub enum Stop<'p> {
     PReturn { value: Value },
     /// A library function applied with no frame left (k = 0): the path ends silently.
     OutOfFrames,
+    /// The evaluation reached `_bot_`: it never ends, and nothing follows on the path.
+    Diverge,
     /// The path is stuck at `span`: the application, read or ill-shaped operation.
     Stuck { reason: Stuck, span: Span },
     /// A read of a pending client write that can hold several locations: one
@@ -115,6 +118,7 @@ fn eval<'p>(
             Some(v) => Control::Return(v.clone()),
             None => return Err(stuck(Stuck::IllTyped, e)),
         },
+        ExprKind::Diverge => return Err(Stop::Diverge),
         ExprKind::Global(g) => Control::Return(Value::Fun(match *g {
             GlobalName::Method(m) => Name::Method(m),
             GlobalName::Import(i) => Name::Import(i),
@@ -293,8 +297,9 @@ fn resume<'p>(
                 ))));
             }
             let (a, b) = (int(&left, node)?, int(&value, node)?);
-            if *op == BinOp::Div && b.as_const().is_none() {
+            if matches!(op, BinOp::Div | BinOp::Mod) && b.as_const().is_none() {
                 return Err(Stop::Divide {
+                    op: *op,
                     left: a.clone(),
                     right: b.clone(),
                     node,

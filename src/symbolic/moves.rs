@@ -49,6 +49,13 @@ fn generate(cfg: &mut Config, lib: &Library, ty: TypeId) -> Value {
         // Only reached through `generate_each`, which chooses locations itself.
         TypeNode::Unit | TypeNode::Ref(_) => Value::Unit,
         TypeNode::Int => Value::Int(cfg.fresh_sym()),
+        TypeNode::Bool => {
+            // The client plays 0 or 1; a new symbol is 0 in the witness, a model still.
+            let b = cfg.fresh_sym();
+            let witness = std::sync::Arc::clone(&cfg.witness);
+            cfg.assume(b.within(0, 1), true, witness);
+            Value::Int(b)
+        }
         TypeNode::Pair(a, b) => {
             let a = generate(cfg, lib, a);
             let b = generate(cfg, lib, b);
@@ -112,7 +119,7 @@ pub fn generate_each<'p>(
                 out(cfg.clone(), Value::Loc(n));
             }
         }
-        TypeNode::Unit | TypeNode::Int | TypeNode::Arrow(..) => {
+        TypeNode::Unit | TypeNode::Int | TypeNode::Bool | TypeNode::Arrow(..) => {
             let value = generate(&mut cfg, lib, ty);
             out(cfg, value)
         }

@@ -78,6 +78,8 @@ pub enum End {
     Moved,
     /// It failed (an `assert` of 0, a division by zero) at this place.
     Failed(FailureKind, Span),
+    /// It diverged (`_bot_`): it never moves again.
+    Diverged,
 }
 
 /// Whose turn it is in a [`Pair`].
@@ -135,13 +137,25 @@ pub struct Difference<'p> {
     pub what: String,
 }
 
+impl End {
+    /// What the side did, for a sentence.
+    fn verb(&self) -> &'static str {
+        match self {
+            End::Moved => "moves",
+            End::Failed(FailureKind::Assert, _) => "fails an assert",
+            End::Failed(FailureKind::Division, _) => "divides by zero",
+            End::Diverged => "diverges",
+        }
+    }
+}
+
 impl Difference<'_> {
     /// The moves of the distinguishing trace: those both sides make, and the one where
     /// they part (a move, or a failure).
     pub fn moves(&self) -> u32 {
         let shared = |cfg: &Config, end: &End| match end {
             End::Moved => cfg.moves.saturating_sub(1),
-            End::Failed(..) => cfg.moves,
+            End::Failed(..) | End::Diverged => cfg.moves,
         };
         shared(&self.left, &self.ends[0]).min(shared(&self.right, &self.ends[1])) + 1
     }
@@ -517,23 +531,18 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
             what,
         };
         let (lm, rm) = match (&left_end, &right_end) {
-            // The client sees both crash alike.
-            (End::Failed(..), End::Failed(..)) => return,
-            (End::Failed(..), End::Moved) | (End::Moved, End::Failed(..)) => {
-                let failed = if matches!(left_end, End::Failed(..)) {
-                    Side::Left
-                } else {
-                    Side::Right
-                };
-                let what = format!("the {failed} side fails where the other moves");
-                let witness = Arc::clone(&right.witness);
-                let d = differ(what, right, witness, &pair);
-                return self.found(d);
-            }
+            // The client sees both crash alike, or waits forever on both.
+            (End::Failed(..), End::Failed(..)) | (End::Diverged, End::Diverged) => return,
             (End::Moved, End::Moved) => match (pair.left.trace.top(), right.trace.top()) {
                 (Some(l), Some(r)) => (l.clone(), r.clone()),
                 _ => return,
             },
+            (l, r) => {
+                let what = format!("the left side {} where the right {}", l.verb(), r.verb());
+                let witness = Arc::clone(&right.witness);
+                let d = differ(what, right, witness, &pair);
+                return self.found(d);
+            }
         };
         let mut matched = Matched::default();
         let target = lm.dir == rm.dir
@@ -722,6 +731,10 @@ impl<'p, S: Search<'p, Pair<'p>>> Search<'p> for SideTurn<'_, 'p, S> {
 
     fn out_of_frames(&mut self) {
         self.search.out_of_frames();
+    }
+
+    fn diverged(&mut self, cfg: &Config<'p>) {
+        self.ended(cfg.clone(), End::Diverged);
     }
 
     fn best(&self) -> Option<&[u32]> {

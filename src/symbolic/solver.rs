@@ -765,12 +765,13 @@ impl Solver {
                 BinOp::Sub => Int::sub(&[self.int_of(a), self.int_of(b)]),
                 BinOp::Mul => Int::mul(&[self.int_of(a), self.int_of(b)]),
                 BinOp::Div => {
-                    // Z3's `div` rounds so that the remainder is non-negative; HOLi
-                    // truncates toward zero: a / b = sign(a) * (|a| div b) with |a| = ±a.
                     let (x, y) = (self.int_of(a), self.int_of(b));
-                    let positive = x.div(&y);
-                    let negative = x.unary_minus().div(&y).unary_minus();
-                    x.ge(&zero).ite(&positive, &negative)
+                    truncating_div(&x, &y)
+                }
+                BinOp::Mod => {
+                    // The remainder of the truncating division: x - y * (x / y).
+                    let (x, y) = (self.int_of(a), self.int_of(b));
+                    Int::sub(&[&x, &Int::mul(&[&y, &truncating_div(&x, &y)])])
                 }
                 _ => self.bool_of(term).ite(&one, &zero),
             },
@@ -779,6 +780,15 @@ impl Solver {
             .insert(Arc::as_ptr(node), (Arc::clone(node), i.clone()));
         i
     }
+}
+
+/// HOLi's `x / y`, truncating toward zero. Z3's `div` rounds so that the remainder is
+/// non-negative: x / y = sign(x) * (|x| div y) with |x| = ±x.
+fn truncating_div(x: &Int, y: &Int) -> Int {
+    let zero = Int::from_i64(0);
+    let positive = x.div(y);
+    let negative = x.unary_minus().div(y).unary_minus();
+    x.ge(&zero).ite(&positive, &negative)
 }
 
 fn symbol(n: u32) -> Int {

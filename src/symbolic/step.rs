@@ -19,7 +19,7 @@ use super::stand_in::StandIn;
 use super::term::{Term, Witness};
 use super::value::Value;
 use crate::library::Library;
-use crate::syntax::ast::{BinOp, Span};
+use crate::syntax::ast::Span;
 use crate::trace::FailureKind;
 use std::sync::Arc;
 
@@ -48,6 +48,8 @@ pub trait Search<'p, C = Config<'p>>: Sides<'p> {
     fn stuck(&mut self, reason: StuckReason, span: Span);
     /// The path ended on the frame limit.
     fn out_of_frames(&mut self);
+    /// The path diverged (`_bot_`): the library never moves again on it.
+    fn diverged(&mut self, cfg: &Config<'p>);
     /// The shortest failing trace found per site (by the numbering of
     /// [`Library::failure_sites`]), when client calls that cannot shorten one may be
     /// left out (branch and bound).
@@ -127,14 +129,19 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
                 search.push(cfg);
             }
         }
-        Stop::Divide { left, right, node } => {
+        Stop::Divide {
+            op,
+            left,
+            right,
+            node,
+        } => {
             let [nonzero, zero] = search.sides(&cfg, &right);
             if let Some(w) = zero {
                 let span = node.span.clone();
                 search.fail(&cfg, Some(&right), FailureKind::Division, span, &w);
             }
             if let Some(w) = nonzero {
-                if let Ok(q) = Term::binary(BinOp::Div, &left, &right) {
+                if let Ok(q) = Term::binary(op, &left, &right) {
                     cfg.assume(right, true, w);
                     cfg.control = Control::Return(Value::Int(q));
                     search.push(cfg);
@@ -155,6 +162,7 @@ pub fn step<'p>(mut cfg: Config<'p>, rules: &Rules<'p>, search: &mut impl Search
             }
         }
         Stop::OutOfFrames => search.out_of_frames(),
+        Stop::Diverge => search.diverged(&cfg),
         Stop::Stuck { reason, span } => search.stuck(stuck_reason(lib, reason), span),
         Stop::Choose(choices) => choices.into_iter().rev().for_each(|c| search.push(c)),
     }

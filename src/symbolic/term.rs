@@ -189,8 +189,27 @@ impl Term {
     pub fn binary(op: BinOp, a: &Term, b: &Term) -> Result<Term, DivisionByZero> {
         match (a, b) {
             (Term::Const(x), Term::Const(y)) => ops::apply(op, x, y).map(Term::Const),
-            (_, Term::Const(y)) if op == BinOp::Div && y.is_zero() => Err(DivisionByZero),
+            (_, Term::Const(y)) if matches!(op, BinOp::Div | BinOp::Mod) && y.is_zero() => {
+                Err(DivisionByZero)
+            }
             _ => Ok(Term::Node(Arc::new(Node::Bin(op, a.clone(), b.clone())))),
+        }
+    }
+
+    /// `low <= self && self <= high` (no division: it cannot fail as
+    /// [`Term::binary`] may).
+    pub fn within(&self, low: i64, high: i64) -> Term {
+        let compare = |a: &Term, b: &Term| match (a, b) {
+            (Term::Const(x), Term::Const(y)) => Term::Const(ops::truth(x <= y)),
+            _ => Term::Node(Arc::new(Node::Bin(BinOp::Le, a.clone(), b.clone()))),
+        };
+        let at_least = compare(&Term::Const(low.into()), self);
+        let at_most = compare(self, &Term::Const(high.into()));
+        match (&at_least, &at_most) {
+            (Term::Const(x), Term::Const(y)) => {
+                Term::Const(ops::truth(ops::is_true(x) && ops::is_true(y)))
+            }
+            _ => Term::Node(Arc::new(Node::Bin(BinOp::And, at_least, at_most))),
         }
     }
 
@@ -614,7 +633,7 @@ impl Term {
                     BinOp::And => 2,
                     BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq => 3,
                     BinOp::Add | BinOp::Sub => 4,
-                    BinOp::Mul | BinOp::Div => 5,
+                    BinOp::Mul | BinOp::Div | BinOp::Mod => 5,
                 },
                 Node::Not(_) => 6,
             },
@@ -627,7 +646,7 @@ impl Term {
 fn linear_operands(op: BinOp, a: &Term, b: &Term) -> bool {
     match op {
         BinOp::Mul => a.as_const().is_some() || b.as_const().is_some(),
-        BinOp::Div => b.as_const().is_some(),
+        BinOp::Div | BinOp::Mod => b.as_const().is_some(),
         _ => true,
     }
 }

@@ -15,6 +15,9 @@ use std::fmt;
 pub enum Type {
     Unit,
     Int,
+    /// The integers 0 and 1: an `int` wherever the library uses it, but the client
+    /// plays only 0 (`false`) or 1 (`true`) where a `bool` is expected.
+    Bool,
     /// `ref t`: a heap cell holding a `t`.
     Ref(Box<Type>),
     Pair(Box<Type>, Box<Type>),
@@ -34,10 +37,23 @@ impl Type {
         Type::Ref(Box::new(content))
     }
 
+    /// Whether a value of type `self` may stand where `other` is expected: the same
+    /// type, where `bool` and `int` are one (a `bool` is the integer 0 or 1).
+    pub fn compatible(&self, other: &Type) -> bool {
+        match (self, other) {
+            (Type::Int | Type::Bool, Type::Int | Type::Bool) => true,
+            (Type::Ref(a), Type::Ref(b)) => a.compatible(b),
+            (Type::Pair(a, b), Type::Pair(c, d)) | (Type::Arrow(a, b), Type::Arrow(c, d)) => {
+                a.compatible(c) && b.compatible(d)
+            }
+            _ => self == other,
+        }
+    }
+
     /// Whether `ref` occurs anywhere in this type.
     pub fn mentions_ref(&self) -> bool {
         match self {
-            Type::Unit | Type::Int => false,
+            Type::Unit | Type::Int | Type::Bool => false,
             Type::Ref(_) => true,
             Type::Pair(a, b) | Type::Arrow(a, b) => a.mentions_ref() || b.mentions_ref(),
         }
@@ -52,6 +68,7 @@ impl fmt::Display for Type {
         match self {
             Type::Unit => write!(f, "unit"),
             Type::Int => write!(f, "int"),
+            Type::Bool => write!(f, "bool"),
             Type::Ref(a) => match **a {
                 Type::Arrow(..) | Type::Pair(..) => write!(f, "ref ({a})"),
                 _ => write!(f, "ref {a}"),
@@ -250,6 +267,8 @@ pub struct Expr {
 pub enum BinOp {
     Mul,
     Div,
+    /// `mod`: the remainder of `/` (truncating toward zero), so `a == (a / b) * b + a mod b`.
+    Mod,
     Add,
     Sub,
     Lt,
@@ -265,9 +284,10 @@ pub enum BinOp {
 
 impl BinOp {
     /// Every operator, for tests and generators that must cover them all.
-    pub const ALL: [BinOp; 11] = [
+    pub const ALL: [BinOp; 12] = [
         BinOp::Mul,
         BinOp::Div,
+        BinOp::Mod,
         BinOp::Add,
         BinOp::Sub,
         BinOp::Lt,
@@ -283,6 +303,7 @@ impl BinOp {
         match self {
             BinOp::Mul => "*",
             BinOp::Div => "/",
+            BinOp::Mod => "mod",
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Lt => "<",
@@ -302,6 +323,8 @@ pub enum ExprKind {
     Var(String),
     Int(BigInt),
     Unit,
+    /// `_bot_`: an evaluation that never ends (Hobbit's divergence).
+    Diverge,
     /// `!r` with a name (`!(r)` too): a global reference, or a local holding a location
     /// (resolved by [`crate::types::resolve`]).
     Deref(Ident),

@@ -32,6 +32,17 @@ pub enum Token<'src> {
     IntTy,
     #[token("unit")]
     UnitTy,
+    #[token("bool")]
+    BoolTy,
+    #[token("true")]
+    True,
+    #[token("false")]
+    False,
+    #[token("mod")]
+    Mod,
+    /// Divergence (Hobbit's `_bot_`): the evaluation never ends.
+    #[token("_bot_")]
+    Bot,
     #[token("assert")]
     Assert,
     #[token("fst")]
@@ -137,6 +148,11 @@ impl fmt::Display for Token<'_> {
             Token::Fun => "fun",
             Token::IntTy => "int",
             Token::UnitTy => "unit",
+            Token::BoolTy => "bool",
+            Token::True => "true",
+            Token::False => "false",
+            Token::Mod => "mod",
+            Token::Bot => "_bot_",
             Token::Assert => "assert",
             Token::Fst => "fst",
             Token::Snd => "snd",
@@ -183,7 +199,8 @@ impl fmt::Display for Token<'_> {
 /// The reserved words: they can never be identifiers (SYNTAX-NOTES §1).
 pub const KEYWORDS: &[&str] = &[
     "import", "public", "private", "fun", "int", "unit", "assert", "fst", "snd", "not", "if",
-    "then", "else", "let", "letrec", "in", "ref", "fail", "nil",
+    "then", "else", "let", "letrec", "in", "ref", "fail", "nil", "bool", "true", "false", "mod",
+    "_bot_",
 ];
 
 /// True when `name` can be written as an identifier.

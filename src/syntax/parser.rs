@@ -239,6 +239,7 @@ where
         choice((
             just(Token::IntTy).to(Type::Int),
             just(Token::UnitTy).to(Type::Unit),
+            just(Token::BoolTy).to(Type::Bool),
             just(Token::Ref).ignore_then(atom).map(Type::reference),
             ty.delimited_by(just(Token::LParen), just(Token::RParen)),
         ))
@@ -374,6 +375,18 @@ where
             }),
         literal().map_with(|n, e| (Expr::new(ExprKind::Int(n), range(e.span())), 1)),
         just(Token::Unit).map_with(|_, e| (Expr::new(ExprKind::Unit, range(e.span())), 1)),
+        // `true` and `false` are the integers 1 and 0 that conditions and comparisons
+        // use (`lang/grammar.md`).
+        just(Token::True)
+            .to(1)
+            .or(just(Token::False).to(0))
+            .map_with(|n, e| {
+                (
+                    Expr::new(ExprKind::Int(BigInt::from(n)), range(e.span())),
+                    1,
+                )
+            }),
+        just(Token::Bot).map_with(|_, e| (Expr::new(ExprKind::Diverge, range(e.span())), 1)),
         // `!r` names a reference; `!e` reads through the location any other `e` gives,
         // except `!(r)`, which is `!r` (parentheses are not nodes).
         just(Token::Bang)
@@ -477,6 +490,7 @@ where
     let mul_ops = choice((
         just(Token::Star).to(BinOp::Mul),
         just(Token::Slash).to(BinOp::Div),
+        just(Token::Mod).to(BinOp::Mod),
     ))
     .boxed();
     let add_ops = choice((
@@ -985,7 +999,11 @@ fn tree_depth(p: &Program) -> (usize, Span) {
         }
         let next = depth + 1;
         match &e.kind {
-            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => {}
+            ExprKind::Var(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Diverge
+            | ExprKind::Deref(_) => {}
             ExprKind::Assign(_, a)
             | ExprKind::Fst(a)
             | ExprKind::Snd(a)
@@ -1032,6 +1050,7 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
             t,
             Token::Star
                 | Token::Slash
+                | Token::Mod
                 | Token::Plus
                 | Token::Minus
                 | Token::Lt
@@ -1212,6 +1231,7 @@ mod tests {
             Var(x) => x.clone(),
             Int(n) => n.to_string(),
             Unit => "()".into(),
+            Diverge => "_bot_".into(),
             Deref(r) => format!("!{}", r.name),
             Assign(r, v) => format!("(:= {} {})", r.name, sexp(v)),
             Alloc(a) => format!("(ref {})", sexp(a)),
@@ -1305,6 +1325,29 @@ mod tests {
             tree("a > b; a <= b; a >= b; a == b"),
             "(; (> a b) (; (<= a b) (; (>= a b) (== a b))))"
         );
+    }
+
+    #[test]
+    fn booleans_mod_and_divergence() {
+        // `true` and `false` are the integers 1 and 0; `mod` groups with `*` and `/`.
+        assert_eq!(tree("if true then false else _bot_"), "(if 1 0 _bot_)");
+        assert_eq!(tree("a + b mod c"), "(+ a (mod b c))");
+        assert_eq!(tree("f _bot_ true"), "(app (app f _bot_) 1)");
+        let (tree, codes) = parse_body("a mod b * c");
+        assert_eq!(tree.as_deref(), Some("(* (mod a b) c)"));
+        assert_eq!(codes, vec!["W0101"]);
+        for reserved in ["true", "false", "bool", "mod", "_bot_"] {
+            rejected(&format!("let {reserved} = 1 in ()"), "E0101");
+        }
+        let source = "public f (b:bool) :(bool * int) = { (b, 1) };";
+        let (tokens, _) = lex("t", source);
+        let (p, d) = parse_tokens("t", source, &tokens);
+        assert!(d.is_empty(), "{d:?}");
+        let method = match p.as_ref().and_then(|p| p.decls.first()) {
+            Some(Decl::Method(m)) => m.func.ty().to_string(),
+            _ => String::new(),
+        };
+        assert_eq!(method, "bool -> (bool * int)");
     }
 
     #[test]

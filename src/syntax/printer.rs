@@ -128,7 +128,11 @@ impl<'a> Node<'a> {
             _ => return Vec::new(),
         };
         let exprs: Vec<&Expr> = match &e.kind {
-            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => vec![],
+            ExprKind::Var(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Diverge
+            | ExprKind::Deref(_) => vec![],
             ExprKind::Assign(_, a)
             | ExprKind::Fst(a)
             | ExprKind::Snd(a)
@@ -395,6 +399,7 @@ impl Printer {
             ExprKind::Var(x) => Doc::text(x.clone()),
             ExprKind::Int(n) => Doc::text(n.to_string()),
             ExprKind::Unit => Doc::text("()"),
+            ExprKind::Diverge => Doc::text("_bot_"),
             ExprKind::Deref(r) => Doc::text(format!("!{}", r.name)),
             ExprKind::Assert(a) => self.prefix("assert ", a, 1),
             ExprKind::Fst(a) => self.prefix("fst ", a, 1),
@@ -531,7 +536,11 @@ fn first_child(e: &Expr) -> Option<(&Expr, u8)> {
 /// comes after it).
 fn last_child(e: &Expr) -> Option<(&Expr, u8)> {
     match &e.kind {
-        ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Deref(_) => None,
+        ExprKind::Var(_)
+        | ExprKind::Int(_)
+        | ExprKind::Unit
+        | ExprKind::Diverge
+        | ExprKind::Deref(_) => None,
         ExprKind::Assert(a)
         | ExprKind::Fst(a)
         | ExprKind::Snd(a)
@@ -608,6 +617,7 @@ fn group(e: &Expr) -> u8 {
         ExprKind::Var(_)
         | ExprKind::Int(_)
         | ExprKind::Unit
+        | ExprKind::Diverge
         | ExprKind::Deref(_)
         | ExprKind::Assert(_)
         | ExprKind::Fst(_)
@@ -627,7 +637,7 @@ fn group(e: &Expr) -> u8 {
 
 fn op_group(op: BinOp) -> u8 {
     match op {
-        BinOp::Mul | BinOp::Div => 4,
+        BinOp::Mul | BinOp::Div | BinOp::Mod => 4,
         BinOp::Add | BinOp::Sub => 5,
         BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq => 6,
         BinOp::And => 7,

@@ -139,7 +139,7 @@ impl Pure {
                 .map_or(Pure::Unknown, |i| env[i].clone()),
             ExprKind::Not(a) => Pure::Not(Box::new(Pure::of(a, env, pristine)?)),
             // A division can fail, which is not a value.
-            ExprKind::Binary(op, a, b) if *op != BinOp::Div => Pure::Binary(
+            ExprKind::Binary(op, a, b) if !matches!(op, BinOp::Div | BinOp::Mod) => Pure::Binary(
                 *op,
                 Box::new(Pure::of(a, env, pristine)?),
                 Box::new(Pure::of(b, env, pristine)?),
@@ -648,6 +648,7 @@ impl Depths<'_> {
             | ExprKind::Global(_)
             | ExprKind::Int(_)
             | ExprKind::Unit
+            | ExprKind::Diverge
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => none(),
             ExprKind::Assign(r, a) => {

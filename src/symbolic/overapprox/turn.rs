@@ -126,6 +126,10 @@ impl<'p, S: Search<'p>> Search<'p> for ClientTurns<'_, 'p, S> {
         self.search.out_of_frames();
     }
 
+    fn diverged(&mut self, cfg: &Config<'p>) {
+        self.search.diverged(cfg);
+    }
+
     fn best(&self) -> Option<&[u32]> {
         self.search.best()
     }
