@@ -631,6 +631,9 @@ fn project(mut value: Expr, path: &[Proj]) -> Expr {
 }
 
 struct Generator<'a> {
+    /// Whether the trace is a prefix the library goes on from: invocations beyond the
+    /// trace's return at once ([`synthesize_prefix`]).
+    prefix: bool,
     script: &'a Script,
     /// The library, whose names the client must not reuse.
     library: &'a ProgramIndex<'a>,
@@ -938,7 +941,7 @@ impl<'a> Generator<'a> {
         if scripted.is_empty() {
             return Ok(self.default_value(&ret_ty));
         }
-        if frames.len() == 1 {
+        if frames.len() == 1 && !self.prefix {
             return self.frame_body(frames[0], "x", Some(&ret_ty));
         }
         let calls_ref = self.fresh(&format!(
@@ -1022,9 +1025,31 @@ pub fn synthesize_indexed(
     cx: &Counterexample,
     limits: &Limits,
 ) -> Result<Client, Unwritten> {
+    synthesize_with(index, cx, limits, false)
+}
+
+/// [`synthesize_indexed`] for a trace the library may go on from (`holi equiv`'s moves
+/// before two libraries part): every invocation of a client function beyond those of
+/// the trace returns a default value at once, so that what the library does next is
+/// seen rather than driven.
+pub fn synthesize_prefix(
+    index: &ProgramIndex<'_>,
+    cx: &Counterexample,
+    limits: &Limits,
+) -> Result<Client, Unwritten> {
+    synthesize_with(index, cx, limits, true)
+}
+
+fn synthesize_with(
+    index: &ProgramIndex<'_>,
+    cx: &Counterexample,
+    limits: &Limits,
+    prefix: bool,
+) -> Result<Client, Unwritten> {
     let library = index.program;
     let script = Script::analyse(index, cx, limits)?;
     let mut gen = Generator {
+        prefix,
         script: &script,
         library: index,
         taken: HashSet::new(),

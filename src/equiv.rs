@@ -21,7 +21,7 @@ use crate::symbolic::moves;
 use crate::symbolic::product::{Difference, End, Incomparable, Mismatch, Side, StuckPlace};
 use crate::symbolic::{Bounds, CheckOptions, Progress, Stats};
 use crate::syntax::ast::{Program, Span};
-use crate::trace::{Counterexample, FailureKind, Move, Trace};
+use crate::trace::{Counterexample, FailureKind, Move, Trace, TraceValue};
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -73,11 +73,25 @@ pub enum Observed {
     Diverged,
 }
 
+/// How a run of the distinguishing client ended, as a program that runs it can see:
+/// what `main` returned, a failure, or no end at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    Returned(TraceValue),
+    Failed(FailureKind),
+    Diverged,
+}
+
 /// How the distinguishing client's runs went.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Replay {
-    /// Each run made its side's moves; then they did these different things.
-    Confirmed { left: Observed, right: Observed },
+    /// Each run made its side's moves, then they did these different things, and the
+    /// runs ended differently: a client that tells the libraries apart.
+    Confirmed {
+        left: Observed,
+        right: Observed,
+        ends: Box<[Ending; 2]>,
+    },
     /// A run did not do what the search said.
     Mismatch { side: Side, reason: String },
     /// Time ran out or the user interrupted first.
@@ -332,7 +346,7 @@ fn show(
         ProgramIndex::new(programs[0]),
         ProgramIndex::new(programs[1]),
     ];
-    let mut client = match client::synthesize_indexed(&indexes[0], &cx, limits) {
+    let mut client = match client::synthesize_prefix(&indexes[0], &cx, limits) {
         Ok(c) => c,
         Err(Unwritten::Error(e)) => {
             shown.replay = Replay::Unwritten(e.0);
@@ -343,6 +357,7 @@ fn show(
             return shown;
         }
     };
+    instrument(&mut client.program);
     client.header = header(&shown);
     shown.client = Some(replay::client_source(&client));
     shown.replay = confirm(&indexes, &client.program, &shown, limits);
@@ -364,22 +379,102 @@ fn confirm(
         .zip(indexes.iter().zip([&shown.left, &shown.right]))
     {
         match run_side(index, &client, &shown.concrete, parting, limits) {
-            Ok(o) => observed.push(o),
+            Ok((o, Some(end))) => observed.push((o, end)),
+            Ok((_, None)) => {
+                let reason = "the run reached no end a program can observe".to_string();
+                return Replay::Mismatch { side, reason };
+            }
             Err(Err(cutoff)) => return Replay::NotReplayed(cutoff),
             Err(Ok(reason)) => return Replay::Mismatch { side, reason },
         }
     }
-    let (Some(right), Some(left)) = (observed.pop(), observed.pop()) else {
+    let (Some((right, right_end)), Some((left, left_end))) = (observed.pop(), observed.pop())
+    else {
         return Replay::Unwritten("no run".to_string());
     };
-    if left == right {
-        let reason = "both runs did the same after the shared moves".to_string();
+    // Different moves are not enough: the moves after them may hide the difference
+    // (a side that diverges later). The runs must end differently.
+    if left == right || left_end == right_end {
+        let reason =
+            format!("both runs end alike ({left_end:?}): this client does not tell them apart");
         return Replay::Mismatch {
             side: Side::Right,
             reason,
         };
     }
-    Replay::Confirmed { left, right }
+    Replay::Confirmed {
+        left,
+        right,
+        ends: Box::new([left_end, right_end]),
+    }
+}
+
+/// The name of the client's count of its functions' invocations.
+const CALLS: &str = "holi_calls__";
+/// The name of the client's log of the integers its functions received.
+const LOG: &str = "holi_log__";
+/// The name of `main`'s own result, before the count is added to it.
+const RESULT: &str = "holi_result__";
+
+/// Makes the synthesized `client` report what it saw in how `main` ends: every method
+/// of the client counts its invocations and logs the integer it receives, and `main`
+/// returns its own value with the count and the log. So a call one side makes and the
+/// other does not, a different integer passed to the client, or a different last
+/// answer to `main` changes `main`'s result, provided the run gets there.
+fn instrument(client: &mut Program) {
+    use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, Ident, Type};
+    let e = |kind| Expr::new(kind, 0..0);
+    let global = |name: &str| Ident {
+        name: name.to_string(),
+        span: 0..0,
+    };
+    let binary = |op, a: Expr, b: Expr| e(ExprKind::Binary(op, Box::new(a), Box::new(b)));
+    let read = |name: &str| e(ExprKind::Deref(global(name)));
+    for decl in &mut client.decls {
+        if let Decl::Method(m) = decl {
+            let count = e(ExprKind::Assign(
+                global(CALLS),
+                Box::new(binary(BinOp::Add, read(CALLS), e(ExprKind::Int(1.into())))),
+            ));
+            let mut steps = vec![count];
+            if matches!(m.func.param_ty, Type::Int | Type::Bool) {
+                // A position-weighted log: a different integer, or the same ones in
+                // another order, gives another log.
+                let shifted = binary(BinOp::Mul, read(LOG), e(ExprKind::Int(1_000_003.into())));
+                let param = e(ExprKind::Var(m.func.param.name.clone()));
+                steps.push(e(ExprKind::Assign(
+                    global(LOG),
+                    Box::new(binary(BinOp::Add, shifted, param)),
+                )));
+            }
+            let mut body = std::mem::replace(&mut *m.func.body, e(ExprKind::Unit));
+            while let Some(step) = steps.pop() {
+                body = e(ExprKind::Seq(Box::new(step), Box::new(body)));
+            }
+            *m.func.body = body;
+        }
+    }
+    for name in [CALLS, LOG] {
+        client.decls.push(Decl::IntRef {
+            name: global(name),
+            init: 0.into(),
+            span: 0..0,
+        });
+    }
+    let calls = || global(CALLS);
+    if let Some(main) = &mut client.main {
+        let result = Ident {
+            name: RESULT.to_string(),
+            span: 0..0,
+        };
+        let body = std::mem::replace(&mut main.body, e(ExprKind::Unit));
+        let counted = e(ExprKind::Pair(
+            Box::new(e(ExprKind::Var(RESULT.to_string()))),
+            Box::new(e(ExprKind::Deref(calls()))),
+        ));
+        let reported = e(ExprKind::Pair(Box::new(counted), Box::new(read(LOG))));
+        main.body = e(ExprKind::Let(result, Box::new(body), Box::new(reported)));
+    }
 }
 
 /// One side's run of the client: what it did after the shared moves `shared`, or why
@@ -390,7 +485,7 @@ fn run_side(
     shared: &Trace,
     parting: &Parting,
     limits: &Limits,
-) -> Result<Observed, Result<String, Cutoff>> {
+) -> Result<(Observed, Option<Ending>), Result<String, Cutoff>> {
     if let Some(cutoff) = limits.cutoff() {
         return Err(Err(cutoff));
     }
@@ -415,7 +510,13 @@ fn run_side(
     }
     let n = expected.len().min(run.moves.len());
     replay::same_moves(index, &expected, &run.moves[..n], &run.snapshots[..n]).map_err(Ok)?;
-    match parting {
+    let ending = match &run.outcome {
+        Outcome::Finished(value) => Some(Ending::Returned(value.clone())),
+        Outcome::Failed(f) => Some(Ending::Failed(f.kind)),
+        Outcome::Stopped(Stop::Diverged { .. }) => Some(Ending::Diverged),
+        Outcome::Stopped(_) => None,
+    };
+    let observed = match parting {
         Parting::Moved { .. } => match run.moves.get(shared.0.len()) {
             Some(mv) => Ok(Observed::Moved(mv.clone())),
             None => Err(Ok(format!(
@@ -449,7 +550,8 @@ fn run_side(
                 run.moves.len()
             ))),
         },
-    }
+    }?;
+    Ok((observed, ending))
 }
 
 /// The comment above the distinguishing client.

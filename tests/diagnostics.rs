@@ -110,7 +110,8 @@ fn blocks(text: &str) -> Vec<(bool, String)> {
         if let Some(tag) = line.strip_prefix("```") {
             match current.take() {
                 Some(block) => blocks.push(block),
-                None => current = Some((tag == "holi", String::new())),
+                // Hobbit's files (`holi equiv FILE.bils`) are examples' sources too.
+                None => current = Some((tag == "holi" || tag == "bils", String::new())),
             }
         } else if let Some((_, body)) = &mut current {
             body.push_str(line);
@@ -162,7 +163,7 @@ fn every_documented_example_produces_its_code() {
             // The example is the command's first file other than the shared library.
             let name = args
                 .iter()
-                .find(|a| a.ends_with(".holi") && *a != "lib.holi")
+                .find(|a| (a.ends_with(".holi") || a.ends_with(".bils")) && *a != "lib.holi")
                 .expect("a file for the example");
             std::fs::write(dir.path().join(name), source).expect("writable");
         }

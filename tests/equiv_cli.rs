@@ -73,8 +73,16 @@ fn the_dao_and_its_fix_are_told_apart_by_a_reentrant_client_that_replays() {
     assert!(out.contains("left     call send(x2)"), "{out}");
     assert!(out.contains("right    ret withdraw(())"), "{out}");
     assert!(out.contains("replayed: the client below"), "{out}");
+    // The client's `send` re-enters once; the DAO then pays out twice and fails its
+    // assert, while the fix returns to `main`.
     assert!(
-        out.contains("public send (x:int) :(unit) = { withdraw"),
+        out.contains("if !send_calls == 1 then withdraw 2 else ()"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "and its main fails an assert on the left and returns (((), 1), 99) on the right"
+        ),
         "{out}"
     );
 }
@@ -428,4 +436,59 @@ fn a_client_or_a_bound_of_zero_is_bad_input() {
     ]);
     assert_eq!(zero.status.code(), Some(2));
     assert!(stderr(&zero).contains("[E0401]"), "{}", stderr(&zero));
+}
+
+#[test]
+fn hobbit_files_are_read_translated_and_compared() {
+    let dir = files(&[
+        (
+            // Hobbit's cell-2: one cell, or two cells and a flag that picks one.
+            "cell.bils",
+            "ref y = 0 in
+let set = fun z -> y := z in
+let get = fun () -> !y in
+(set , get)
+|||
+ref y1 = 0 in
+ref y2 = 0 in
+ref p = true in
+let set = fun z -> p := not !p;
+    if !p then y1 := z else y2 := z in
+let get = fun () -> if !p then !y1 else !y2 in
+(set , get)",
+        ),
+        (
+            // A counter that forgets after one increment.
+            "forgetful.bils",
+            "ref c = 0 in (fun () -> c := !c + 1), (fun () -> !c)
+|||
+ref c = 0 in (fun () -> if !c < 1 then c := !c + 1 else c := 0), (fun () -> !c)",
+        ),
+        (
+            "short.bils",
+            "fun b -> b && _bot_ ||| fun b -> if b then _bot_ else false",
+        ),
+    ]);
+    let d = dir.path();
+    let emitted = holi(&["equiv", &path(d, "cell.bils"), "--emit-holi"]);
+    let text = stdout(&emitted);
+    assert_eq!(emitted.status.code(), Some(0), "{}", stderr(&emitted));
+    assert!(text.contains("cell.bils (left)"), "{text}");
+    assert!(
+        text.contains("public start (_:unit) :((int -> unit) * (unit -> int)) = {"),
+        "{text}"
+    );
+    assert!(text.contains("let p = ref 1 in"), "{text}");
+    let same = holi(&["equiv", &path(d, "cell.bils")]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+    let apart = holi(&["equiv", &path(d, "forgetful.bils")]);
+    let out = stdout(&apart);
+    assert_eq!(apart.status.code(), Some(1), "{out}");
+    assert!(out.contains("client   call start(())"), "{out}");
+    // `&&` short-circuits as in Hobbit: `false && _bot_` is false, not a divergence.
+    let short = holi(&["equiv", &path(d, "short.bils")]);
+    assert_eq!(short.status.code(), Some(0), "{}", stdout(&short));
+    // A Hobbit file holds both sides; a second file is an error.
+    let two = holi(&["equiv", &path(d, "cell.bils"), &path(d, "short.bils")]);
+    assert_eq!(two.status.code(), Some(2));
 }

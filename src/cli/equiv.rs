@@ -9,8 +9,9 @@ use super::exit::Outcome;
 use super::inputs::Input;
 use super::ui::Ui;
 use crate::diagnostics::Diagnostic;
-use crate::equiv::{self, Compared, EquivError, Observed, Parting, Replay, Verdict};
+use crate::equiv::{self, Compared, Ending, EquivError, Observed, Parting, Replay, Verdict};
 use crate::frontend::Loaded;
+use crate::hobbit::translate;
 use crate::report::{HOLI_VERSION, JSON_SCHEMA_VERSION};
 use crate::symbolic::product::Side;
 use crate::symbolic::{Bounds, CheckOptions, Limits, Run, Techniques, DEFAULT_K, DEFAULT_L};
@@ -35,12 +36,16 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct EquivArgs {
-    /// The first library.
+    /// The first library, or a Hobbit file (`.bils`) holding both sides.
     #[arg(value_name = "LEFT")]
     pub left: PathBuf,
-    /// The second library, with the same public methods and imports.
+    /// The second library, with the same public methods and imports (none after a
+    /// `.bils` file).
     #[arg(value_name = "RIGHT")]
-    pub right: PathBuf,
+    pub right: Option<PathBuf>,
+    /// Print each side of a Hobbit file as a HOLi library, and stop.
+    #[arg(long)]
+    pub emit_holi: bool,
     /// Open library frames allowed on each side. Without `--k` and `--l`, the
     /// comparison deepens k and l up to the files' headers (or 4 and 4).
     #[arg(long)]
@@ -86,25 +91,18 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
         // Only fails if a handler is already set (then that one stays in charge).
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     }
-    let inputs = [
-        Input::File(args.left.clone()),
-        Input::File(args.right.clone()),
-    ];
-    let mut loaded = Vec::new();
-    let mut bad = false;
-    for input in &inputs {
-        match input.load(args.strict) {
-            Ok(l) => {
-                ui.warnings(&l.render_warnings(ui.color_stderr));
-                loaded.push(l);
-            }
-            Err(rejected) => {
-                eprint!("{}", rejected.render(ui.color_stderr));
-                bad = true;
-            }
+    let loaded = match load(&args, ui) {
+        Ok(loaded) => loaded,
+        Err(outcome) => return outcome,
+    };
+    if args.emit_holi {
+        for file in &loaded {
+            println!("// {}\n{}", file.name, file.source);
         }
+        return Outcome::Ok;
     }
-    let (Some(right), Some(left), false) = (loaded.pop(), loaded.pop(), bad) else {
+    let mut loaded = loaded.into_iter();
+    let (Some(left), Some(right)) = (loaded.next(), loaded.next()) else {
         return Outcome::BadInput;
     };
     let mut errors = Vec::new();
@@ -161,11 +159,15 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
             |s| s.to_string_lossy().into_owned(),
         )
     };
+    let stem = match &args.right {
+        Some(right) => format!("{}-vs-{}", stem(&args.left), stem(right)),
+        None => stem(&args.left),
+    };
     let request = equiv::Request {
         options,
         deepen: args.k.is_none() && args.l.is_none(),
         client_dir: args.client.clone(),
-        stem: format!("{}-vs-{}", stem(&args.left), stem(&args.right)),
+        stem,
     };
     let compared = match equiv::run(&left, &right, &request, &mut |_| {}) {
         Ok(c) => c,
@@ -221,6 +223,61 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
         Err(e) => {
             eprintln!("error: cannot write the report: {e}");
             Outcome::BadInput
+        }
+    }
+}
+
+/// The two libraries: two HOLi files, or the two sides of one Hobbit file (`.bils`).
+fn load(args: &EquivArgs, ui: &Ui) -> Result<Vec<Loaded>, Outcome> {
+    let hobbit = args.left.extension().is_some_and(|e| e == "bils");
+    let loaded = match (&args.right, hobbit) {
+        (None, true) => translate::load(&args.left, args.strict).map(Vec::from),
+        (Some(right), false) => {
+            let mut both = Vec::new();
+            let mut rejected = false;
+            for path in [&args.left, right] {
+                match Input::File(path.clone()).load(args.strict) {
+                    Ok(l) => both.push(l),
+                    Err(r) => {
+                        eprint!("{}", r.render(ui.color_stderr));
+                        rejected = true;
+                    }
+                }
+            }
+            if rejected {
+                return Err(Outcome::BadInput);
+            }
+            Ok(both)
+        }
+        (Some(_), true) => {
+            eprintln!(
+                "error: a Hobbit file (`.bils`) holds both sides: give it alone, `holi equiv {}`",
+                args.left.display()
+            );
+            return Err(Outcome::BadInput);
+        }
+        (None, false) => {
+            eprintln!(
+                "error: `holi equiv` compares two libraries: give a second file, or one Hobbit \
+                 file (`.bils`) holding both sides"
+            );
+            return Err(Outcome::BadInput);
+        }
+    };
+    match loaded {
+        Ok(loaded) => {
+            if args.emit_holi && !hobbit {
+                eprintln!("error: --emit-holi prints the sides of a Hobbit file (`.bils`)");
+                return Err(Outcome::BadInput);
+            }
+            for l in &loaded {
+                ui.warnings(&l.render_warnings(ui.color_stderr));
+            }
+            Ok(loaded)
+        }
+        Err(rejected) => {
+            eprint!("{}", rejected.render(ui.color_stderr));
+            Err(Outcome::BadInput)
         }
     }
 }
@@ -302,6 +359,15 @@ fn observed_text(o: &Observed) -> String {
             ..
         } => "the library divide by zero".to_string(),
         Observed::Diverged => "the library diverge".to_string(),
+    }
+}
+
+fn ending_text(end: &Ending) -> String {
+    match end {
+        Ending::Returned(value) => format!("returns {value}"),
+        Ending::Failed(FailureKind::Assert) => "fails an assert".to_string(),
+        Ending::Failed(FailureKind::Division) => "divides by zero".to_string(),
+        Ending::Diverged => "diverges".to_string(),
     }
 }
 
@@ -394,12 +460,18 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
             let _ = writeln!(out, "  values: {}", model.join(", "));
         }
         match &d.replay {
-            Replay::Confirmed { left, right } => {
+            Replay::Confirmed { left, right, ends } => {
                 let _ = writeln!(
                     out,
                     "  replayed: the client below, run with each library, sees {} on the left and {} on the right",
                     observed_text(left),
                     observed_text(right)
+                );
+                let _ = writeln!(
+                    out,
+                    "  and its main {} on the left and {} on the right",
+                    ending_text(&ends[0]),
+                    ending_text(&ends[1])
                 );
             }
             Replay::Mismatch { side, reason } => {
@@ -476,10 +548,11 @@ fn json_report(c: &Compared, names: [&str; 2]) -> Value {
     };
     let difference = c.difference.as_ref().map(|d| {
         let replayed = match &d.replay {
-            Replay::Confirmed { left, right } => json!({
+            Replay::Confirmed { left, right, ends } => json!({
                 "status": "confirmed",
                 "left": observed_json(left),
                 "right": observed_json(right),
+                "ends": ends.iter().map(ending_text).collect::<Vec<_>>(),
             }),
             Replay::Mismatch { side, reason } => json!({
                 "status": "mismatch",
