@@ -2,6 +2,7 @@
 
 mod compare;
 mod generate;
+mod hobbit;
 mod meta;
 mod process;
 mod proofs;
@@ -41,6 +42,8 @@ enum Command {
     /// Check seeded random libraries with the default options and each `--no-X` option,
     /// and report where the default backfires.
     Random(random::RandomArgs),
+    /// Run `holi equiv` on Hobbit's labelled pairs, beside Hobbit's reported answers.
+    Hobbit(hobbit::HobbitArgs),
 }
 
 /// Options shared by `grid`, `scale` and `compare`: where holi is, how to run it, where
@@ -128,6 +131,7 @@ fn main() -> ExitCode {
         Command::Scale(args) => scale::run(args),
         Command::Proofs(args) => proofs::run(args),
         Command::Random(args) => random::run(args),
+        Command::Hobbit(args) => hobbit::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

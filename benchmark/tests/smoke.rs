@@ -299,3 +299,59 @@ fn a_tiny_scaling_run_plots() {
         }
     }
 }
+
+#[test]
+fn a_tiny_hobbit_suite_reports_verdicts_beside_hobbits() {
+    let holi = holi_binary();
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let suite = tmp.path().join("suite");
+    std::fs::create_dir_all(suite.join("equiv")).unwrap();
+    std::fs::create_dir_all(suite.join("inequiv")).unwrap();
+    std::fs::write(
+        suite.join("equiv/double.bils"),
+        "fun x -> x + x ||| fun x -> 2 * x",
+    )
+    .unwrap();
+    std::fs::write(
+        suite.join("inequiv/off.bils"),
+        "fun x -> x + 1 ||| fun x -> x + 2",
+    )
+    .unwrap();
+    std::fs::write(
+        suite.join("expected.csv"),
+        "file,expected,hobbit_seconds,hobbit_answer\n\
+         equiv/double.bils,equivalent,0.01,yes\n\
+         inequiv/off.bils,inequivalent,0.02,no\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    bench(&[
+        "hobbit",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--timeout",
+        "30",
+        "--out",
+        out.to_str().unwrap(),
+        "--holi",
+        holi.to_str().unwrap(),
+    ]);
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(
+        runs.contains("equiv/double.bils,equivalent,equivalent,k4 l4,"),
+        "{runs}"
+    );
+    assert!(
+        runs.contains("inequiv/off.bils,inequivalent,inequivalent,k"),
+        "{runs}"
+    );
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("| equivalent | 1 | 1 | 0 | 0 | 0 | 0 | **0** |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| inequivalent | 1 | 0 | 1 | 0 | 0 | 0 | **0** |"),
+        "{report}"
+    );
+}

@@ -19,7 +19,8 @@
 //!   `e[i/n]` read them with `fst`/`snd`, `e[i/n := v]` rebuilds them;
 //! * `ref l = e in b` is `let l = ref e in b`, so `!l` and `l := e` read and write it;
 //! * `true`/`false` are 1/0, `bool` is HOLi's `bool` (the client plays 0 or 1), `-e` is
-//!   `0 - e`, `a <> b` is `not (a == b)`; `&&`, `||` and `==>` short-circuit as in
+//!   `0 - e`, `a <> b` is `not (a == b)`; `/` and `mod` are Hobbit's (Z3's: the
+//!   remainder is never negative), written with HOLi's truncating ones; `&&`, `||` and `==>` short-circuit as in
 //!   Hobbit (HOLi's own `&&` and `||` evaluate both sides), so they become `if`s;
 //! * `_bot_` is HOLi's `_bot_`, `_sync_` an import `_sync_ :(unit -> unit)` of both
 //!   sides (a call to the context, which may do anything), `_print_ e` is `e; ()`;
@@ -423,6 +424,46 @@ impl Translator<'_> {
         Expr::new(kind, x.span.clone())
     }
 
+    /// Hobbit's `a / b` (`quotient`) or `a mod b`: Z3's, whose remainder is never
+    /// negative (`-1 mod 2` is 1, `-1 / 2` is -1), from HOLi's, which truncate toward
+    /// zero: `r = a mod b` plus `|b|` when negative, and `(a - r) / b`, exact.
+    fn euclidean(&mut self, quotient: bool, a: Expr, b: Expr) -> ExprKind {
+        let (x, y, r) = (self.temporary(), self.temporary(), self.temporary());
+        let var = |n: &str| bx(ExprKind::Var(n.to_string()));
+        let int = |n: i64| bx(ExprKind::Int(BigInt::from(n)));
+        let below = |a, b| bx(ExprKind::Binary(BinOp::Lt, a, b));
+        let arith = |op, a, b| bx(ExprKind::Binary(op, a, b));
+        // |b| added to a negative truncated remainder.
+        let lifted = ExprKind::If(
+            below(var(&r), int(0)),
+            bx(ExprKind::If(
+                below(var(&y), int(0)),
+                arith(BinOp::Sub, var(&r), var(&y)),
+                arith(BinOp::Add, var(&r), var(&y)),
+            )),
+            var(&r),
+        );
+        let remainder = Expr::new(
+            ExprKind::Let(ident(&r), arith(BinOp::Mod, var(&x), var(&y)), bx(lifted)),
+            0..0,
+        );
+        let result = if quotient {
+            let m = self.temporary();
+            ExprKind::Let(
+                ident(&m),
+                Box::new(remainder),
+                arith(BinOp::Div, arith(BinOp::Sub, var(&x), var(&m)), var(&y)),
+            )
+        } else {
+            remainder.kind
+        };
+        ExprKind::Let(
+            ident(&x),
+            Box::new(a),
+            bx(ExprKind::Let(ident(&y), Box::new(b), bx(result))),
+        )
+    }
+
     fn binary(&mut self, op: h::BinaryOp, a: &h::Expr, b: &h::Expr, at: &Span) -> ExprKind {
         use h::BinaryOp as H;
         let (l, r) = (Box::new(self.expr(a)), Box::new(self.expr(b)));
@@ -432,8 +473,7 @@ impl Translator<'_> {
             H::Add => plain(BinOp::Add, l, r),
             H::Sub => plain(BinOp::Sub, l, r),
             H::Mul => plain(BinOp::Mul, l, r),
-            H::Div => plain(BinOp::Div, l, r),
-            H::Mod => plain(BinOp::Mod, l, r),
+            H::Div | H::Mod => self.euclidean(op == H::Div, *l, *r),
             H::Eq => plain(BinOp::Eq, l, r),
             H::Lt => plain(BinOp::Lt, l, r),
             H::Gt => plain(BinOp::Gt, l, r),

@@ -1,0 +1,252 @@
+//! `holi-bench hobbit`: `holi equiv` on Hobbit's labelled pairs (`../shared/hobbit-bench`,
+//! issue 44): per pair the verdict, the bounds covered, the time, and Hobbit's reported
+//! time and answer side by side.
+//!
+//! Each pair runs once, `holi equiv FILE.bils --format json --timeout T` (the bounds
+//! deepen from 1, 1 to the defaults, so a limit still leaves the bounds covered), under
+//! a wall-clock watchdog a few seconds past T. A verdict that contradicts the label is
+//! counted apart: it is the number that must stay 0.
+
+use crate::meta;
+use crate::process::{self, Supervisor};
+use clap::Args;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct HobbitArgs {
+    /// The holi binary (default: `holi` beside this executable).
+    #[arg(long)]
+    holi: Option<PathBuf>,
+    /// The suite (default: ../shared/hobbit-bench beside the repository).
+    #[arg(long)]
+    suite: Option<PathBuf>,
+    /// `--timeout` of each `holi equiv`, in seconds.
+    #[arg(long, default_value_t = 60.0)]
+    timeout: f64,
+    /// Pairs to run at the same time (times are the point: 1 by default).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// The results directory (report.md, runs.csv).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// One row of the suite's `expected.csv` and what holi answered.
+struct Pair {
+    file: String,
+    expected: String,
+    hobbit_seconds: Option<f64>,
+    hobbit_answer: String,
+    verdict: String,
+    covered: String,
+    seconds: f64,
+    why: String,
+}
+
+pub fn run(args: HobbitArgs) -> Result<(), String> {
+    let holi = process::locate_holi(args.holi)?;
+    let suite = args
+        .suite
+        .unwrap_or_else(|| meta::repo_root().join("../shared/hobbit-bench"));
+    let expected = std::fs::read_to_string(suite.join("expected.csv"))
+        .map_err(|e| format!("{}: {e}", suite.join("expected.csv").display()))?;
+    let mut pairs: Vec<Pair> = expected
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            let [file, label, seconds, answer] = cells[..] else {
+                return None;
+            };
+            Some(Pair {
+                file: file.to_string(),
+                expected: label.to_string(),
+                hobbit_seconds: seconds.parse().ok(),
+                hobbit_answer: answer.to_string(),
+                verdict: String::new(),
+                covered: String::new(),
+                seconds: 0.0,
+                why: String::new(),
+            })
+        })
+        .collect();
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let started = meta::utc_now();
+    let supervisor = Supervisor::default();
+    let size = pairs.len().div_ceil(args.jobs.max(1)).max(1);
+    let chunks: Vec<&mut [Pair]> = pairs.chunks_mut(size).collect();
+    std::thread::scope(|s| {
+        for chunk in chunks {
+            let (holi, suite, supervisor) = (&holi, &suite, &supervisor);
+            s.spawn(move || {
+                for pair in chunk {
+                    measure(holi, suite, pair, args.timeout, supervisor);
+                    eprintln!("{}: {} ({:.2} s)", pair.file, pair.verdict, pair.seconds);
+                }
+            });
+        }
+    });
+    write(&args.out, &holi, &started, args.timeout, &pairs)
+}
+
+/// Runs `holi equiv` on `pair` and records its answer.
+fn measure(holi: &Path, suite: &Path, pair: &mut Pair, timeout: f64, supervisor: &Supervisor) {
+    let args = vec![
+        "equiv".to_string(),
+        suite.join(&pair.file).display().to_string(),
+        "--format".to_string(),
+        "json".to_string(),
+        "--timeout".to_string(),
+        timeout.to_string(),
+    ];
+    let watchdog = Duration::from_secs_f64(timeout + 10.0);
+    let finished = match process::run(holi, &args, watchdog, supervisor) {
+        Ok(f) => f,
+        Err(e) => {
+            pair.verdict = "error".to_string();
+            pair.why = e;
+            return;
+        }
+    };
+    pair.seconds = finished.seconds;
+    if finished.timed_out {
+        pair.verdict = "killed".to_string();
+        return;
+    }
+    let Ok(report) = serde_json::from_str::<serde_json::Value>(&finished.stdout) else {
+        pair.verdict = "rejected".to_string();
+        pair.why = first_line(&finished.stderr);
+        return;
+    };
+    pair.verdict = report["verdict"].as_str().unwrap_or("unknown").to_string();
+    pair.covered = match (&report["covered"]["k"], &report["covered"]["l"]) {
+        (serde_json::Value::Number(k), serde_json::Value::Number(l)) => format!("k{k} l{l}"),
+        _ => "-".to_string(),
+    };
+    if let Some(why) = report["inconclusive"].as_array().and_then(|a| a.first()) {
+        pair.why = why.as_str().unwrap_or_default().to_string();
+    }
+}
+
+/// The error's title: the first line of what holi printed, without its colours.
+fn first_line(stderr: &str) -> String {
+    stderr.lines().next().unwrap_or_default().replace(',', ";")
+}
+
+/// Whether `verdict` contradicts the label `expected`.
+fn wrong(expected: &str, verdict: &str) -> bool {
+    matches!(
+        (expected, verdict),
+        ("equivalent", "inequivalent") | ("inequivalent", "equivalent")
+    )
+}
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    Some(xs[xs.len() / 2])
+}
+
+fn write(
+    out: &Path,
+    holi: &Path,
+    started: &str,
+    timeout: f64,
+    pairs: &[Pair],
+) -> Result<(), String> {
+    let mut csv =
+        String::from("file,expected,verdict,covered,seconds,hobbit_seconds,hobbit_answer,why\n");
+    for p in pairs {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.3},{},{},{}",
+            p.file,
+            p.expected,
+            p.verdict,
+            p.covered,
+            p.seconds,
+            p.hobbit_seconds.map_or_else(String::new, |s| s.to_string()),
+            p.hobbit_answer,
+            p.why.replace(',', ";")
+        );
+    }
+    let write_file = |name: &str, text: &str| {
+        std::fs::write(out.join(name), text).map_err(|e| format!("{}: {e}", out.display()))
+    };
+    write_file("runs.csv", &csv)?;
+    let mut md = String::from("# `holi equiv` on Hobbit's labelled pairs\n\n");
+    let machine = meta::Machine::detect();
+    let _ = writeln!(
+        md,
+        "holi {} (`{}`), {} pairs, `--timeout {timeout}` each, started {started}, on {} \
+         ({} cores, {:.0} GiB).\n",
+        meta::holi_commit(),
+        holi.display(),
+        pairs.len(),
+        machine.cpu,
+        machine.cores,
+        machine.memory_gib
+    );
+    md.push_str("| label | pairs | equivalent | inequivalent | inconclusive | stuck | not compared | wrong |\n|---|---|---|---|---|---|---|---|\n");
+    for label in ["equivalent", "inequivalent"] {
+        let of: Vec<&Pair> = pairs.iter().filter(|p| p.expected == label).collect();
+        let count = |v: &str| of.iter().filter(|p| p.verdict == v).count();
+        let compared = ["equivalent", "inequivalent", "inconclusive", "stuck"];
+        let other = of
+            .iter()
+            .filter(|p| !compared.contains(&p.verdict.as_str()))
+            .count();
+        let wrong = of.iter().filter(|p| wrong(label, &p.verdict)).count();
+        let _ = writeln!(
+            md,
+            "| {label} | {} | {} | {} | {} | {} | {other} | **{wrong}** |",
+            of.len(),
+            count("equivalent"),
+            count("inequivalent"),
+            count("inconclusive"),
+            count("stuck"),
+        );
+    }
+    let settled = |p: &&Pair| p.verdict == p.expected;
+    let ours = median(pairs.iter().filter(settled).map(|p| p.seconds).collect());
+    let theirs = median(
+        pairs
+            .iter()
+            .filter(|p| p.hobbit_answer == "yes" || p.hobbit_answer == "no")
+            .filter_map(|p| p.hobbit_seconds)
+            .collect(),
+    );
+    let show = |m: Option<f64>| m.map_or_else(|| "-".to_string(), |s| format!("{s:.3} s"));
+    let _ = writeln!(
+        md,
+        "\nMedian time of the pairs holi answered as labelled: {}; Hobbit's reported median \
+         over the pairs it settled: {}.\n",
+        show(ours),
+        show(theirs)
+    );
+    md.push_str("| file | label | holi | covered | seconds | Hobbit | Hobbit s | why |\n|---|---|---|---|---|---|---|---|\n");
+    for p in pairs {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {}{} | {} | {:.2} | {} | {} | {} |",
+            p.file,
+            p.expected,
+            p.verdict,
+            if wrong(&p.expected, &p.verdict) {
+                " **(wrong)**"
+            } else {
+                ""
+            },
+            p.covered,
+            p.seconds,
+            p.hobbit_answer,
+            p.hobbit_seconds.map_or_else(String::new, |s| s.to_string()),
+            p.why.replace('|', "\\|"),
+        );
+    }
+    write_file("report.md", &md)
+}
