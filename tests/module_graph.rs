@@ -328,6 +328,8 @@ fn the_explorer_knows_games_not_strategies() {
         "symbolic::tasks",
         "symbolic::deepening",
         "symbolic::market",
+        "symbolic::product",
+        "symbolic::compare",
     ];
     for module in ["symbolic::explore", "symbolic::game", "symbolic::step"] {
         assert!(graph.contains_key(module), "{module} is missing");
@@ -335,6 +337,9 @@ fn the_explorer_knows_games_not_strategies() {
         let bad: Vec<&&str> = strategies.iter().filter(|s| seen.contains(**s)).collect();
         assert!(bad.is_empty(), "{module} reaches {bad:?}");
     }
-    // The over-approximation plays the game through the same trait.
+    // The over-approximation and the product of two libraries play through the same
+    // trait, and the equivalence search is the explorer's.
     assert!(reached(&graph, "symbolic::overapprox::turn").contains("symbolic::game"));
+    assert!(reached(&graph, "symbolic::product").contains("symbolic::game"));
+    assert!(reached(&graph, "symbolic::compare").contains("symbolic::explore"));
 }

@@ -4,9 +4,11 @@
 //! configurations, fewer threads), and never changes the options.
 
 use super::budget::Meter;
-use super::options::{Bounds, CheckOptions, Run};
+use super::memory;
+use super::options::{Bounds, CheckOptions, Limits, Run};
 use super::plan::SearchPlan;
 use crate::library::Library;
+use std::sync::atomic::Ordering;
 
 #[derive(Clone, Debug)]
 pub struct Brief {
@@ -26,6 +28,39 @@ impl Brief {
             meter: Meter::start(&options.limits),
             run: options.run.clone(),
         }
+    }
+
+    /// Runs `search` with this brief, stopped as by an interrupt once the process holds
+    /// more than `limits.max_memory`; unless the user interrupted, the note of the
+    /// interrupt in the result's `notes` becomes the memory limit's (a search that ended
+    /// before it noticed is complete, and keeps its notes). Whether the notes changed.
+    pub fn within_memory<R>(
+        &self,
+        limits: &Limits,
+        search: impl FnOnce(&Brief) -> R,
+        notes: impl FnOnce(&mut R) -> &mut Vec<String>,
+    ) -> (R, bool) {
+        let Some(limit) = limits.max_memory else {
+            return (search(self), false);
+        };
+        let watch = memory::Watch::start(limit, limits.interrupt.clone());
+        let mut result = search(&self.with_meter(self.meter.stopped_by(&watch.flag())));
+        let user = limits
+            .interrupt
+            .as_ref()
+            .is_some_and(|u| u.load(Ordering::Relaxed));
+        if !watch.exceeded() || user {
+            return (result, false);
+        }
+        // The search took the limit for an interrupt: say which it was.
+        let stopped = "search stopped: interrupted";
+        let notes = notes(&mut result);
+        let changed = notes.iter().any(|n| n == stopped);
+        if changed {
+            notes.retain(|n| n != stopped);
+            notes.insert(0, memory::note(limit));
+        }
+        (result, changed)
     }
 
     pub fn with_plan(&self, plan: SearchPlan) -> Brief {

@@ -14,12 +14,10 @@ use super::branch::Decider;
 use super::brief::Brief;
 use super::context;
 use super::explore::{Advance, Explorer};
-use super::memory;
 use super::options::{CheckOptions, Techniques};
 use super::outcome::{Progress, Stats};
 use super::product::{Difference, Incomparable, ProductGame, StuckPlace};
 use crate::library::Library;
-use std::sync::atomic::Ordering;
 
 /// What the search found.
 #[derive(Debug)]
@@ -53,25 +51,11 @@ pub fn compare<'p>(
     };
     let brief = Brief::new(&plain, left);
     let game = ProductGame::new(left, right, &brief)?;
-    let Some(limit) = options.limits.max_memory else {
-        return Ok(context::in_own(|| search(game, &brief, progress)));
-    };
-    let watch = memory::Watch::start(limit, options.limits.interrupt.clone());
-    let watched = brief.with_meter(brief.meter.stopped_by(&watch.flag()));
-    let mut comparison = context::in_own(|| search(game, &watched, progress));
-    let user = options
-        .limits
-        .interrupt
-        .as_ref()
-        .is_some_and(|u| u.load(Ordering::Relaxed));
-    if watch.exceeded() && !user {
-        // The search took the limit for an interrupt: say which it was.
-        let stopped = "search stopped: interrupted";
-        if comparison.inconclusive.iter().any(|n| n == stopped) {
-            comparison.inconclusive.retain(|n| n != stopped);
-            comparison.inconclusive.insert(0, memory::note(limit));
-        }
-    }
+    let (comparison, _) = brief.within_memory(
+        &options.limits,
+        |brief| context::in_own(|| search(game, brief, progress)),
+        |comparison| &mut comparison.inconclusive,
+    );
     Ok(comparison)
 }
 

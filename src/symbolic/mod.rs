@@ -84,7 +84,6 @@ pub use outcome::{CheckResult, Progress, Searched, Stats, StuckReason, StuckSite
 pub use plan::{Goal, SearchPlan};
 
 use crate::library::Library;
-use std::sync::atomic::Ordering;
 
 /// Checks `lib` within the bounds of `options`.
 pub fn check(lib: &Library, options: &CheckOptions) -> CheckResult {
@@ -98,26 +97,13 @@ pub fn check_with_progress(
     progress: &mut dyn FnMut(&Progress),
 ) -> CheckResult {
     let brief = Brief::new(options, lib);
-    let Some(limit) = options.limits.max_memory else {
-        return check_unwatched(lib, &brief, progress);
-    };
-    let watch = memory::Watch::start(limit, options.limits.interrupt.clone());
-    let watched = brief.with_meter(brief.meter.stopped_by(&watch.flag()));
-    let mut result = check_unwatched(lib, &watched, progress);
-    let user = options
-        .limits
-        .interrupt
-        .as_ref()
-        .is_some_and(|u| u.load(Ordering::Relaxed));
-    if watch.exceeded() && !user {
-        // The search took the limit for an interrupt: say which it was. A search
-        // that ended before it noticed is complete, and keeps its verdict.
-        let stopped = "search stopped: interrupted";
-        if result.inconclusive.iter().any(|n| n == stopped) {
-            result.inconclusive.retain(|n| n != stopped);
-            result.inconclusive.insert(0, memory::note(limit));
-            result.settle_verdict(&brief.run);
-        }
+    let (mut result, changed) = brief.within_memory(
+        &options.limits,
+        |brief| check_unwatched(lib, brief, progress),
+        |result| &mut result.inconclusive,
+    );
+    if changed {
+        result.settle_verdict(&brief.run);
     }
     result
 }
