@@ -135,12 +135,16 @@ fn first_line(stderr: &str) -> String {
     stderr.lines().next().unwrap_or_default().replace(',', ";")
 }
 
-/// Whether `verdict` contradicts the label `expected`.
+/// Whether `verdict` contradicts the label `expected` outright: an equivalent pair told
+/// apart. (An inequivalent pair equivalent within the bounds is a bounded answer whose
+/// difference needs larger bounds: counted as missed.)
 fn wrong(expected: &str, verdict: &str) -> bool {
-    matches!(
-        (expected, verdict),
-        ("equivalent", "inequivalent") | ("inequivalent", "equivalent")
-    )
+    expected == "equivalent" && verdict == "inequivalent"
+}
+
+/// Whether an inequivalent pair was found equivalent within the bounds tried.
+fn missed(expected: &str, verdict: &str) -> bool {
+    expected == "inequivalent" && verdict == "equivalent"
 }
 
 fn median(mut xs: Vec<f64>) -> Option<f64> {
@@ -191,6 +195,11 @@ fn write(
         machine.cores,
         machine.memory_gib
     );
+    md.push_str(
+        "Equivalent means equivalent within the bounds reached (`covered`); wrong counts \
+         equivalent pairs told apart, which must stay 0; an inequivalent pair equivalent \
+         within the bounds is missed: its difference needs larger bounds.\n\n",
+    );
     md.push_str("| label | pairs | equivalent | inequivalent | inconclusive | stuck | not compared | wrong |\n|---|---|---|---|---|---|---|---|\n");
     for label in ["equivalent", "inequivalent"] {
         let of: Vec<&Pair> = pairs.iter().filter(|p| p.expected == label).collect();
@@ -238,6 +247,8 @@ fn write(
             p.verdict,
             if wrong(&p.expected, &p.verdict) {
                 " **(wrong)**"
+            } else if missed(&p.expected, &p.verdict) {
+                " (missed)"
             } else {
                 ""
             },
