@@ -24,7 +24,7 @@
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
 //! | the check pipeline | [`check`] | loaded library + request → search result, proof scope, replayed clients: one function for the CLI and the language server |
-//! | reading Hobbit's files | [`hobbit`] | `.bils` source → two expressions with inferred types |
+//! | reading Hobbit's files | [`hobbit`] ([`hobbit::translate`]) | `.bils` source → two expressions with inferred types → two HOLi libraries, for `equiv` |
 //! | the equivalence pipeline | [`equiv`] | two loaded libraries + request → equivalent within the bounds, or a shortest difference with the client that shows it, run on each side |
 //! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code |
 //!
