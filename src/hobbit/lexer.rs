@@ -144,16 +144,9 @@ pub enum Token<'src> {
 
 /// Skips a comment after its `(*`, up to the first `*)`; an unclosed one is an error.
 fn comment<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<(), ()> {
-    match lex.remainder().find("*)") {
-        Some(end) => {
-            lex.bump(end + 2);
-            Ok(())
-        }
-        None => {
-            lex.bump(lex.remainder().len());
-            Err(())
-        }
-    }
+    crate::syntax::lexer::skip_past(lex, "*)")
+        .then_some(())
+        .ok_or(())
 }
 
 /// Splits `source` into tokens with their byte spans, or reports every lexical error

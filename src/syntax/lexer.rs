@@ -126,16 +126,19 @@ pub enum Token<'src> {
 
 /// Skips a block comment after its `/*`; an unclosed one is an error covering the rest.
 fn block_comment<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> Result<(), ()> {
-    match lex.remainder().find("*/") {
-        Some(end) => {
-            lex.bump(end + 2);
-            Ok(())
-        }
-        None => {
-            lex.bump(lex.remainder().len());
-            Err(())
-        }
-    }
+    skip_past(lex, "*/").then_some(()).ok_or(())
+}
+
+/// Skips the input up to and including the first `close`, for a comment whose opening
+/// was just read; without one, the rest of the input is skipped. Whether it closed.
+/// Shared by HOLi's lexer and Hobbit's.
+pub fn skip_past<'src, T>(lex: &mut logos::Lexer<'src, T>, close: &str) -> bool
+where
+    T: Logos<'src, Source = str>,
+{
+    let end = lex.remainder().find(close);
+    lex.bump(end.map_or(lex.remainder().len(), |end| end + close.len()));
+    end.is_some()
 }
 
 impl fmt::Display for Token<'_> {
