@@ -45,6 +45,32 @@ pub struct Client {
     pub program: Program,
 }
 
+/// What a client written for `holi equiv` watches as it plays ([`synthesize_prefix`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Watch<'a> {
+    /// The global into which every integer the library returns to a call of the
+    /// client's is folded ([`fold_into`]): so a client that discards a result still
+    /// tells two libraries apart by it.
+    pub log: &'a str,
+    /// The global that counts the library's moves (its calls of the client's
+    /// functions, its returns to the client's calls).
+    pub seen: &'a str,
+    /// What the client does at one of those moves.
+    pub at: Option<AtMove>,
+}
+
+/// What the client does at the n-th move of the library's (1-based, counted in
+/// [`Watch::seen`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtMove {
+    /// Go on if it is the trace's n-th library move, with its integers; else run
+    /// forever. Two libraries that part there then end differently whenever the
+    /// trace goes on to an end: one runs forever.
+    Expect(usize),
+    /// Run forever, whatever the move: against a library that fails before making it.
+    Diverge(usize),
+}
+
 /// Why a trace could not be turned into a client: the trace is not well formed
 /// (which would be a bug in the engine) or mentions names the library lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,9 +177,20 @@ enum Open {
     },
 }
 
+/// A move of the library's, where the client gains control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Event {
+    /// A call of a client function, which runs as frame `frame`, with this argument.
+    Entry { frame: usize, value: TraceValue },
+    /// The return of the `action`-th call of frame `frame`.
+    Return { frame: usize, action: usize },
+}
+
 /// The analysed trace: frames, client functions, revealed library functions, types.
 struct Script {
     frames: Vec<Frame>,
+    /// The library's moves, in order.
+    events: Vec<Event>,
     /// Client functions in order of first appearance, with their types.
     client_funs: Vec<(String, Type)>,
     /// Library functions revealed by the library (not its public methods).
@@ -215,6 +252,31 @@ fn locations_in(value: &TraceValue, path: &mut Vec<Proj>, out: &mut Vec<(String,
     }
 }
 
+/// The paths of the integers inside a value.
+fn integers_in(value: &TraceValue, path: &mut Vec<Proj>, out: &mut Vec<Vec<Proj>>) {
+    match value {
+        TraceValue::Int(_) | TraceValue::Sym(_) => out.push(path.clone()),
+        TraceValue::Pair(a, b) => {
+            path.push(Proj::Fst);
+            integers_in(a, path, out);
+            path.pop();
+            path.push(Proj::Snd);
+            integers_in(b, path, out);
+            path.pop();
+        }
+        _ => {}
+    }
+}
+
+/// The part of a value at a path.
+fn value_at<'v>(value: &'v TraceValue, path: &[Proj]) -> Option<&'v TraceValue> {
+    path.iter().try_fold(value, |v, p| match (v, p) {
+        (TraceValue::Pair(a, _), Proj::Fst) => Some(&**a),
+        (TraceValue::Pair(_, b), Proj::Snd) => Some(&**b),
+        _ => None,
+    })
+}
+
 /// The type to use for a function whose type the trace does not determine (only in
 /// ill-typed libraries): the simplest one.
 fn fallback_fun_type() -> Type {
@@ -241,6 +303,7 @@ impl Script {
                 ret: None,
                 ret_writes: Vec::new(),
             }],
+            events: Vec::new(),
             client_funs: Vec::new(),
             revealed: Vec::new(),
             used_public: Vec::new(),
@@ -324,6 +387,7 @@ impl Script {
                     let frame = top_frame(&stack)?;
                     let action = script.frames[frame].calls.len() - 1;
                     script.frames[frame].calls[action].returned = Some(mv.value.clone());
+                    script.events.push(Event::Return { frame, action });
                     script.note_library_values(
                         &mv.value,
                         ret_ty.as_ref(),
@@ -368,6 +432,10 @@ impl Script {
                         calls: Vec::new(),
                         ret: None,
                         ret_writes: Vec::new(),
+                    });
+                    script.events.push(Event::Entry {
+                        frame,
+                        value: mv.value.clone(),
                     });
                     script.note_library_values(
                         &mv.value,
@@ -634,6 +702,8 @@ struct Generator<'a> {
     /// Whether the trace is a prefix the library goes on from: invocations beyond the
     /// trace's return at once ([`synthesize_prefix`]).
     prefix: bool,
+    /// What the client watches ([`synthesize_prefix`]).
+    watch: Option<Watch<'a>>,
     script: &'a Script,
     /// The library, whose names the client must not reuse.
     library: &'a ProgramIndex<'a>,
@@ -862,8 +932,24 @@ impl<'a> Generator<'a> {
                 Box::new(target),
                 Box::new(self.value(&call.arg)?),
             ));
-            let stores = self.captures(index, Some(a), param);
-            if self.uses_result(index, a) {
+            let mut watching = Vec::new();
+            if let Some(watch) = self.watch {
+                let here = Event::Return {
+                    frame: index,
+                    action: a,
+                };
+                let returned = call.returned.clone().unwrap_or(TraceValue::Unit);
+                watching.extend(self.checkpoint(&watch, &here, var("result"), &returned));
+                let mut paths = Vec::new();
+                integers_in(&returned, &mut Vec::new(), &mut paths);
+                for path in paths {
+                    watching.push(fold_into(watch.log, project(var("result"), &path)));
+                }
+            }
+            let watched = !watching.is_empty();
+            let mut stores = watching;
+            stores.extend(self.captures(index, Some(a), param));
+            if watched || self.uses_result(index, a) {
                 parts.push(e(ExprKind::Let(
                     ident("result"),
                     Box::new(app),
@@ -899,6 +985,110 @@ impl<'a> Generator<'a> {
             parts.push(result);
         }
         Ok(seq(parts))
+    }
+
+    /// What the client does when the library's move `here` gives it `value` (its
+    /// integers as in the trace's `expected`): when a move is watched, count the move,
+    /// and at the watched one, run forever unless it is the one expected there.
+    fn checkpoint(
+        &self,
+        watch: &Watch,
+        here: &Event,
+        value: Expr,
+        expected: &TraceValue,
+    ) -> Vec<Expr> {
+        let seen = || e(ExprKind::Deref(ident(watch.seen)));
+        let count = e(ExprKind::Assign(
+            ident(watch.seen),
+            Box::new(e(ExprKind::Binary(
+                BinOp::Add,
+                Box::new(seen()),
+                Box::new(e(ExprKind::Int(BigInt::from(1)))),
+            ))),
+        ));
+        let (n, expect) = match watch.at {
+            None => return Vec::new(),
+            Some(AtMove::Expect(n)) => (n, true),
+            Some(AtMove::Diverge(n)) => (n, false),
+        };
+        let at_n = e(ExprKind::Binary(
+            BinOp::Eq,
+            Box::new(seen()),
+            Box::new(e(ExprKind::Int(BigInt::from(n)))),
+        ));
+        let expected_here = expect && self.script.events.get(n - 1) == Some(here);
+        let check = if expected_here {
+            let mut paths = Vec::new();
+            integers_in(expected, &mut Vec::new(), &mut paths);
+            let mut ok: Option<Expr> = None;
+            for path in paths {
+                let Some(TraceValue::Int(c)) = value_at(expected, &path) else {
+                    continue;
+                };
+                let eq = e(ExprKind::Binary(
+                    BinOp::Eq,
+                    Box::new(project(value.clone(), &path)),
+                    Box::new(e(ExprKind::Int(c.clone()))),
+                ));
+                ok = Some(match ok {
+                    None => eq,
+                    Some(acc) => e(ExprKind::Binary(BinOp::And, Box::new(acc), Box::new(eq))),
+                });
+            }
+            match ok {
+                None => return vec![count],
+                Some(ok) => e(ExprKind::If(
+                    Box::new(ok),
+                    Box::new(e(ExprKind::Unit)),
+                    Box::new(e(ExprKind::Diverge)),
+                )),
+            }
+        } else {
+            e(ExprKind::Diverge)
+        };
+        vec![
+            count,
+            e(ExprKind::If(
+                Box::new(at_n),
+                Box::new(check),
+                Box::new(e(ExprKind::Unit)),
+            )),
+        ]
+    }
+
+    /// Makes the method `decl` count and check its invocation, a move of the
+    /// library's, before its body ([`Generator::checkpoint`]).
+    fn watch_entry(&self, watch: &Watch, decl: &mut Decl) {
+        let Decl::Method(m) = decl else {
+            return;
+        };
+        let n = match watch.at {
+            Some(AtMove::Expect(n) | AtMove::Diverge(n)) => n,
+            None => 0,
+        };
+        let expected = match n.checked_sub(1).and_then(|i| self.script.events.get(i)) {
+            Some(ev @ Event::Entry { frame, value })
+                if self
+                    .client_methods
+                    .get(&self.script.frames[*frame].function)
+                    .is_some_and(|name| *name == m.name.name) =>
+            {
+                Some((ev.clone(), value.clone()))
+            }
+            _ => None,
+        };
+        // A move no trace has, for every other method.
+        let (here, value) = expected.unwrap_or((
+            Event::Return {
+                frame: usize::MAX,
+                action: usize::MAX,
+            },
+            TraceValue::Unit,
+        ));
+        let mut parts = self.checkpoint(watch, &here, var(&m.func.param.name), &value);
+        let body = std::mem::replace(&mut *m.func.body, e(ExprKind::Unit));
+        parts.push(body);
+        *m.func.body = seq(parts);
     }
 
     /// Whether a frame does nothing but return the default value.
@@ -1005,6 +1195,21 @@ fn method(vis: Visibility, name: &str, param: Type, ret: Type, body: Expr) -> De
     })
 }
 
+/// `log := !log * 1000003 + value`: a log of integers, weighted by position, so that a
+/// different integer, or the same ones in another order, gives another log.
+pub fn fold_into(log: &str, value: Expr) -> Expr {
+    let binary = |op, a, b| e(ExprKind::Binary(op, Box::new(a), Box::new(b)));
+    let shifted = binary(
+        BinOp::Mul,
+        e(ExprKind::Deref(ident(log))),
+        e(ExprKind::Int(1_000_003.into())),
+    );
+    e(ExprKind::Assign(
+        ident(log),
+        Box::new(binary(BinOp::Add, shifted, value)),
+    ))
+}
+
 /// Names the generated code uses itself: `main`, every method's parameter `x`, and
 /// `result`, which holds a call's result while revealed functions are stored.
 const RESERVED: [&str; 3] = ["main", "x", "result"];
@@ -1025,19 +1230,21 @@ pub fn synthesize_indexed(
     cx: &Counterexample,
     limits: &Limits,
 ) -> Result<Client, Unwritten> {
-    synthesize_with(index, cx, limits, false)
+    synthesize_with(index, cx, limits, false, None)
 }
 
 /// [`synthesize_indexed`] for a trace the library may go on from (`holi equiv`'s moves
 /// before two libraries part): every invocation of a client function beyond those of
 /// the trace returns a default value at once, so that what the library does next is
-/// seen rather than driven.
+/// seen rather than driven. The client watches what `watch` says; the caller declares
+/// its globals.
 pub fn synthesize_prefix(
     index: &ProgramIndex<'_>,
     cx: &Counterexample,
     limits: &Limits,
+    watch: Watch<'_>,
 ) -> Result<Client, Unwritten> {
-    synthesize_with(index, cx, limits, true)
+    synthesize_with(index, cx, limits, true, Some(watch))
 }
 
 fn synthesize_with(
@@ -1045,11 +1252,13 @@ fn synthesize_with(
     cx: &Counterexample,
     limits: &Limits,
     prefix: bool,
+    watch: Option<Watch<'_>>,
 ) -> Result<Client, Unwritten> {
     let library = index.program;
     let script = Script::analyse(index, cx, limits)?;
     let mut gen = Generator {
         prefix,
+        watch,
         script: &script,
         library: index,
         taken: HashSet::new(),
@@ -1160,9 +1369,15 @@ fn synthesize_with(
             })
         })
         .collect();
+    let mut extra = std::mem::take(&mut gen.extra_decls);
+    if let Some(watch) = watch {
+        for decl in methods.iter_mut().chain(extra.iter_mut()) {
+            gen.watch_entry(&watch, decl);
+        }
+    }
     let mut all = counters;
     all.extend(decls);
-    all.extend(gen.extra_decls);
+    all.extend(extra);
     all.extend(methods);
     let program = Program {
         bounds: None,

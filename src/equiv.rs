@@ -10,7 +10,7 @@
 //! makes its side's moves and the two runs part where the search said. One that does
 //! not replay leaves the answer inconclusive: it is never reported as found.
 
-use crate::client::{self, Unwritten};
+use crate::client::{self, AtMove, Unwritten, Watch};
 use crate::concrete::{self, Cutoff, Limits, Outcome, ProgramIndex, Stop};
 use crate::frontend::Loaded;
 use crate::library::{self, Library};
@@ -20,20 +20,37 @@ use crate::symbolic::compare::{self, Comparison};
 use crate::symbolic::moves;
 use crate::symbolic::product::{Difference, End, Incomparable, Mismatch, Side, StuckPlace};
 use crate::symbolic::{Bounds, CheckOptions, Progress, Stats};
-use crate::syntax::ast::{Program, Span};
-use crate::trace::{Counterexample, FailureKind, Move, Trace, TraceValue};
+use crate::syntax::ast::{Expr, ExprKind, Program, Span, Type};
+use crate::trace::{Counterexample, FailureKind, Move, Player, Trace, TraceValue};
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// The unfoldings of a comparison unless the user says otherwise: enough for a
+/// binary search over ten elements, or a loop of eight turns, after the client's call.
+pub const DEFAULT_UNFOLD: u32 = 8;
+
+/// The bounds of a comparison: k and l as in `holi check`, except that k counts only
+/// the frames of the client's calls, and the nested applications each library makes
+/// itself, its unfoldings of internal functions and recursion
+/// ([`crate::symbolic::config::Config::unfold`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EquivBounds {
+    pub k: u32,
+    pub l: u32,
+    pub unfold: u32,
+}
+
 /// What a comparison is asked, beyond the search's bounds and limits.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// The bounds and limits (the techniques are not used); the limits hold in every
-    /// phase, the client's synthesis and runs included.
+    /// The bounds k and l, and the limits (the techniques are not used); the limits
+    /// hold in every phase, the client's synthesis and runs included.
     pub options: CheckOptions,
-    /// Compare at growing bounds up to those of `options` ([`schedule`]), so that a
-    /// limit met on the way still leaves the bounds covered.
+    /// The unfoldings.
+    pub unfold: u32,
+    /// Compare at growing bounds up to those asked ([`schedule`]), so that a limit met
+    /// on the way still leaves the bounds covered.
     pub deepen: bool,
     /// Also write the distinguishing client to `DIR/<stem>.holi` (`--client DIR`).
     pub client_dir: Option<PathBuf>,
@@ -139,10 +156,10 @@ pub struct Compared {
     pub inconclusive: Vec<String>,
     /// The bounds of the last comparison: where the difference was found, or where the
     /// search stopped.
-    pub bounds: Bounds,
+    pub bounds: EquivBounds,
     /// The largest bounds within which the search was complete and found no
     /// difference.
-    pub covered: Option<Bounds>,
+    pub covered: Option<EquivBounds>,
 }
 
 /// Why two files could not be compared.
@@ -165,19 +182,28 @@ pub fn run(
         library::build(&left.program),
         library::build(&right.program),
     ];
+    let asked = EquivBounds {
+        k: request.options.bounds.k,
+        l: request.options.bounds.l,
+        unfold: request.unfold,
+    };
     let schedule = if request.deepen {
-        schedule(request.options.bounds)
+        schedule(asked)
     } else {
-        vec![request.options.bounds]
+        vec![asked]
     };
     let mut covered = None;
     let mut last = None;
     for bounds in schedule {
         let options = CheckOptions {
-            bounds,
+            bounds: Bounds {
+                k: bounds.k,
+                l: bounds.l,
+            },
             ..request.options.clone()
         };
-        let comparison = compare::compare(&libs[0], &libs[1], &options, progress)
+        let unfold = Some(bounds.unfold);
+        let comparison = compare::compare(&libs[0], &libs[1], &options, unfold, progress)
             .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
         let settled = comparison.difference.is_some()
             || !comparison.inconclusive.is_empty()
@@ -252,21 +278,32 @@ pub fn run(
 
 /// The bounds a deepening comparison tries, up to `last`: k and l grow by turns from 1
 /// (k first), so that short differences are found at small bounds and a limit met on
-/// the way leaves the largest bounds covered.
-pub fn schedule(last: Bounds) -> Vec<Bounds> {
+/// the way leaves the largest bounds covered; the unfoldings grow with k, twice k up
+/// to the last's.
+pub fn schedule(last: EquivBounds) -> Vec<EquivBounds> {
     if last.k == 0 || last.l == 0 {
         return vec![last];
     }
-    let mut bounds = Bounds { k: 1, l: 1 };
+    let with_unfold = |k: u32, l: u32| EquivBounds {
+        k,
+        l,
+        unfold: if (k, l) == (last.k, last.l) {
+            last.unfold
+        } else {
+            (2 * k).min(last.unfold)
+        },
+    };
+    let mut bounds = with_unfold(1, 1);
     let mut out = vec![bounds];
     while bounds != last {
-        let grow_k = bounds.k < last.k && (bounds.k <= bounds.l || bounds.l >= last.l);
-        if grow_k {
-            bounds.k += 1;
+        let (mut k, mut l) = (bounds.k, bounds.l);
+        if k < last.k && (k <= l || l >= last.l) {
+            k += 1;
         } else {
-            bounds.l = (bounds.l + 1).min(last.l.max(1));
-            bounds.k = bounds.k.min(last.k.max(1));
+            l = (l + 1).min(last.l.max(1));
+            k = k.min(last.k.max(1));
         }
+        bounds = with_unfold(k, l);
         out.push(bounds);
     }
     out
@@ -284,6 +321,7 @@ fn show(
         moves::render(&libs[0], &d.left, &d.witness),
         moves::render(&libs[1], &d.right, &d.witness),
     ];
+    let n = d.shared as usize;
     let parting = |side: usize| -> Parting {
         match &d.ends[side] {
             End::Failed(kind, span) => Parting::Failed {
@@ -293,12 +331,12 @@ fn show(
             End::Diverged => Parting::Diverged,
             End::Moved => {
                 let r = &rendered[side];
-                match (r.trace.0.last(), r.concrete.0.last()) {
+                match (r.trace.0.get(n), r.concrete.0.get(n)) {
                     (Some(trace), Some(concrete)) => Parting::Moved {
                         trace: trace.clone(),
                         concrete: concrete.clone(),
                     },
-                    // A side that moved has its move last: never an empty trace.
+                    // A side that moved has its move after the shared ones.
                     _ => Parting::Failed {
                         kind: FailureKind::Assert,
                         span: 0..0,
@@ -308,26 +346,45 @@ fn show(
         }
     };
     let (left, right) = (parting(0), parting(1));
-    let shared = |t: &Trace| {
-        let mut moves = t.0.clone();
-        if d.ends[0] == End::Moved {
-            moves.pop();
-        }
-        Trace(moves)
-    };
-    let trace = shared(&rendered[0].trace);
-    let concrete = shared(&rendered[0].concrete);
+    let first = |t: &Trace, n: usize| Trace(t.0.iter().take(n).cloned().collect());
+    let trace = first(&rendered[0].trace, n);
+    let concrete = first(&rendered[0].concrete, n);
     let mut model = rendered[1].model.clone();
     model.extend(rendered[0].model.clone());
+    // The client plays the moves of the side that goes on to an end the client sees,
+    // or else of a side that moved up to its move, so that it receives that move's
+    // integers; the other side's run leaves its script where the two part.
+    let (script, played) = match d.completed {
+        Some(Side::Left) => (0, usize::MAX),
+        Some(Side::Right) => (1, usize::MAX),
+        None if d.ends[0] == End::Moved => (0, n + 1),
+        None if d.ends[1] == End::Moved => (1, n + 1),
+        None => (0, n),
+    };
+    // Where the sides part, the client sees the library's move number `parting` on
+    // the side that moves. It goes on there to the end of its trace, and runs forever
+    // on a side that does anything else; against a side that failed first, it runs
+    // forever at once, so that the failure is the only end of its kind.
+    let parting = rendered[script].trace.0[..n.min(rendered[script].trace.0.len())]
+        .iter()
+        .filter(|m| m.by == Player::Library)
+        .count()
+        + 1;
+    let at = match (d.completed, &d.ends) {
+        (Some(_), _) => Some(AtMove::Expect(parting)),
+        (None, [End::Moved, _] | [_, End::Moved]) => Some(AtMove::Diverge(parting)),
+        (None, _) => None,
+    };
+
     // The synthesis reads the moves and the locations; the failure it names is the
     // header's, which is replaced.
     let cx = Counterexample {
         kind: FailureKind::Assert,
         span: 0..0,
-        trace: trace.clone(),
-        concrete: concrete.clone(),
+        trace: first(&rendered[script].trace, played),
+        concrete: first(&rendered[script].concrete, played),
         model: model.clone(),
-        locations: Vec::new(),
+        locations: rendered[script].locations.clone(),
         valuation: None,
     };
     let mut shown = Shown {
@@ -346,21 +403,39 @@ fn show(
         ProgramIndex::new(programs[0]),
         ProgramIndex::new(programs[1]),
     ];
-    let mut client = match client::synthesize_prefix(&indexes[0], &cx, limits) {
-        Ok(c) => c,
-        Err(Unwritten::Error(e)) => {
-            shown.replay = Replay::Unwritten(e.0);
-            return shown;
-        }
-        Err(Unwritten::Cutoff(c)) => {
-            shown.replay = Replay::NotReplayed(c);
-            return shown;
-        }
+    // The client that only plays and logs shows the sides' own ends, and is tried
+    // first; the one that runs forever where they part is tried when that is not
+    // enough.
+    let attempts = if at.is_some() {
+        vec![None, at]
+    } else {
+        vec![None]
     };
-    instrument(&mut client.program);
-    client.header = header(&shown);
-    shown.client = Some(replay::client_source(&client));
-    shown.replay = confirm(&indexes, &client.program, &shown, limits);
+    for at in attempts {
+        let watch = Watch {
+            log: LOG,
+            seen: SEEN,
+            at,
+        };
+        let mut client = match client::synthesize_prefix(&indexes[script], &cx, limits, watch) {
+            Ok(c) => c,
+            Err(Unwritten::Error(e)) => {
+                shown.replay = Replay::Unwritten(e.0);
+                return shown;
+            }
+            Err(Unwritten::Cutoff(c)) => {
+                shown.replay = Replay::NotReplayed(c);
+                return shown;
+            }
+        };
+        instrument(&mut client.program);
+        client.header = header(&shown);
+        shown.client = Some(replay::client_source(&client));
+        shown.replay = confirm(&indexes, &client.program, &shown, limits);
+        if matches!(shown.replay, Replay::Confirmed { .. }) {
+            break;
+        }
+    }
     shown
 }
 
@@ -413,16 +488,20 @@ fn confirm(
 const CALLS: &str = "holi_calls__";
 /// The name of the client's log of the integers its functions received.
 const LOG: &str = "holi_log__";
+/// The name of the client's count of the library's moves ([`Watch::seen`]).
+const SEEN: &str = "holi_seen__";
 /// The name of `main`'s own result, before the count is added to it.
 const RESULT: &str = "holi_result__";
 
 /// Makes the synthesized `client` report what it saw in how `main` ends: every method
-/// of the client counts its invocations and logs the integer it receives, and `main`
+/// of the client counts its invocations and logs which method it is and the integer it
+/// receives (the synthesis logs the integers the library returns to it), and `main`
 /// returns its own value with the count and the log. So a call one side makes and the
-/// other does not, a different integer passed to the client, or a different last
-/// answer to `main` changes `main`'s result, provided the run gets there.
+/// other does not, a call of another function, a different integer passed to or
+/// returned to the client, or a different last answer to `main` changes `main`'s
+/// result, provided the run gets there.
 fn instrument(client: &mut Program) {
-    use crate::syntax::ast::{BinOp, Decl, Expr, ExprKind, Ident, Type};
+    use crate::syntax::ast::{BinOp, Decl, Ident};
     let e = |kind| Expr::new(kind, 0..0);
     let global = |name: &str| Ident {
         name: name.to_string(),
@@ -430,23 +509,22 @@ fn instrument(client: &mut Program) {
     };
     let binary = |op, a: Expr, b: Expr| e(ExprKind::Binary(op, Box::new(a), Box::new(b)));
     let read = |name: &str| e(ExprKind::Deref(global(name)));
+    let mut methods = 0;
     for decl in &mut client.decls {
         if let Decl::Method(m) = decl {
+            methods += 1;
             let count = e(ExprKind::Assign(
                 global(CALLS),
                 Box::new(binary(BinOp::Add, read(CALLS), e(ExprKind::Int(1.into())))),
             ));
-            let mut steps = vec![count];
-            if matches!(m.func.param_ty, Type::Int | Type::Bool) {
-                // A position-weighted log: a different integer, or the same ones in
-                // another order, gives another log.
-                let shifted = binary(BinOp::Mul, read(LOG), e(ExprKind::Int(1_000_003.into())));
-                let param = e(ExprKind::Var(m.func.param.name.clone()));
-                steps.push(e(ExprKind::Assign(
-                    global(LOG),
-                    Box::new(binary(BinOp::Add, shifted, param)),
-                )));
-            }
+            // Which function was invoked: two sides that call different functions of
+            // the client with the same argument give different logs.
+            let mut steps = vec![
+                count,
+                client::fold_into(LOG, e(ExprKind::Int(methods.into()))),
+            ];
+            let param = e(ExprKind::Var(m.func.param.name.clone()));
+            log_integers(param, &m.func.param_ty, &mut steps);
             let mut body = std::mem::replace(&mut *m.func.body, e(ExprKind::Unit));
             while let Some(step) = steps.pop() {
                 body = e(ExprKind::Seq(Box::new(step), Box::new(body)));
@@ -454,7 +532,7 @@ fn instrument(client: &mut Program) {
             *m.func.body = body;
         }
     }
-    for name in [CALLS, LOG] {
+    for name in [CALLS, LOG, SEEN] {
         client.decls.push(Decl::IntRef {
             name: global(name),
             init: 0.into(),
@@ -474,6 +552,19 @@ fn instrument(client: &mut Program) {
         ));
         let reported = e(ExprKind::Pair(Box::new(counted), Box::new(read(LOG))));
         main.body = e(ExprKind::Let(result, Box::new(body), Box::new(reported)));
+    }
+}
+
+/// Pushes to `steps` the logging of every integer of `value`, of type `ty`.
+fn log_integers(value: Expr, ty: &Type, steps: &mut Vec<Expr>) {
+    match ty {
+        Type::Int | Type::Bool => steps.push(client::fold_into(LOG, value)),
+        Type::Pair(a, b) => {
+            let part = |kind| Expr::new(kind, 0..0);
+            log_integers(part(ExprKind::Fst(Box::new(value.clone()))), a, steps);
+            log_integers(part(ExprKind::Snd(Box::new(value))), b, steps);
+        }
+        Type::Unit | Type::Ref(_) | Type::Arrow(..) => {}
     }
 }
 
@@ -594,15 +685,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_schedule_grows_k_and_l_by_turns_up_to_the_last_bounds() {
-        let b = |k, l| Bounds { k, l };
-        assert_eq!(schedule(b(3, 2)), vec![b(1, 1), b(2, 1), b(2, 2), b(3, 2)]);
+    fn the_schedule_grows_k_and_l_by_turns_and_unfoldings_with_k() {
+        let b = |k, l, unfold| EquivBounds { k, l, unfold };
         assert_eq!(
-            schedule(b(2, 4)),
-            vec![b(1, 1), b(2, 1), b(2, 2), b(2, 3), b(2, 4)]
+            schedule(b(3, 2, 8)),
+            vec![b(1, 1, 2), b(2, 1, 4), b(2, 2, 4), b(3, 2, 8)]
         );
-        assert_eq!(schedule(b(4, 1)), vec![b(1, 1), b(2, 1), b(3, 1), b(4, 1)]);
-        assert_eq!(schedule(b(1, 1)), vec![b(1, 1)]);
-        assert_eq!(schedule(b(0, 3)), vec![b(0, 3)]);
+        assert_eq!(
+            schedule(b(2, 4, 3)),
+            vec![b(1, 1, 2), b(2, 1, 3), b(2, 2, 3), b(2, 3, 3), b(2, 4, 3)]
+        );
+        assert_eq!(
+            schedule(b(4, 1, 8)),
+            vec![b(1, 1, 2), b(2, 1, 4), b(3, 1, 6), b(4, 1, 8)]
+        );
+        assert_eq!(schedule(b(1, 1, 0)), vec![b(1, 1, 0)]);
+        assert_eq!(schedule(b(0, 3, 8)), vec![b(0, 3, 8)]);
     }
 }

@@ -81,7 +81,7 @@ fn the_dao_and_its_fix_are_told_apart_by_a_reentrant_client_that_replays() {
     );
     assert!(
         out.contains(
-            "and its main fails an assert on the left and returns (((), 1), 99) on the right"
+            "and its main fails an assert on the left and returns (((), 1), 1000102) on the right"
         ),
         "{out}"
     );
@@ -436,6 +436,130 @@ fn a_client_or_a_bound_of_zero_is_bad_input() {
     ]);
     assert_eq!(zero.status.code(), Some(2));
     assert!(stderr(&zero).contains("[E0401]"), "{}", stderr(&zero));
+}
+
+#[test]
+fn a_difference_counts_only_if_some_client_can_see_the_program_end() {
+    let dir = files(&[
+        (
+            // Meyer and Sieber's fourth example: the left calls the client's `q` and then
+            // runs forever whatever `q` did; the right runs forever at once. The
+            // client is called on one side only, but no program can see it end.
+            "meyer_sieber_4.bils",
+            "fun q -> ref x = 0 in q (fun () -> ()); if !x = 0 then _bot_ else ()
+|||
+fun q -> _bot_",
+        ),
+        (
+            // The same with a return instead of a divergence after `q`: now a client
+            // sees the left end.
+            "ends.bils",
+            "fun q -> q (fun () -> ()) |||_((unit -> unit) -> unit) -> unit fun q -> _bot_",
+        ),
+    ]);
+    let d = dir.path();
+    let bounds = ["--k", "2", "--l", "2"];
+    let o = holi(&[&["equiv", &path(d, "meyer_sieber_4.bils")][..], &bounds].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("EQUIVALENT within k = 2, l = 2, unfold = 8"));
+    let o = holi(&["equiv", &path(d, "ends.bils")]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("left     call f1(m2)"), "{out}");
+    assert!(out.contains("right    diverges"), "{out}");
+    assert!(out.contains("returns"), "{out}");
+}
+
+#[test]
+fn where_both_sides_would_end_alike_the_client_runs_forever_on_one() {
+    // They part at the value they set, but a client that plays on from there with the
+    // same answers sees both fail the same assert, or both return: it must run
+    // forever on one side where they part.
+    let [left, right] = [0, 1].map(|init| {
+        format!(
+            "import get :(unit -> int)
+import set :(int -> unit)
+int local := {init};
+public update (u:unit) :(unit) = {{ set(!local); assert(get() == 1) }};"
+        )
+    });
+    let dir = files(&[("left.holi", &left), ("right.holi", &right)]);
+    let d = dir.path();
+    let o = holi(&["equiv", &path(d, "left.holi"), &path(d, "right.holi")]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("left     call set(0)"), "{out}");
+    assert!(out.contains("right    call set(1)"), "{out}");
+    assert!(out.contains("if x == 0 then () else _bot_"), "{out}");
+    assert!(
+        out.contains("its main fails an assert on the left and diverges on the right"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_integer_the_client_receives_and_discards_still_tells_the_sides_apart() {
+    // From "From Applicative to Environmental Bisimulation" (Hobbit's ex3.4-e): only
+    // the inner call's answer differs, and the client's callback drops it.
+    let dir = files(&[(
+        "ex34.bils",
+        "let v1 = (fun f -> f () ; true) in v1
+|||
+ref flag = true in
+let v1 = (fun f -> if !flag then (flag := false; f (); flag := true; true) else (f (); false)) in
+v1",
+    )]);
+    let o = holi(&["equiv", &path(dir.path(), "ex34.bils")]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("replayed: the client below"), "{out}");
+    assert!(
+        out.contains("holi_log__ := !holi_log__ * 1000003 + result"),
+        "{out}"
+    );
+}
+
+#[test]
+fn internal_recursion_has_its_own_bound_stated_with_k_and_l() {
+    // Sums 1..n by recursion; the right is wrong from n = 5 on, which takes five
+    // nested unfoldings of `sum` to see.
+    let sum = |wrong: &str| {
+        format!(
+            "public total (n:int) :(int) = {{
+  letrec sum (i:int) :(int) = if i <= 0 then 0 else (if i == 5 then {wrong} else i) + sum (i - 1)
+  in if n < 0 then 0 else sum n
+}};"
+        )
+    };
+    let dir = files(&[("sum.holi", &sum("5")), ("wrong.holi", &sum("6"))]);
+    let d = dir.path();
+    let run = |unfold: &str| {
+        let o = holi(&[
+            "equiv",
+            &path(d, "sum.holi"),
+            &path(d, "wrong.holi"),
+            "--k",
+            "1",
+            "--l",
+            "1",
+            "--unfold",
+            unfold,
+        ]);
+        (o.status.code(), stdout(&o))
+    };
+    let (code, out) = run("4");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("EQUIVALENT within k = 1, l = 1, unfold = 4"),
+        "{out}"
+    );
+    let (code, out) = run("6");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("INEQUIVALENT within k = 1, l = 1, unfold = 6"),
+        "{out}"
+    );
+    assert!(out.contains("= ret total(16)"), "{out}");
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //!
 //! The libraries are the examples and, when `../shared` is there, HOLiK's benchmark
 //! programs (a few mutants of each, spread over its source); each pair is compared at
-//! k 2, l 2 under a configuration cap.
+//! k 2, l 2 with 4 unfoldings under a configuration cap.
 
 use holi::equiv::{self, Replay, Request, Verdict};
 use holi::frontend::{load_str, Loaded};
@@ -54,6 +54,7 @@ fn compare(left: &Loaded, right: &Loaded) -> Option<equiv::Compared> {
             },
             ..CheckOptions::default()
         },
+        unfold: 4,
         deepen: false,
         client_dir: None,
         stem: "pair".to_string(),

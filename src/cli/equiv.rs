@@ -9,7 +9,9 @@ use super::exit::Outcome;
 use super::inputs::Input;
 use super::ui::Ui;
 use crate::diagnostics::Diagnostic;
-use crate::equiv::{self, Compared, Ending, EquivError, Observed, Parting, Replay, Verdict};
+use crate::equiv::{
+    self, Compared, Ending, EquivBounds, EquivError, Observed, Parting, Replay, Verdict,
+};
 use crate::frontend::Loaded;
 use crate::hobbit::translate;
 use crate::report::{HOLI_VERSION, JSON_SCHEMA_VERSION};
@@ -46,13 +48,18 @@ pub struct EquivArgs {
     /// Print each side of a Hobbit file as a HOLi library, and stop.
     #[arg(long)]
     pub emit_holi: bool,
-    /// Open library frames allowed on each side. Without `--k` and `--l`, the
-    /// comparison deepens k and l up to the files' headers (or 4 and 4).
+    /// Open frames of the client's calls allowed on each side. Without `--k` and `--l`,
+    /// the comparison deepens k and l up to the files' headers (or 4 and 4), and the
+    /// unfoldings with k.
     #[arg(long)]
     pub k: Option<u32>,
     /// The client's call budget per context.
     #[arg(long)]
     pub l: Option<u32>,
+    /// Nested applications each library may make itself (calls of its own functions,
+    /// recursion) [default: 8].
+    #[arg(long, value_name = "N")]
+    pub unfold: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -165,6 +172,7 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
     };
     let request = equiv::Request {
         options,
+        unfold: args.unfold.unwrap_or(equiv::DEFAULT_UNFOLD),
         deepen: args.k.is_none() && args.l.is_none(),
         client_dir: args.client.clone(),
         stem,
@@ -321,8 +329,8 @@ fn verdict_word(v: Verdict) -> &'static str {
     }
 }
 
-fn bounds_text(b: Bounds) -> String {
-    format!("k = {}, l = {}", b.k, b.l)
+fn bounds_text(b: EquivBounds) -> String {
+    format!("k = {}, l = {}, unfold = {}", b.k, b.l, b.unfold)
 }
 
 fn failure_text(kind: FailureKind) -> &'static str {
@@ -539,7 +547,7 @@ fn observed_json(o: &Observed) -> Value {
 }
 
 fn json_report(c: &Compared, names: [&str; 2]) -> Value {
-    let bounds = |b: Bounds| json!({ "k": b.k, "l": b.l });
+    let bounds = |b: EquivBounds| json!({ "k": b.k, "l": b.l, "unfold": b.unfold });
     let verdict = match c.verdict {
         Verdict::Equivalent => "equivalent",
         Verdict::Inequivalent => "inequivalent",

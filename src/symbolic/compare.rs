@@ -34,12 +34,14 @@ pub struct Comparison<'p> {
 }
 
 /// Searches for a shortest difference between `left` and `right` within the bounds
-/// and limits of `options` (its techniques are not used), calling `progress` now and
-/// then. Refused when their interfaces differ.
+/// and limits of `options` (its techniques are not used) and `unfold` nested
+/// applications each library makes itself ([`super::config::Config::unfold`]),
+/// calling `progress` now and then. Refused when their interfaces differ.
 pub fn compare<'p>(
     left: &'p Library,
     right: &'p Library,
     options: &CheckOptions,
+    unfold: Option<u32>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Comparison<'p>, Incomparable> {
     let plain = CheckOptions {
@@ -50,7 +52,7 @@ pub fn compare<'p>(
         ..options.clone()
     };
     let brief = Brief::new(&plain, left);
-    let game = ProductGame::new(left, right, &brief)?;
+    let game = ProductGame::new(left, right, &brief, unfold)?;
     let (comparison, _) = brief.within_memory(
         &options.limits,
         |brief| context::in_own(|| search(game, brief, progress)),

@@ -125,6 +125,9 @@ pub enum Frame<'p> {
     Assert(&'p Expr),
     /// The evaluation box of a library call: returning through it frees a unit of k.
     Box,
+    /// The box of an application the library made itself, when those are bounded on
+    /// their own ([`Config::unfold`]): returning through it frees an unfolding.
+    Unfolded,
 }
 
 /// An entry of the evaluation stack 𝓔.
@@ -336,6 +339,10 @@ pub struct Config<'p> {
     pub clients: imbl::Vector<TypeId>,
     /// Library frames still available.
     pub k: u32,
+    /// The nested applications the library may still make itself, when they are
+    /// bounded apart from k (`holi equiv`'s unfoldings): k then bounds only the frames
+    /// of the client's calls. `None`: they take frames of k, as in `holi check`.
+    pub unfold: Option<u32>,
     /// The client's call budget in the current context.
     pub l: u32,
     pub pc: Option<Arc<PcNode>>,
@@ -382,6 +389,7 @@ impl<'p> Config<'p> {
             revealed: imbl::Vector::new(),
             clients: imbl::Vector::new(),
             k,
+            unfold: None,
             l,
             pc: None,
             witness: Arc::new(Witness::default()),

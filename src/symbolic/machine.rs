@@ -356,6 +356,10 @@ fn resume<'p>(
             cfg.k += 1;
             Control::Return(value)
         }
+        Frame::Unfolded => {
+            cfg.unfold = cfg.unfold.map(|u| u + 1);
+            Control::Return(value)
+        }
         Frame::Alloc(ty) => Control::Return(Value::Loc(cfg.allocate(Cell {
             owner: Player::Library,
             ty,
@@ -390,8 +394,9 @@ fn resume<'p>(
     })
 }
 
-/// Applies `fun` to `arg`: a library function opens a frame (consuming k), a client
-/// function is a P-call. `node` is the application in the library's code, where a
+/// Applies `fun` to `arg`: a library function opens a frame (consuming k, or an
+/// unfolding where the library applies it and [`Config::unfold`] bounds those), a
+/// client function is a P-call. `node` is the application in the library's code, where a
 /// stuck application is reported; a client's call (`None`) always applies a library
 /// function, so it never gets stuck.
 fn apply<'p>(
@@ -422,10 +427,21 @@ fn apply<'p>(
         Name::Import(_) | Name::Client(_) => return Err(Stop::PCall { name, arg }),
         Name::Undeclared(u) => return Err(stuck_at(Stuck::Undeclared(u))),
     };
-    if cfg.k == 0 {
-        return Err(Stop::OutOfFrames);
+    match cfg.unfold {
+        Some(u) if node.is_some() => {
+            if u == 0 {
+                return Err(Stop::OutOfFrames);
+            }
+            cfg.unfold = Some(u - 1);
+            cfg.kont.push(Frame::Unfolded);
+        }
+        _ => {
+            if cfg.k == 0 {
+                return Err(Stop::OutOfFrames);
+            }
+            cfg.k -= 1;
+            cfg.kont.push(Frame::Box);
+        }
     }
-    cfg.k -= 1;
-    cfg.kont.push(Frame::Box);
     Ok(Control::Eval(body, env))
 }

@@ -510,6 +510,7 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
         holes,
     };
     let mut budgets = vec![cfg.k, cfg.l];
+    budgets.extend(cfg.unfold);
     c.b.out.push_str("S[");
     for (i, slot) in cfg.store.iter().enumerate() {
         match slot {
@@ -882,6 +883,7 @@ impl Canon<'_, '_> {
                 number(&mut self.b.out, "at", at(e) as u64);
             }
             Frame::Box => self.b.out.push_str("box"),
+            Frame::Unfolded => self.b.out.push_str("unf"),
         }
         self.b.out.push(';');
     }

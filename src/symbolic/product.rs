@@ -17,13 +17,18 @@
 //! it goes to whatever each side passed (a function of the client's passed back is
 //! called through the library, so `f` and `fun x -> f x` correspond, as in Hobbit).
 //! Only where both sides pass back a function of the client's must it be the same
-//! one. Anything else is a [`Difference`]: the path condition (with the integers
-//! differing) has a model, and its values are a client's inputs.
+//! one. Anything else is a parting: the path condition (with the integers differing)
+//! has a model, and its values are a client's inputs. A parting is a [`Difference`]
+//! once a client can see the program end differently: at once where a side fails,
+//! else after a side that moved plays on alone (`Turn::Alone`) to where every call
+//! was answered or it fails.
 //!
 //! The libraries are deterministic, so for fixed client moves each side has one run
 //! and lockstep exploration suffices (no simulation game). k bounds each side's
-//! frames and l the client's calls per context, as in `check`; a path on which either
-//! side runs out of frames ends there without a verdict on what follows.
+//! frames of the client's calls, l the client's calls per context, as in `check`,
+//! and the unfoldings the nested applications each library makes itself
+//! ([`Config::unfold`]); a path on which either side runs out of frames or
+//! unfoldings ends there without a verdict on what follows.
 //!
 //! The interface may not pass references yet: a client's writes to a disclosed cell
 //! are read lazily by each side, at different times, and would need one symbol for
@@ -91,6 +96,18 @@ enum Turn {
     Left,
     /// The right side runs, the left having stopped.
     Right,
+    /// The sides have parted; this one plays on alone against the client, until its
+    /// play ends where the client can see it end.
+    Alone(Side),
+}
+
+/// Where the sides of a [`Pair`] parted: how each stopped, after how many shared
+/// moves, and what differs, in words.
+#[derive(Debug)]
+struct Parted {
+    ends: [End; 2],
+    shared: u32,
+    what: String,
 }
 
 /// A configuration of the product: the two sides, whose turn it is, and the library
@@ -103,6 +120,18 @@ pub struct Pair<'p> {
     /// How the left's turn ended, while the right runs.
     left_end: Option<End>,
     functions: imbl::Vector<Callable>,
+    /// Where the sides parted, once they have.
+    parted: Option<Arc<Parted>>,
+}
+
+impl Pair<'_> {
+    /// A lower bound on the length of the differences this pair can lead to.
+    fn least_difference(&self) -> u32 {
+        match &self.parted {
+            Some(p) => p.shared + 1,
+            None => self.moves(),
+        }
+    }
 }
 
 impl<'p> Position<'p> for Pair<'p> {
@@ -113,8 +142,8 @@ impl<'p> Position<'p> for Pair<'p> {
     fn pc(&self) -> &Option<Arc<PcNode>> {
         // The side that runs holds the condition of both.
         match self.turn {
-            Turn::Left => &self.left.pc,
-            Turn::Client | Turn::Right => &self.right.pc,
+            Turn::Left | Turn::Alone(Side::Left) => &self.left.pc,
+            Turn::Client | Turn::Right | Turn::Alone(Side::Right) => &self.right.pc,
         }
     }
 
@@ -123,14 +152,28 @@ impl<'p> Position<'p> for Pair<'p> {
     }
 }
 
-/// A client move sequence after which the two sides part: both configurations where
-/// they stopped (a side that moved has the move last in its trace), how each stopped,
-/// and a model of the path condition with the difference, for the client's values.
+/// A client move sequence after which the two sides part, in a way the client can
+/// see: both configurations (a side that moved has the move at index `shared` of its
+/// trace), how each stopped, and a model of the path condition with the difference,
+/// for the client's values.
+///
+/// A client sees how its program ends: it returns, fails, or runs forever. So a side
+/// that fails where the other does anything else differs at once (after a move, the
+/// client can run forever), and so does one that diverges where the other fails. A
+/// side that moves where the other diverges, or moves otherwise, differs only if
+/// after its move some client can still end the program: the side of `completed` goes
+/// on, in its configuration, to where every call was answered or to a failure. (Both
+/// may instead diverge whatever the client does, as in Meyer and Sieber's examples:
+/// then no client sees the difference.)
 #[derive(Clone, Debug)]
 pub struct Difference<'p> {
     pub left: Config<'p>,
     pub right: Config<'p>,
     pub ends: [End; 2],
+    /// The moves both sides make before they part.
+    pub shared: u32,
+    /// The side whose trace goes on past its parting move to an end the client sees.
+    pub completed: Option<Side>,
     pub witness: Arc<Witness>,
     /// What differs, in words (names as the left's trace prints them are not known
     /// here: the kinds of moves and values).
@@ -153,11 +196,7 @@ impl Difference<'_> {
     /// The moves of the distinguishing trace: those both sides make, and the one where
     /// they part (a move, or a failure).
     pub fn moves(&self) -> u32 {
-        let shared = |cfg: &Config, end: &End| match end {
-            End::Moved => cfg.moves.saturating_sub(1),
-            End::Failed(..) | End::Diverged => cfg.moves,
-        };
-        shared(&self.left, &self.ends[0]).min(shared(&self.right, &self.ends[1])) + 1
+        self.shared + 1
     }
 }
 
@@ -246,13 +285,15 @@ pub struct ProductGame<'p> {
 }
 
 impl<'p> ProductGame<'p> {
-    /// The product of `left` and `right` at the bounds of `brief`; refused unless both
-    /// have the same public methods and imports (by name, with the same types) and no
-    /// reference crosses the interface.
+    /// The product of `left` and `right` at the bounds of `brief`, with `unfold`
+    /// nested applications that each library makes itself ([`Config::unfold`]);
+    /// refused unless both have the same public methods and imports (by name, with the
+    /// same types) and no reference crosses the interface.
     pub fn new(
         left: &'p Library,
         right: &'p Library,
         brief: &Brief,
+        unfold: Option<u32>,
     ) -> Result<ProductGame<'p>, Incomparable> {
         let mut problems = Vec::new();
         let publics = |lib: &'p Library| -> Vec<(String, Name, TypeId)> {
@@ -316,12 +357,17 @@ impl<'p> ProductGame<'p> {
             stand_in: None,
             relevance: None,
         };
+        let start = |lib| Config {
+            unfold,
+            ..game::start(lib, brief, false)
+        };
         let initial = Pair {
-            left: game::start(left, brief, false),
-            right: game::start(right, brief, false),
+            left: start(left),
+            right: start(right),
             turn: Turn::Client,
             left_end: None,
             functions: imbl::Vector::new(),
+            parted: None,
         };
         Ok(ProductGame {
             left: rules(left),
@@ -399,6 +445,7 @@ impl<'p> ProductGame<'p> {
                 turn: Turn::Left,
                 left_end: None,
                 functions: pair.functions.clone(),
+                parted: None,
             });
         }
     }
@@ -444,14 +491,14 @@ impl<'p> Game<'p> for ProductGame<'p> {
         if self
             .shortest
             .as_ref()
-            .is_some_and(|d| pair.moves() >= d.moves())
+            .is_some_and(|d| pair.least_difference() >= d.moves())
         {
             return;
         }
         let (side, rules) = match pair.turn {
             Turn::Client => return self.client_moves(pair, search),
-            Turn::Left => (Side::Left, &self.left),
-            Turn::Right => (Side::Right, &self.right),
+            Turn::Left | Turn::Alone(Side::Left) => (Side::Left, &self.left),
+            Turn::Right | Turn::Alone(Side::Right) => (Side::Right, &self.right),
         };
         let cfg = match side {
             Side::Left => std::mem::replace(&mut pair.left, self.initial.left.clone()),
@@ -499,6 +546,14 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
     /// The side's turn ended with `cfg` as `end`.
     fn ended(&mut self, cfg: Config<'p>, end: End) {
         let mut pair = self.pair.clone();
+        if let Some(parted) = pair.parted.take() {
+            // Alone, a failure ends the program where the client sees it; a
+            // divergence shows nothing.
+            if let End::Failed(..) = end {
+                self.completed(pair, &parted, cfg);
+            }
+            return;
+        }
         match self.side {
             Side::Left => {
                 share_path(&cfg, &mut pair.right);
@@ -514,6 +569,70 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
         }
     }
 
+    /// The side playing alone after `parted` reached, in `cfg`, an end of the program
+    /// the client sees: the difference is real.
+    fn completed(&mut self, mut pair: Pair<'p>, parted: &Parted, cfg: Config<'p>) {
+        let witness = Arc::clone(&cfg.witness);
+        match self.side {
+            Side::Left => pair.left = cfg,
+            Side::Right => pair.right = cfg,
+        }
+        self.found(Difference {
+            left: pair.left,
+            right: pair.right,
+            ends: parted.ends.clone(),
+            shared: parted.shared,
+            completed: Some(self.side),
+            witness,
+            what: parted.what.clone(),
+        });
+    }
+
+    /// The sides stopped differently after the moves of `pair`, the right in `right`
+    /// (whose path condition is both's, with the difference, and `witness` a model of
+    /// it): a difference, once the client can see it ([`Difference`]).
+    fn parted(
+        &mut self,
+        mut pair: Pair<'p>,
+        ends: [End; 2],
+        mut right: Config<'p>,
+        witness: Arc<Witness>,
+        what: String,
+    ) {
+        let before = |cfg: &Config, end: &End| match end {
+            End::Moved => cfg.moves.saturating_sub(1),
+            End::Failed(..) | End::Diverged => cfg.moves,
+        };
+        let shared = before(&pair.left, &ends[0]).min(before(&right, &ends[1]));
+        right.witness = witness;
+        share_path(&right, &mut pair.left);
+        pair.right = right;
+        let alone: &[Side] = match &ends {
+            [End::Moved, End::Moved] => &[Side::Right, Side::Left],
+            [End::Moved, End::Diverged] => &[Side::Left],
+            [End::Diverged, End::Moved] => &[Side::Right],
+            _ => {
+                let witness = Arc::clone(&pair.right.witness);
+                return self.found(Difference {
+                    left: pair.left,
+                    right: pair.right,
+                    ends,
+                    shared,
+                    completed: None,
+                    witness,
+                    what,
+                });
+            }
+        };
+        let parted = Arc::new(Parted { ends, shared, what });
+        for &side in alone {
+            let mut p = pair.clone();
+            p.turn = Turn::Alone(side);
+            p.parted = Some(Arc::clone(&parted));
+            self.search.push(p);
+        }
+    }
+
     /// Both sides have stopped: a match goes on to the client's turn; anything else is
     /// a difference.
     fn compare(
@@ -523,13 +642,7 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
         mut right: Config<'p>,
         right_end: End,
     ) {
-        let differ = |what: String, right: Config<'p>, witness, pair: &Pair<'p>| Difference {
-            left: pair.left.clone(),
-            right,
-            ends: [left_end.clone(), right_end.clone()],
-            witness,
-            what,
-        };
+        let ends = [left_end.clone(), right_end.clone()];
         let (lm, rm) = match (&left_end, &right_end) {
             // The client sees both crash alike, or waits forever on both.
             (End::Failed(..), End::Failed(..)) | (End::Diverged, End::Diverged) => return,
@@ -540,8 +653,7 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
             (l, r) => {
                 let what = format!("the left side {} where the right {}", l.verb(), r.verb());
                 let witness = Arc::clone(&right.witness);
-                let d = differ(what, right, witness, &pair);
-                return self.found(d);
+                return self.parted(pair, ends, right, witness, what);
             }
         };
         let mut matched = Matched::default();
@@ -569,8 +681,7 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
                 "the moves differ in kind or target".to_string()
             };
             let witness = Arc::clone(&right.witness);
-            let d = differ(what, right, witness, &pair);
-            return self.found(d);
+            return self.parted(pair, ends, right, witness, what);
         }
         let Ok(equal) = matched.equal() else {
             let reason = "a value could not be compared".to_string();
@@ -579,8 +690,10 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
         if let Some(equal) = equal {
             let [same, different] = self.search.sides(&right, &equal);
             if let Some(w) = different {
-                let d = differ("the integers differ".to_string(), right, w, &pair);
-                return self.found(d);
+                let mut differing = right.clone();
+                differing.assume(equal.clone(), false, Arc::clone(&w));
+                let what = "the integers differ".to_string();
+                self.parted(pair.clone(), ends, differing, w, what);
             }
             let Some(w) = same else {
                 return;
@@ -684,15 +797,26 @@ impl<'p, S: Search<'p, Pair<'p>>> Sides<'p> for SideTurn<'_, 'p, S> {
 }
 
 impl<'p, S: Search<'p, Pair<'p>>> Search<'p> for SideTurn<'_, 'p, S> {
-    /// Never reached within a side's turn, which starts after a client move; a side
-    /// waiting for the client has made its move.
+    /// Alone, the client's turn: once every call was answered, the client can end
+    /// the program; before, it moves. Otherwise never reached within a side's turn,
+    /// which starts after a client move: a side waiting for the client has made its
+    /// move.
     fn opponent(&mut self, cfg: &mut Config<'p>) -> bool {
-        self.ended(cfg.clone(), End::Moved);
-        false
+        match self.pair.parted.clone() {
+            Some(parted) if cfg.stack.is_empty() => {
+                self.completed(self.pair.clone(), &parted, cfg.clone());
+                false
+            }
+            Some(_) => true,
+            None => {
+                self.ended(cfg.clone(), End::Moved);
+                false
+            }
+        }
     }
 
     fn push(&mut self, cfg: Config<'p>) {
-        if matches!(cfg.control, Control::Opponent) {
+        if self.pair.parted.is_none() && matches!(cfg.control, Control::Opponent) {
             return self.ended(cfg, End::Moved);
         }
         let mut pair = self.pair.clone();
