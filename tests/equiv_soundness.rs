@@ -11,7 +11,7 @@
 
 use holi::equiv::{self, Replay, Request, Verdict};
 use holi::frontend::{load_str, Loaded};
-use holi::symbolic::{Bounds, CheckOptions, Limits};
+use holi::symbolic::{Bounds, CheckOptions, Limits, Techniques};
 use std::path::{Path, PathBuf};
 
 const CAP: u64 = 20_000;
@@ -45,9 +45,18 @@ fn load(name: &str, source: &str) -> Option<Loaded> {
 }
 
 fn compare(left: &Loaded, right: &Loaded) -> Option<equiv::Compared> {
+    compare_with(left, right, true)
+}
+
+/// Compares at k 2, l 2, 4 unfoldings, with or without the product's memo.
+fn compare_with(left: &Loaded, right: &Loaded, memo: bool) -> Option<equiv::Compared> {
     let request = Request {
         options: CheckOptions {
             bounds: Bounds { k: 2, l: 2 },
+            techniques: Techniques {
+                memo,
+                ..Techniques::default()
+            },
             limits: Limits {
                 max_configurations: Some(CAP),
                 ..Limits::default()
@@ -235,4 +244,66 @@ fn every_difference_between_a_library_and_its_mutant_replays() {
     assert!(pairs >= 40, "only {pairs} pairs");
     assert!(apart * 4 >= pairs, "{apart} of {pairs} mutants told apart");
     assert!(complete > 0, "no mutant compared completely");
+}
+
+/// The verdict and the length of the difference, where the search was complete.
+fn answer(c: &equiv::Compared) -> Option<(Verdict, Option<usize>)> {
+    c.inconclusive
+        .is_empty()
+        .then(|| (c.verdict, c.difference.as_ref().map(|d| d.moves())))
+}
+
+#[test]
+fn the_memo_of_met_configurations_changes_no_answer_nor_the_shortest_length() {
+    let mut pairs: Vec<[Loaded; 2]> = Vec::new();
+    for path in libraries() {
+        let Ok(source) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let all = mutants(&source);
+        let step = all.len().div_ceil(PER_LIBRARY).max(1);
+        for mutant in all.into_iter().step_by(step) {
+            if let (Some(left), Some(right)) =
+                (load("left.holi", &source), load("mutant.holi", &mutant))
+            {
+                pairs.push([left, right]);
+            }
+        }
+    }
+    let hobbit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/hobbit-bench");
+    for dir in ["equiv", "inequiv"] {
+        let Ok(entries) = std::fs::read_dir(hobbit.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        files.sort();
+        pairs.extend(
+            files
+                .iter()
+                .filter_map(|f| holi::hobbit::translate::load(f, false).ok()),
+        );
+    }
+    let (mut compared, mut apart) = (0, 0);
+    for [left, right] in &pairs {
+        let (Some(plain), Some(memo)) = (
+            compare_with(left, right, false),
+            compare_with(left, right, true),
+        ) else {
+            continue;
+        };
+        let Some(plain) = answer(&plain) else {
+            continue;
+        };
+        compared += 1;
+        apart += usize::from(plain.0 == Verdict::Inequivalent);
+        assert_eq!(
+            Some(plain),
+            answer(&memo),
+            "{} vs {}: the memo changed the answer",
+            left.name,
+            right.name
+        );
+    }
+    assert!(compared >= 20, "only {compared} pairs compared completely");
+    assert!(apart >= 5, "only {apart} pairs told apart");
 }

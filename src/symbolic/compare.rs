@@ -4,9 +4,10 @@
 //! when the search completes.
 //!
 //! A complete search that met no difference was the whole game within k and l: no
-//! client tells the libraries apart within them. Nothing else is pruned: the memo's
-//! subsumption and the other techniques are argued for one library's failures, not
-//! for what a second library does. (Iterative deepening found the same differences,
+//! client tells the libraries apart within them. Besides branch and bound, only
+//! configurations met before are pruned (the product's own memo, with the `memo`
+//! technique): the other techniques are argued for one library's failures, not for
+//! what a second library does. (Iterative deepening found the same differences,
 //! but re-explored the game once per length: twenty times the configurations of one
 //! search on the DAO against itself at k 3, l 2.)
 
@@ -34,7 +35,7 @@ pub struct Comparison<'p> {
 }
 
 /// Searches for a shortest difference between `left` and `right` within the bounds
-/// and limits of `options` (its techniques are not used) and `unfold` nested
+/// and limits of `options` (of its techniques, only `memo`) and `unfold` nested
 /// applications each library makes itself ([`super::config::Config::unfold`]),
 /// calling `progress` now and then. Refused when their interfaces differ.
 pub fn compare<'p>(
@@ -52,7 +53,7 @@ pub fn compare<'p>(
         ..options.clone()
     };
     let brief = Brief::new(&plain, left);
-    let game = ProductGame::new(left, right, &brief, unfold)?;
+    let game = ProductGame::new(left, right, &brief, unfold, options.techniques.memo)?;
     let (comparison, _) = brief.within_memory(
         &options.limits,
         |brief| context::in_own(|| search(game, brief, progress)),
@@ -72,7 +73,9 @@ fn search<'p>(
     let end = explorer.advance(progress);
     let difference = explorer.game().shortest().cloned();
     let stuck = explorer.game().stuck().to_vec();
-    let result = explorer.finish();
+    let subsumed = explorer.game().subsumed();
+    let mut result = explorer.finish();
+    result.stats.subsumed += subsumed;
     Comparison {
         shortest: difference.is_some() && end == Advance::Done,
         difference,

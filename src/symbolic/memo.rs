@@ -109,6 +109,11 @@ impl Key {
     pub fn budgets(&self) -> &[u32] {
         &self.budgets
     }
+
+    /// The 128-bit hash of the canonical text.
+    pub fn hash(&self) -> u128 {
+        self.hash
+    }
 }
 
 /// The values a shape's terms can take in an explored configuration: a formula over
@@ -466,7 +471,7 @@ impl Memo {
 }
 
 /// `a ≥ b` pointwise (same stack shape, so the same length).
-fn dominates(a: &[u32], b: &[u32]) -> bool {
+pub fn dominates(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x >= y)
 }
 
@@ -495,12 +500,7 @@ pub fn shape(memo: &mut Memo, cfg: &Config) -> Option<Shape> {
 /// The hash of the canonical text of `cfg` and its budgets; with `holes`, of its shape.
 fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u128, Vec<u32>) {
     let b = &mut memo.buffers;
-    b.out.clear();
-    b.syms.clear();
-    b.clients.clear();
-    b.closures.clear();
-    b.nodes.clear();
-    b.locations.clear();
+    b.clear();
     let shape = holes.is_some();
     let mut c = Canon {
         cfg,
@@ -509,61 +509,59 @@ fn canonical(memo: &mut Memo, cfg: &Config, holes: Option<&mut Vec<Term>>) -> (u
         frozen: false,
         holes,
     };
-    let mut budgets = vec![cfg.k, cfg.l];
-    budgets.extend(cfg.unfold);
-    c.b.out.push_str("S[");
-    for (i, slot) in cfg.store.iter().enumerate() {
-        match slot {
-            _ if memo.inert.get(i).copied().unwrap_or(false) => c.b.out.push('*'),
-            Some(v) => c.value(v),
-            None => c.b.out.push('_'),
-        }
-        c.b.out.push(',');
-    }
-    c.b.out.push_str("]E[");
-    for frame in cfg.stack.iter() {
-        match frame {
-            GameFrame::OCall { name, ty, saved_l } => {
-                budgets.push(*saved_l);
-                c.b.out.push_str("O:");
-                c.name(*name);
-                let _ = write!(c.b.out, ":{ty}");
-            }
-            // More callbacks left, like more budget, only allow more moves.
-            GameFrame::StandIn { remaining, saved_l } => {
-                budgets.push(*remaining);
-                budgets.push(*saved_l);
-                c.b.out.push('T');
-            }
-            GameFrame::PCall { name, ty, kont } => {
-                c.b.out.push_str("P:");
-                c.name(*name);
-                let _ = write!(c.b.out, ":{ty:?}[");
-                for f in kont.iter() {
-                    c.frame(f);
-                }
-                c.b.out.push(']');
-            }
-        }
-        c.b.out.push(';');
-    }
-    c.b.out.push_str("]R[");
-    for (i, (name, ty)) in cfg.revealed.iter().enumerate() {
-        // The search never calls it (`moves::opponent_moves`), so its future is that
-        // of the configuration without it.
-        if cfg.duplicates_earlier_revealed(i) {
-            continue;
-        }
-        c.name(*name);
-        let _ = write!(c.b.out, ":{ty},");
-    }
-    c.unreached_disclosed();
+    let budgets = c.state(&memo.inert);
     if !shape {
         c.b.out.push_str("]C[");
         c.path_condition();
     }
     c.b.out.push(']');
     (hash128(&c.b.out), budgets)
+}
+
+/// The key of a configuration of the product of two libraries at the client's turn
+/// ([`super::product`]), for a memo of its own: both sides' states, written with one
+/// renaming of the symbols and client names they share (closures and locations are
+/// each side's own, renamed afresh), the library functions the client holds, paired
+/// by position (`functions`), and the path condition the sides share. The budgets are
+/// the left's, then the right's. Same key means the same future for the pair, by the
+/// argument of the module docs applied to each side under the one renaming.
+pub fn pair_key(memo: &mut Memo, left: &Config, right: &Config, functions: &[(Name, Name)]) -> Key {
+    let b = &mut memo.buffers;
+    b.clear();
+    let mut budgets = Vec::new();
+    for (side, cfg) in [left, right].into_iter().enumerate() {
+        b.closures.clear();
+        b.locations.clear();
+        b.out.push_str(if side == 0 { "L" } else { "|R" });
+        let mut c = Canon {
+            cfg,
+            b: &mut *b,
+            stuck_nodes: memo.stuck_nodes,
+            frozen: false,
+            holes: None,
+        };
+        budgets.extend(c.state(&memo.inert));
+        c.b.out.push_str("]F[");
+        for &(l, r) in functions {
+            c.name(if side == 0 { l } else { r });
+            c.b.out.push(',');
+        }
+    }
+    let mut c = Canon {
+        cfg: right,
+        b,
+        stuck_nodes: memo.stuck_nodes,
+        frozen: false,
+        holes: None,
+    };
+    c.b.out.push_str("]C[");
+    c.path_condition();
+    c.b.out.push(']');
+    Key {
+        hash: hash128(&c.b.out),
+        budgets,
+        shape: None,
+    }
 }
 
 /// Writes `tag` and `n` in decimal, as `write!(out, "{tag}{n}")` would: keys are
@@ -613,6 +611,18 @@ struct Buffers {
     locations: FxHashMap<u32, usize>,
 }
 
+impl Buffers {
+    /// Empties the text and the renamings, keeping their allocations.
+    fn clear(&mut self) {
+        self.out.clear();
+        self.syms.clear();
+        self.clients.clear();
+        self.closures.clear();
+        self.nodes.clear();
+        self.locations.clear();
+    }
+}
+
 struct Canon<'a, 'p> {
     cfg: &'a Config<'p>,
     b: &'a mut Buffers,
@@ -625,6 +635,63 @@ struct Canon<'a, 'p> {
 }
 
 impl Canon<'_, '_> {
+    /// Writes the store (leaving out the references flagged in `inert`), the
+    /// evaluation stack, the revealed names and the disclosed cells not reached;
+    /// returns the budgets.
+    fn state(&mut self, inert: &[bool]) -> Vec<u32> {
+        let cfg = self.cfg;
+        let mut budgets = vec![cfg.k, cfg.l];
+        budgets.extend(cfg.unfold);
+        self.b.out.push_str("S[");
+        for (i, slot) in cfg.store.iter().enumerate() {
+            match slot {
+                _ if inert.get(i).copied().unwrap_or(false) => self.b.out.push('*'),
+                Some(v) => self.value(v),
+                None => self.b.out.push('_'),
+            }
+            self.b.out.push(',');
+        }
+        self.b.out.push_str("]E[");
+        for frame in cfg.stack.iter() {
+            match frame {
+                GameFrame::OCall { name, ty, saved_l } => {
+                    budgets.push(*saved_l);
+                    self.b.out.push_str("O:");
+                    self.name(*name);
+                    let _ = write!(self.b.out, ":{ty}");
+                }
+                // More callbacks left, like more budget, only allow more moves.
+                GameFrame::StandIn { remaining, saved_l } => {
+                    budgets.push(*remaining);
+                    budgets.push(*saved_l);
+                    self.b.out.push('T');
+                }
+                GameFrame::PCall { name, ty, kont } => {
+                    self.b.out.push_str("P:");
+                    self.name(*name);
+                    let _ = write!(self.b.out, ":{ty:?}[");
+                    for f in kont.iter() {
+                        self.frame(f);
+                    }
+                    self.b.out.push(']');
+                }
+            }
+            self.b.out.push(';');
+        }
+        self.b.out.push_str("]R[");
+        for (i, (name, ty)) in cfg.revealed.iter().enumerate() {
+            // The search never calls it (`moves::opponent_moves`), so its future is that
+            // of the configuration without it.
+            if cfg.duplicates_earlier_revealed(i) {
+                continue;
+            }
+            self.name(*name);
+            let _ = write!(self.b.out, ":{ty},");
+        }
+        self.unreached_disclosed();
+        budgets
+    }
+
     fn value(&mut self, v: &Value) {
         match v {
             Value::Unit => self.b.out.push('u'),

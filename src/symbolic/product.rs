@@ -38,6 +38,7 @@ use super::branch::Sides;
 use super::brief::Brief;
 use super::config::{Config, Control, PcNode};
 use super::game::{self, Game, Paths, Position};
+use super::memo::{self, Memo};
 use super::moves;
 use super::outcome::StuckReason;
 use super::relevance::Skipped;
@@ -49,6 +50,7 @@ use crate::library::Library;
 use crate::ops::DivisionByZero;
 use crate::syntax::ast::{BinOp, Span};
 use crate::trace::{Dir, FailureKind};
+use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -282,18 +284,106 @@ pub struct ProductGame<'p> {
     /// The shortest difference found so far, if any.
     shortest: Option<Difference<'p>>,
     stuck: Vec<StuckPlace>,
+    /// The pairs met at the client's turn.
+    met: Met,
+}
+
+/// The configurations met at the client's turn, by key, with the length and budgets
+/// each was met with: the pairs, and the sides playing on alone.
+///
+/// A configuration with the same key as one met before, with no shorter a length and
+/// at least the same budgets, is not explored. Same key means the same future up to
+/// renaming (memo::pair_key, memo::key), and bounded play is monotone in the budgets,
+/// so every difference below it is below the earlier one too, no longer from there,
+/// and found from there: after it (it was explored), or still to come (it is an
+/// ancestor on the depth-first stack, whose successors are all explored unless branch
+/// and bound cuts them, which a difference at least as short justifies). Stuck places
+/// and limits met below it were recorded once. The length is a pair's moves; for a
+/// side alone, whose future decides only whether a parting is a difference, the
+/// length of the moves shared before the parting, which is the difference's.
+struct Met {
+    /// Off, nothing is subsumed (the plain search, to test against).
+    on: bool,
+    memo: Memo,
+    table: FxHashMap<(u8, u128), Vec<Visit>>,
+    /// Configurations not explored, being met before.
+    subsumed: u64,
+}
+
+/// The length and budgets a configuration was met with.
+type Visit = (u32, Vec<u32>);
+
+impl Met {
+    fn new(on: bool) -> Met {
+        Met {
+            on,
+            // Nothing is left out of keys: inert references are argued for one library.
+            memo: Memo::new(Vec::new(), true),
+            table: FxHashMap::default(),
+            subsumed: 0,
+        }
+    }
+
+    /// Whether a configuration of kind `tag` with `key`, met at `length`, was met
+    /// before so that it need not be explored; if not, it is recorded.
+    fn subsumed(&mut self, tag: u8, key: &memo::Key, length: u32) -> bool {
+        if !self.on {
+            return false;
+        }
+        let met = self.table.entry((tag, key.hash())).or_default();
+        if met
+            .iter()
+            .any(|(m, budgets)| *m <= length && memo::dominates(budgets, key.budgets()))
+        {
+            self.subsumed += 1;
+            return true;
+        }
+        met.retain(|(m, budgets)| !(length <= *m && memo::dominates(key.budgets(), budgets)));
+        met.push((length, key.budgets().to_vec()));
+        false
+    }
+
+    /// Whether `pair`, at the client's turn, was met before ([`Met::subsumed`]).
+    fn pair(&mut self, pair: &Pair) -> bool {
+        if !self.on {
+            return false;
+        }
+        let functions: Vec<(Name, Name)> = pair
+            .functions
+            .iter()
+            .map(|c| (c.left.0, c.right.0))
+            .collect();
+        let key = memo::pair_key(&mut self.memo, &pair.left, &pair.right, &functions);
+        self.subsumed(0, &key, pair.moves())
+    }
+
+    /// Whether `side`, alone in `cfg` at the client's turn after the sides parted
+    /// with `shared` moves, was met before ([`Met::subsumed`]).
+    fn alone(&mut self, side: Side, cfg: &Config, shared: u32) -> bool {
+        if !self.on {
+            return false;
+        }
+        let key = memo::key(&mut self.memo, cfg);
+        let tag = match side {
+            Side::Left => 1,
+            Side::Right => 2,
+        };
+        self.subsumed(tag, &key, shared)
+    }
 }
 
 impl<'p> ProductGame<'p> {
     /// The product of `left` and `right` at the bounds of `brief`, with `unfold`
-    /// nested applications that each library makes itself ([`Config::unfold`]);
-    /// refused unless both have the same public methods and imports (by name, with the
-    /// same types) and no reference crosses the interface.
+    /// nested applications that each library makes itself ([`Config::unfold`]), and
+    /// configurations met before not explored again if `memo` ([`Met`]); refused
+    /// unless both have the same public methods and imports (by name, with the same
+    /// types) and no reference crosses the interface.
     pub fn new(
         left: &'p Library,
         right: &'p Library,
         brief: &Brief,
         unfold: Option<u32>,
+        memo: bool,
     ) -> Result<ProductGame<'p>, Incomparable> {
         let mut problems = Vec::new();
         let publics = |lib: &'p Library| -> Vec<(String, Name, TypeId)> {
@@ -377,7 +467,13 @@ impl<'p> ProductGame<'p> {
             initial,
             shortest: None,
             stuck: Vec::new(),
+            met: Met::new(memo),
         })
+    }
+
+    /// How many configurations were not explored, being met before.
+    pub fn subsumed(&self) -> u64 {
+        self.met.subsumed
     }
 
     /// The right library.
@@ -398,8 +494,8 @@ impl<'p> ProductGame<'p> {
     /// The client's turn: its answer to the library's pending call, if any, then —
     /// while its budget lasts — a call of each public method and of each function the
     /// libraries passed it, each played on both sides with the same values.
-    fn client_moves(&self, mut pair: Pair<'p>, search: &mut impl Search<'p, Pair<'p>>) {
-        if !search.opponent(&mut pair) {
+    fn client_moves(&mut self, mut pair: Pair<'p>, search: &mut impl Search<'p, Pair<'p>>) {
+        if !search.opponent(&mut pair) || self.met.pair(&pair) {
             return;
         }
         let (llib, rlib) = (self.left.lib, self.right.lib);
@@ -511,6 +607,7 @@ impl<'p> Game<'p> for ProductGame<'p> {
             imports: &self.imports,
             shortest: &mut self.shortest,
             stuck: &mut self.stuck,
+            met: &mut self.met,
             search,
         };
         step::step(cfg, rules, &mut turn);
@@ -532,6 +629,7 @@ struct SideTurn<'a, 'p, S> {
     imports: &'a [ImportId],
     shortest: &'a mut Option<Difference<'p>>,
     stuck: &'a mut Vec<StuckPlace>,
+    met: &'a mut Met,
     search: &'a mut S,
 }
 
@@ -807,7 +905,7 @@ impl<'p, S: Search<'p, Pair<'p>>> Search<'p> for SideTurn<'_, 'p, S> {
                 self.completed(self.pair.clone(), &parted, cfg.clone());
                 false
             }
-            Some(_) => true,
+            Some(parted) => !self.met.alone(self.side, cfg, parted.shared),
             None => {
                 self.ended(cfg.clone(), End::Moved);
                 false
