@@ -455,12 +455,14 @@ fn failure(out: &mut String, layout: &Layout, tree: &CallTree, note: &FailureNot
         top + 19.0,
         escape(&note.headline)
     );
-    let _ = writeln!(
-        out,
-        "<text class=\"label\" x=\"{GUTTER:.1}\" y=\"{:.1}\" fill=\"#111827\">{}</text>",
-        top + 38.0,
-        escape(&note.code)
-    );
+    if !note.code.is_empty() {
+        let _ = writeln!(
+            out,
+            "<text class=\"label\" x=\"{GUTTER:.1}\" y=\"{:.1}\" fill=\"#111827\">{}</text>",
+            top + 38.0,
+            escape(&note.code)
+        );
+    }
 }
 
 #[cfg(test)]

@@ -24,11 +24,13 @@ use crate::syntax::ast::{Expr, ExprKind, Program, Span, Type};
 use crate::trace::{Counterexample, FailureKind, Move, Player, Trace, TraceValue};
 use num_bigint::BigInt;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::PathBuf;
 
 /// The unfoldings of a comparison unless the user says otherwise: enough for a
-/// binary search over ten elements, or a loop of eight turns, after the client's call.
-pub const DEFAULT_UNFOLD: u32 = 8;
+/// binary search over ten elements. Each more multiplies the paths through code
+/// that recurses on the client's integers (sorting them, say) by their branching.
+pub const DEFAULT_UNFOLD: u32 = 4;
 
 /// The bounds of a comparison: k and l as in `holi check`, except that k counts only
 /// the frames of the client's calls, and the nested applications each library makes
@@ -39,6 +41,16 @@ pub struct EquivBounds {
     pub k: u32,
     pub l: u32,
     pub unfold: u32,
+}
+
+impl fmt::Display for EquivBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "k = {}, l = {}, unfold = {}",
+            self.k, self.l, self.unfold
+        )
+    }
 }
 
 /// What a comparison is asked, beyond the search's bounds and limits.
@@ -71,6 +83,18 @@ pub enum Verdict {
     Stuck,
 }
 
+impl Verdict {
+    /// The verdict in the JSON and SARIF documents.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Equivalent => "equivalent",
+            Verdict::Inequivalent => "inequivalent",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Stuck => "stuck",
+        }
+    }
+}
+
 /// What a side did where the two part.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Parting {
@@ -80,6 +104,26 @@ pub enum Parting {
     Failed { kind: FailureKind, span: Span },
     /// A divergence (`_bot_`): the client waits forever.
     Diverged,
+}
+
+impl fmt::Display for Parting {
+    /// What the side did, with the difference's values: `call send(2)`, `fails an
+    /// assert`, `diverges`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Parting::Moved { concrete, .. } => write!(f, "{concrete}"),
+            Parting::Failed { kind, .. } => f.write_str(failure_verb(*kind)),
+            Parting::Diverged => f.write_str("diverges"),
+        }
+    }
+}
+
+/// What a failure of `kind` does, as a verb phrase.
+pub fn failure_verb(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Assert => "fails an assert",
+        FailureKind::Division => "divides by zero",
+    }
 }
 
 /// What a run of the distinguishing client did on one side after the shared moves.
@@ -97,6 +141,16 @@ pub enum Ending {
     Returned(TraceValue),
     Failed(FailureKind),
     Diverged,
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ending::Returned(value) => write!(f, "returns {value}"),
+            Ending::Failed(kind) => f.write_str(failure_verb(*kind)),
+            Ending::Diverged => f.write_str("diverges"),
+        }
+    }
 }
 
 /// How the distinguishing client's runs went.
@@ -278,8 +332,8 @@ pub fn run(
 
 /// The bounds a deepening comparison tries, up to `last`: k and l grow by turns from 1
 /// (k first), so that short differences are found at small bounds and a limit met on
-/// the way leaves the largest bounds covered; the unfoldings grow with k, twice k up
-/// to the last's.
+/// the way leaves the largest bounds covered; the unfoldings grow with k, one more
+/// than k up to the last's.
 pub fn schedule(last: EquivBounds) -> Vec<EquivBounds> {
     if last.k == 0 || last.l == 0 {
         return vec![last];
@@ -290,7 +344,7 @@ pub fn schedule(last: EquivBounds) -> Vec<EquivBounds> {
         unfold: if (k, l) == (last.k, last.l) {
             last.unfold
         } else {
-            (2 * k).min(last.unfold)
+            (k + 1).min(last.unfold)
         },
     };
     let mut bounds = with_unfold(1, 1);
@@ -689,15 +743,15 @@ mod tests {
         let b = |k, l, unfold| EquivBounds { k, l, unfold };
         assert_eq!(
             schedule(b(3, 2, 8)),
-            vec![b(1, 1, 2), b(2, 1, 4), b(2, 2, 4), b(3, 2, 8)]
+            vec![b(1, 1, 2), b(2, 1, 3), b(2, 2, 3), b(3, 2, 8)]
         );
         assert_eq!(
-            schedule(b(2, 4, 3)),
-            vec![b(1, 1, 2), b(2, 1, 3), b(2, 2, 3), b(2, 3, 3), b(2, 4, 3)]
+            schedule(b(2, 4, 2)),
+            vec![b(1, 1, 2), b(2, 1, 2), b(2, 2, 2), b(2, 3, 2), b(2, 4, 2)]
         );
         assert_eq!(
-            schedule(b(4, 1, 8)),
-            vec![b(1, 1, 2), b(2, 1, 4), b(3, 1, 6), b(4, 1, 8)]
+            schedule(b(4, 1, 4)),
+            vec![b(1, 1, 2), b(2, 1, 3), b(3, 1, 4), b(4, 1, 4)]
         );
         assert_eq!(schedule(b(1, 1, 0)), vec![b(1, 1, 0)]);
         assert_eq!(schedule(b(0, 3, 8)), vec![b(0, 3, 8)]);

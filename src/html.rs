@@ -1,4 +1,5 @@
-//! The HTML report (`holi check --report FILE`): one self-contained page.
+//! The HTML reports (`holi check --report FILE`, `holi equiv --report FILE`): one
+//! self-contained page.
 //!
 //! Inline CSS, inline SVG ([`crate::diagram`]), no script and nothing fetched, so the
 //! page opens anywhere, offline, and can be attached to a bug report. Per checked file:
@@ -11,7 +12,9 @@
 
 use crate::calltree::CallTree;
 use crate::diagram::{self, escape, FailureNote};
-use crate::report::{model_text, plural, verdict_name, LineIndex, Report};
+use crate::equiv::{Compared, Parting, Replay, Shown, Verdict};
+use crate::report::{model_text, plural, stuck_reason_text, verdict_name, LineIndex, Report};
+use crate::symbolic::product::Side;
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind};
 use std::cell::Cell;
@@ -49,6 +52,8 @@ figure { margin: .5rem 0; overflow-x: auto; }
 figure svg { max-width: 100%; height: auto; }
 .replay-confirmed { color: #166534; }
 .replay-mismatch { color: #991b1b; font-weight: 600; }
+.sides { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; }
+.sides h3 { font-size: 1rem; margin: .5rem 0 .2rem; }
 footer { color: #6b7280; font-size: .8rem; border-top: 1px solid #e5e7eb; padding-top: .5rem; }
 ";
 
@@ -58,14 +63,29 @@ pub struct HtmlReport<W: Write> {
     out: W,
 }
 
+/// The page's head, titled `title`, and the start of its body.
+fn head(out: &mut dyn Write, title: &str) -> io::Result<()> {
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+    )
+}
+
+/// The page's footer, naming the command that wrote it, and its end.
+fn foot(out: &mut dyn Write, command: &str) -> io::Result<()> {
+    write!(
+        out,
+        "<footer>Written by holi {} (<code>{command}</code>): a self-contained \
+         page, without scripts or network access.</footer>\n</body>\n</html>\n",
+        crate::report::HOLI_VERSION
+    )
+}
+
 impl<W: Write> HtmlReport<W> {
     pub fn begin(mut out: W) -> io::Result<HtmlReport<W>> {
-        write!(
-            out,
-            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <title>holi check report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        )?;
+        head(&mut out, "holi check report")?;
         Ok(HtmlReport { out })
     }
 
@@ -145,12 +165,7 @@ impl<W: Write> HtmlReport<W> {
     }
 
     pub fn finish(mut self) -> io::Result<()> {
-        write!(
-            self.out,
-            "<footer>Written by holi {} (<code>holi check --report</code>): a self-contained \
-             page, without scripts or network access.</footer>\n</body>\n</html>\n",
-            crate::report::HOLI_VERSION
-        )?;
+        foot(&mut self.out, "holi check --report")?;
         self.out.flush()
     }
 }
@@ -228,6 +243,186 @@ fn trace(
         _ => {}
     }
     writeln!(out, "</details>")
+}
+
+/// The page of `holi equiv --report`: the verdict, the bounds and what limited the
+/// search, and, when a client tells the libraries apart, each library's run as a
+/// sequence diagram, side by side, from the shared moves to where it parts from the
+/// other, then the values, the replay and the client. `names` are the two files and
+/// `sources` what their places refer to.
+pub fn write_equiv(
+    mut out: impl Write,
+    c: &Compared,
+    names: [&str; 2],
+    sources: [&str; 2],
+) -> io::Result<()> {
+    let out: &mut dyn Write = &mut out;
+    head(out, "holi equiv report")?;
+    writeln!(
+        out,
+        "<section class=\"file\">\n<h1>holi equiv <code>{}</code> vs <code>{}</code></h1>",
+        escape(names[0]),
+        escape(names[1])
+    )?;
+    let (class, scope) = match (c.verdict, c.covered) {
+        (Verdict::Equivalent, Some(b)) => ("safe", format!(" within {b}")),
+        (Verdict::Inequivalent, _) => ("unsafe", format!(" within {}", c.bounds)),
+        (v, _) => (v.name(), String::new()),
+    };
+    writeln!(
+        out,
+        "<p class=\"verdict {class}\">{}{}</p>\n<ul class=\"facts\">",
+        c.verdict.name().to_uppercase(),
+        escape(&scope)
+    )?;
+    match c.covered {
+        Some(b) => writeln!(out, "<li>No client tells them apart within {b}.</li>")?,
+        None => writeln!(out, "<li>No bounds were covered completely.</li>")?,
+    }
+    writeln!(
+        out,
+        "<li>Last comparison at {}: {} configurations, {} solver queries, {:.2} s.</li>",
+        c.bounds, c.stats.configurations, c.stats.solver_queries, c.stats.seconds
+    )?;
+    for reason in &c.inconclusive {
+        writeln!(out, "<li>Inconclusive: {}</li>", escape(reason))?;
+    }
+    for place in &c.stuck {
+        let side = match place.side {
+            Side::Left => 0,
+            Side::Right => 1,
+        };
+        writeln!(
+            out,
+            "<li>Paths of the {} library got stuck ({}):</li>\n<pre class=\"source\">{}</pre>",
+            place.side,
+            escape(&stuck_reason_text(&place.reason)),
+            excerpt(sources[side], &place.span, &LineIndex::new(sources[side]))
+        )?;
+    }
+    writeln!(out, "</ul>")?;
+    if let Some(d) = &c.difference {
+        difference(out, c, d, sources)?;
+    }
+    writeln!(out, "</section>")?;
+    foot(out, "holi equiv --report")?;
+    out.flush()
+}
+
+/// A difference: the two runs side by side, the values, the replay, the client.
+fn difference(out: &mut dyn Write, c: &Compared, d: &Shown, sources: [&str; 2]) -> io::Result<()> {
+    let moves = d.moves();
+    writeln!(
+        out,
+        "<h2>A client tells them apart after {moves} move{} ({})</h2>\n<div class=\"sides\">",
+        plural(moves),
+        escape(&d.what)
+    )?;
+    let sides = [
+        ("left", &d.left, sources[0]),
+        ("right", &d.right, sources[1]),
+    ];
+    for (i, &(side, parting, source)) in sides.iter().enumerate() {
+        let (other, other_parting, _) = sides[1 - i];
+        let elsewhere = format!("where the {other} library {}", other_parting);
+        let mut trace = d.trace.clone();
+        let mut concrete = d.concrete.clone();
+        let (headline, code, span) = match parting {
+            Parting::Moved {
+                trace: t,
+                concrete: m,
+            } => {
+                trace.0.push(t.clone());
+                concrete.0.push(m.clone());
+                (
+                    format!("the {side} library parts here: {m}"),
+                    elsewhere,
+                    0..0,
+                )
+            }
+            Parting::Failed { kind, span } => {
+                let lines = LineIndex::new(source);
+                let at = lines.span(span);
+                let what = match kind {
+                    FailureKind::Assert => "fails an assert",
+                    FailureKind::Division => "divides by zero",
+                };
+                let code = source
+                    .get(at.start.offset..at.end.offset)
+                    .and_then(|t| t.lines().next())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                (
+                    format!("the {side} library {what} at line {}", at.start.line),
+                    code,
+                    span.clone(),
+                )
+            }
+            Parting::Diverged => (format!("the {side} library diverges"), elsewhere, 0..0),
+        };
+        let run = Counterexample {
+            kind: FailureKind::Assert,
+            span,
+            trace,
+            concrete,
+            model: d.model.clone(),
+            locations: Vec::new(),
+            valuation: None,
+        };
+        let note = FailureNote { headline, code };
+        writeln!(
+            out,
+            "<div class=\"side\" data-side=\"{side}\">\n<h3>The {side} library</h3>\n<figure>\n{}</figure>\n</div>",
+            diagram::svg(&run, c.bounds.k, &note)
+        )?;
+    }
+    writeln!(out, "</div>")?;
+    writeln!(
+        out,
+        "<h4>Moves both make</h4>\n<pre class=\"wrap\">{}</pre>",
+        escape(&d.trace.to_string())
+    )?;
+    if !d.model.is_empty() {
+        writeln!(
+            out,
+            "<h4>With</h4>\n<pre class=\"wrap\">{}</pre>",
+            escape(&model_text(&d.model))
+        )?;
+    }
+    let replay = match &d.replay {
+        Replay::Confirmed { ends, .. } => format!(
+            "<p class=\"replay-confirmed\">Replayed: run with each library, the client's main {} \
+             on the left and {} on the right.</p>",
+            escape(&ends[0].to_string()),
+            escape(&ends[1].to_string())
+        ),
+        Replay::Mismatch { side, reason } => format!(
+            "<p class=\"replay-mismatch\">Not replayed on the {side} side: {}</p>",
+            escape(reason)
+        ),
+        Replay::NotReplayed(cutoff) => {
+            format!("<p class=\"replay-mismatch\">Not replayed ({cutoff}).</p>")
+        }
+        Replay::Unwritten(why) => format!(
+            "<p class=\"replay-mismatch\">No client was written: {}</p>",
+            escape(why)
+        ),
+    };
+    writeln!(out, "{replay}")?;
+    match (&d.client_path, &d.client) {
+        (Some(path), _) => writeln!(
+            out,
+            "<h4>Distinguishing client</h4>\n<p>Written to <code>{}</code>.</p>",
+            escape(&path.display().to_string())
+        ),
+        (None, Some(client)) => writeln!(
+            out,
+            "<h4>Distinguishing client</h4>\n<pre>{}</pre>",
+            escape(client)
+        ),
+        (None, None) => Ok(()),
+    }
 }
 
 /// The lines of `source` around `span`, numbered, with the span marked.

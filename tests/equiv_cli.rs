@@ -461,7 +461,7 @@ fun q -> _bot_",
     let bounds = ["--k", "2", "--l", "2"];
     let o = holi(&[&["equiv", &path(d, "meyer_sieber_4.bils")][..], &bounds].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).contains("EQUIVALENT within k = 2, l = 2, unfold = 8"));
+    assert!(stdout(&o).contains("EQUIVALENT within k = 2, l = 2, unfold = 4"));
     let o = holi(&["equiv", &path(d, "ends.bils")]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
@@ -562,6 +562,79 @@ fn internal_recursion_has_its_own_bound_stated_with_k_and_l() {
     assert!(out.contains("= ret total(16)"), "{out}");
 }
 
+/// Validates `doc` against the official SARIF 2.1.0 schema (`tests/data`).
+fn assert_valid_sarif(doc: &serde_json::Value) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/data/sarif-schema-2.1.0.json"))
+        .expect("the SARIF schema is in tests/data");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema is a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn sarif_places_the_difference_in_both_libraries_and_validates() {
+    let o = holi(&[
+        "equiv",
+        &example("dao.holi"),
+        &example("dao_fixed.holi"),
+        "--k",
+        "3",
+        "--l",
+        "2",
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("SARIF is JSON");
+    assert_valid_sarif(&doc);
+    let run = &doc["runs"][0];
+    assert_eq!(run["properties"]["verdict"], "inequivalent");
+    assert_eq!(run["properties"]["bounds"]["unfold"], 4);
+    assert_eq!(run["invocations"][0]["exitCode"], 1);
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1, "{results:#?}");
+    let result = &results[0];
+    assert_eq!(result["ruleId"], "D0001");
+    let left = &result["locations"][0]["physicalLocation"];
+    assert!(left["artifactLocation"]["uri"]
+        .as_str()
+        .is_some_and(|u| u.ends_with("dao.holi")));
+    // The left's parting move calls `send`: its import's line.
+    assert_eq!(left["region"]["startLine"], 6);
+    let right = &result["relatedLocations"][0]["physicalLocation"];
+    assert!(right["artifactLocation"]["uri"]
+        .as_str()
+        .is_some_and(|u| u.ends_with("dao_fixed.holi")));
+    let flows = result["codeFlows"][0]["threadFlows"]
+        .as_array()
+        .expect("thread flows");
+    assert_eq!(flows.len(), 2, "one per library");
+    for flow in flows {
+        assert_eq!(flow["locations"].as_array().map(Vec::len), Some(4));
+    }
+    // A library against itself: no result, and the covered bounds.
+    let same = holi(&[
+        "equiv",
+        &example("dao.holi"),
+        &example("dao.holi"),
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(same.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&same.stdout).expect("SARIF is JSON");
+    assert_valid_sarif(&doc);
+    assert_eq!(doc["runs"][0]["results"].as_array().map(Vec::len), Some(0));
+    assert_eq!(doc["runs"][0]["properties"]["covered"]["k"], 3);
+}
+
 #[test]
 fn hobbit_files_are_read_translated_and_compared() {
     let dir = files(&[
@@ -609,6 +682,13 @@ ref c = 0 in (fun () -> if !c < 1 then c := !c + 1 else c := 0), (fun () -> !c)"
     let out = stdout(&apart);
     assert_eq!(apart.status.code(), Some(1), "{out}");
     assert!(out.contains("client   call start(())"), "{out}");
+    // In SARIF, a Hobbit file's sides are placed as the file: their places are in the
+    // translations.
+    let sarif = holi(&["equiv", &path(d, "forgetful.bils"), "--format", "sarif"]);
+    let doc: serde_json::Value = serde_json::from_slice(&sarif.stdout).expect("SARIF is JSON");
+    assert_valid_sarif(&doc);
+    let location = &doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert!(location["region"].is_null(), "{location}");
     // `&&` short-circuits as in Hobbit: `false && _bot_` is false, not a divergence.
     let short = holi(&["equiv", &path(d, "short.bils")]);
     assert_eq!(short.status.code(), Some(0), "{}", stdout(&short));

@@ -225,6 +225,50 @@ fn the_dao_report_renders_in_chromium_with_the_attack_as_a_diagram() {
 }
 
 #[test]
+fn the_equiv_report_draws_both_libraries_up_to_where_they_part() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let page = out_dir().join("dao-vs-fixed.html");
+    let _ = std::fs::remove_file(&page);
+    let output = Command::new(env!("CARGO_BIN_EXE_holi"))
+        .current_dir(root())
+        .args(["equiv", "examples/dao.holi", "examples/dao_fixed.holi"])
+        .args(["--k", "3", "--l", "2", "--report"])
+        .arg(&page)
+        .output()
+        .expect("holi runs");
+    assert_eq!(output.status.code(), Some(1), "inequivalent");
+    let (dom, log) = browse(&chromium, &["--dump-dom"], &file_url(&page));
+    assert_eq!(
+        console_messages(&log),
+        Vec::<&str>::new(),
+        "console messages"
+    );
+    assert!(dom.contains("data-side=\"left\"") && dom.contains("data-side=\"right\""));
+    assert_eq!(
+        dom.matches("<svg ").count(),
+        2,
+        "one diagram per library: {dom}"
+    );
+    assert!(
+        dom.contains("the right library parts here: ret withdraw(())"),
+        "{dom}"
+    );
+    assert!(dom.contains("Replayed: run with each library"), "{dom}");
+    let measured = measure(&chromium, &page);
+    assert_eq!(measured.len(), 2, "{measured:?}");
+    for diagram in &measured {
+        // The three shared moves and the library's own fourth.
+        assert!(diagram.contains("moves=4"), "{measured:?}");
+        assert!(
+            diagram.contains("outside=0") && diagram.contains("overflowing=0"),
+            "{measured:?}"
+        );
+    }
+}
+
+#[test]
 fn a_report_of_every_trace_groups_them_and_draws_each() {
     let Some(chromium) = chromium() else {
         return;

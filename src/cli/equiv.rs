@@ -19,6 +19,7 @@ use crate::symbolic::product::Side;
 use crate::symbolic::{Bounds, CheckOptions, Limits, Run, Techniques, DEFAULT_K, DEFAULT_L};
 use crate::syntax::ast::{Decl, Program, Span};
 use crate::trace::{FailureKind, Move};
+use crate::{html, sarif};
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -34,6 +35,8 @@ pub enum Format {
     Text,
     /// One JSON document (`lang/equiv.md`).
     Json,
+    /// SARIF 2.1.0, for code-scanning services (`lang/equiv.md`).
+    Sarif,
 }
 
 #[derive(Args, Debug)]
@@ -57,7 +60,7 @@ pub struct EquivArgs {
     #[arg(long)]
     pub l: Option<u32>,
     /// Nested applications each library may make itself (calls of its own functions,
-    /// recursion) [default: 8].
+    /// recursion) [default: 4].
     #[arg(long, value_name = "N")]
     pub unfold: Option<u32>,
     /// Output format.
@@ -84,6 +87,10 @@ pub struct EquivArgs {
     /// Write the distinguishing client to DIR/LEFT-vs-RIGHT.holi (the files' stems).
     #[arg(long, value_name = "DIR")]
     pub client: Option<PathBuf>,
+    /// Also write an HTML report to FILE: one self-contained page with the verdict and
+    /// the two libraries' runs side by side where they part.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
 }
 
 /// Two files whose interfaces differ.
@@ -218,7 +225,32 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(out))
         }
+        Format::Sarif => {
+            // A Hobbit file's places are in its sides' translations, not in the file.
+            let hobbit = args.right.is_none();
+            let paths = [&args.left, args.right.as_ref().unwrap_or(&args.left)]
+                .map(|p| p.display().to_string());
+            let files = [
+                sarif_file(&paths[0], &left, hobbit),
+                sarif_file(&paths[1], &right, hobbit),
+            ];
+            sarif::write_equiv(&compared, files, &mut std::io::stdout().lock())
+        }
     };
+    if let Some(path) = &args.report {
+        let written = std::fs::File::create(path).and_then(|file| {
+            html::write_equiv(
+                std::io::BufWriter::new(file),
+                &compared,
+                names,
+                [&left.source, &right.source],
+            )
+        });
+        if let Err(e) = written {
+            eprintln!("error: cannot write the report {}: {e}", path.display());
+            return Outcome::BadInput;
+        }
+    }
     let outcome = match compared.verdict {
         Verdict::Equivalent => Outcome::Ok,
         Verdict::Inequivalent => Outcome::Failure,
@@ -232,6 +264,15 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
             eprintln!("error: cannot write the report: {e}");
             Outcome::BadInput
         }
+    }
+}
+
+/// A side for the SARIF log: the file `path`, whose places are those of `loaded`
+/// unless it is a Hobbit file (its sides' places are in their translations).
+fn sarif_file<'a>(path: &'a str, loaded: &'a Loaded, hobbit: bool) -> sarif::EquivFile<'a> {
+    sarif::EquivFile {
+        path,
+        text: (!hobbit).then_some((loaded.source.as_str(), &loaded.program)),
     }
 }
 
@@ -329,17 +370,6 @@ fn verdict_word(v: Verdict) -> &'static str {
     }
 }
 
-fn bounds_text(b: EquivBounds) -> String {
-    format!("k = {}, l = {}, unfold = {}", b.k, b.l, b.unfold)
-}
-
-fn failure_text(kind: FailureKind) -> &'static str {
-    match kind {
-        FailureKind::Assert => "fails an assert",
-        FailureKind::Division => "divides by zero",
-    }
-}
-
 fn parting_text(p: &Parting, file: &Loaded) -> String {
     match p {
         Parting::Moved { trace, concrete } if trace == concrete => trace.to_string(),
@@ -349,7 +379,7 @@ fn parting_text(p: &Parting, file: &Loaded) -> String {
                 .matches('\n')
                 .count()
                 + 1;
-            format!("{} (line {line})", failure_text(*kind))
+            format!("{} (line {line})", equiv::failure_verb(*kind))
         }
         Parting::Diverged => "diverges".to_string(),
     }
@@ -370,20 +400,11 @@ fn observed_text(o: &Observed) -> String {
     }
 }
 
-fn ending_text(end: &Ending) -> String {
-    match end {
-        Ending::Returned(value) => format!("returns {value}"),
-        Ending::Failed(FailureKind::Assert) => "fails an assert".to_string(),
-        Ending::Failed(FailureKind::Division) => "divides by zero".to_string(),
-        Ending::Diverged => "diverges".to_string(),
-    }
-}
-
 fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> String {
     let mut out = String::new();
     let scope = match (c.verdict, c.covered) {
-        (Verdict::Equivalent, Some(b)) => format!(" within {}", bounds_text(b)),
-        (Verdict::Inequivalent, _) => format!(" within {}", bounds_text(c.bounds)),
+        (Verdict::Equivalent, Some(b)) => format!(" within {b}"),
+        (Verdict::Inequivalent, _) => format!(" within {}", c.bounds),
         _ => String::new(),
     };
     let _ = writeln!(
@@ -407,11 +428,7 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
         Verdict::Inconclusive | Verdict::Stuck => {
             match c.covered {
                 Some(b) => {
-                    let _ = writeln!(
-                        out,
-                        "  no client tells them apart within {}",
-                        bounds_text(b)
-                    );
+                    let _ = writeln!(out, "  no client tells them apart within {b}");
                 }
                 None => {
                     let _ = writeln!(out, "  no bounds were covered completely");
@@ -478,8 +495,7 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
                 let _ = writeln!(
                     out,
                     "  and its main {} on the left and {} on the right",
-                    ending_text(&ends[0]),
-                    ending_text(&ends[1])
+                    ends[0], ends[1]
                 );
             }
             Replay::Mismatch { side, reason } => {
@@ -504,11 +520,12 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
     if ui.verbose() {
         let _ = writeln!(
             out,
-            "  search: {} configurations, {} solver queries, {:.2} s, at {}",
+            "  search: {} configurations ({} met before), {} solver queries, {:.2} s, at {}",
             c.stats.configurations,
+            c.stats.subsumed,
             c.stats.solver_queries,
             c.stats.seconds,
-            bounds_text(c.bounds)
+            c.bounds
         );
     }
     out
@@ -548,19 +565,14 @@ fn observed_json(o: &Observed) -> Value {
 
 fn json_report(c: &Compared, names: [&str; 2]) -> Value {
     let bounds = |b: EquivBounds| json!({ "k": b.k, "l": b.l, "unfold": b.unfold });
-    let verdict = match c.verdict {
-        Verdict::Equivalent => "equivalent",
-        Verdict::Inequivalent => "inequivalent",
-        Verdict::Inconclusive => "inconclusive",
-        Verdict::Stuck => "stuck",
-    };
+    let verdict = c.verdict.name();
     let difference = c.difference.as_ref().map(|d| {
         let replayed = match &d.replay {
             Replay::Confirmed { left, right, ends } => json!({
                 "status": "confirmed",
                 "left": observed_json(left),
                 "right": observed_json(right),
-                "ends": ends.iter().map(ending_text).collect::<Vec<_>>(),
+                "ends": ends.iter().map(Ending::to_string).collect::<Vec<_>>(),
             }),
             Replay::Mismatch { side, reason } => json!({
                 "status": "mismatch",

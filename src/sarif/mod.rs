@@ -28,6 +28,10 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path};
 
+mod equiv;
+
+pub use equiv::{write_equiv, EquivFile};
+
 /// The schema the document declares (the OASIS standard's, errata 01).
 pub const SARIF_SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
@@ -271,7 +275,10 @@ struct Location {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    /// Left out where the places found are not the file's (a Hobbit file's sides,
+    /// whose places are in their translations).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Clone, Serialize)]
@@ -298,7 +305,7 @@ struct Region {
 #[serde(rename_all = "camelCase")]
 struct CodeFlow {
     message: Text,
-    thread_flows: [ThreadFlow; 1],
+    thread_flows: Vec<ThreadFlow>,
 }
 
 #[derive(Serialize)]
@@ -411,6 +418,19 @@ fn artifact_location(file: &str, cwd: Option<&Path>) -> ArtifactLocation {
     }
 }
 
+/// The region of `span`, placed by `lines`.
+fn region(lines: &LineIndex, span: &Span) -> Region {
+    let at = lines.span(span);
+    Region {
+        start_line: at.start.line,
+        start_column: at.start.column,
+        end_line: at.end.line,
+        end_column: at.end.column,
+        byte_offset: at.start.offset,
+        byte_length: at.end.offset - at.start.offset,
+    }
+}
+
 fn declarations(program: &Program) -> BTreeMap<&str, Span> {
     let imports = program
         .imports
@@ -425,19 +445,11 @@ fn declarations(program: &Program) -> BTreeMap<&str, Span> {
 
 impl<'r> Context<'r> {
     fn location(&self, span: &Span, message: Option<String>) -> Location {
-        let at = self.lines.span(span);
         Location {
             id: None,
             physical_location: PhysicalLocation {
                 artifact_location: self.artifact.clone(),
-                region: Region {
-                    start_line: at.start.line,
-                    start_column: at.start.column,
-                    end_line: at.end.line,
-                    end_column: at.end.column,
-                    byte_offset: at.start.offset,
-                    byte_length: at.end.offset - at.start.offset,
-                },
+                region: Some(region(&self.lines, span)),
             },
             message: message.map(text),
         }
@@ -536,7 +548,7 @@ impl<'r> Context<'r> {
             related_locations: Vec::new(),
             code_flows: vec![CodeFlow {
                 message: text(format!("the trace of {moves} move{}", plural(moves))),
-                thread_flows: [ThreadFlow { locations: steps }],
+                thread_flows: vec![ThreadFlow { locations: steps }],
             }],
             partial_fingerprints: fingerprints,
         }
