@@ -529,7 +529,8 @@ impl<'a> Checker<'a> {
                 let tt = self.synth(t);
                 let tf = self.synth(f);
                 match (tt, tf) {
-                    (Some(tt), Some(tf)) if tt != tf => {
+                    // `bool` is an `int` wherever the library uses it.
+                    (Some(tt), Some(tf)) if !tt.compatible(&tf) => {
                         self.mismatch(&f.span, &tf, &tt, "both branches of an `if` have one type");
                         if let Some(d) = self.diagnostics.last_mut() {
                             d.labels.push(crate::diagnostics::Label {
@@ -734,6 +735,17 @@ mod tests {
               h := twice; assert (!h (1, f) == 3 && not (x <= 0))\n\
             };";
         assert_eq!(codes(source), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_bool_and_an_int_are_one_type_for_the_branches_of_an_if() {
+        let source = "int found := 0;\n\
+            public m (x:int) :(bool) = { if x < 0 then true else (found := x; !found) };";
+        assert_eq!(codes(source), Vec::<&str>::new());
+        assert_eq!(
+            codes("public m (x:int) :(int) = { if x < 0 then () else 1 };"),
+            vec!["W0201"]
+        );
     }
 
     #[test]
