@@ -234,7 +234,7 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
                 sarif_file(&paths[0], &left, hobbit),
                 sarif_file(&paths[1], &right, hobbit),
             ];
-            sarif::write_equiv(&compared, files, &mut std::io::stdout().lock())
+            sarif::equiv::write_equiv(&compared, files, &mut std::io::stdout().lock())
         }
     };
     if let Some(path) = &args.report {
@@ -269,8 +269,8 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
 
 /// A side for the SARIF log: the file `path`, whose places are those of `loaded`
 /// unless it is a Hobbit file (its sides' places are in their translations).
-fn sarif_file<'a>(path: &'a str, loaded: &'a Loaded, hobbit: bool) -> sarif::EquivFile<'a> {
-    sarif::EquivFile {
+fn sarif_file<'a>(path: &'a str, loaded: &'a Loaded, hobbit: bool) -> sarif::equiv::EquivFile<'a> {
+    sarif::equiv::EquivFile {
         path,
         text: (!hobbit).then_some((loaded.source.as_str(), &loaded.program)),
     }

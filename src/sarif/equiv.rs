@@ -14,12 +14,12 @@
 //! against the official schema.
 
 use super::{
-    artifact_location, declarations, docs_base, fnv1a, region, text, ArtifactLocation, CodeFlow,
-    Configuration, Invocation, Location, Notification, PhysicalLocation, SarifResult, Text,
-    ThreadFlow, ThreadFlowLocation, FINGERPRINT_KEY, SARIF_SCHEMA, SRCROOT,
+    artifact_location, base_ids, declarations, docs_base, fnv1a, region, text, tool,
+    ArtifactLocation, CodeFlow, Invocation, Location, Notification, PhysicalLocation, RuleInfo,
+    SarifResult, ThreadFlow, ThreadFlowLocation, Tool, FINGERPRINT_KEY, SARIF_SCHEMA,
 };
 use crate::equiv::{Compared, EquivBounds, Parting, Replay, Shown, Verdict};
-use crate::report::{plural, LineIndex, HOLI_VERSION};
+use crate::report::{plural, LineIndex};
 use crate::symbolic::product::StuckPlace;
 use crate::syntax::ast::{Program, Span};
 use crate::trace::{Dir, Move, Player};
@@ -31,6 +31,24 @@ use std::path::Path;
 const DIFFERENCE_CODE: &str = "D0001";
 const STUCK_CODE: &str = "D0002";
 const EQUIV_DOC: &str = "lang/equiv.md";
+
+const DIFFERENCE_RULE: RuleInfo = RuleInfo {
+    id: DIFFERENCE_CODE,
+    short: "A client tells the two libraries apart",
+    full: "Some client, within the bounds k, l and the unfoldings, sees the two libraries end \
+           differently: the shortest trace of calls and returns after which they part, with \
+           the client's values, shows how, and the synthesized client that does it was run \
+           with each library.",
+    doc: EQUIV_DOC,
+};
+
+const STUCK_RULE: RuleInfo = RuleInfo {
+    id: STUCK_CODE,
+    short: "Compared paths got stuck",
+    full: "Paths of one library got stuck here (a call of an undeclared name, an ill-typed \
+           operation): what would follow them was not compared.",
+    doc: EQUIV_DOC,
+};
 
 /// One side of a comparison, as the SARIF log names it.
 pub struct EquivFile<'a> {
@@ -51,34 +69,6 @@ struct Run<'r> {
     column_kind: &'static str,
     results: Vec<SarifResult>,
     properties: Properties<'r>,
-}
-
-#[derive(Serialize)]
-struct Tool {
-    driver: Driver,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Driver {
-    name: &'static str,
-    version: &'static str,
-    semantic_version: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    information_uri: Option<String>,
-    rules: Vec<Rule>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Rule {
-    id: &'static str,
-    short_description: Text,
-    full_description: Text,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    help_uri: Option<String>,
-    help: Text,
-    default_configuration: Configuration,
 }
 
 #[derive(Serialize)]
@@ -312,31 +302,9 @@ pub fn write_equiv(
     let names = [files[0].path, files[1].path];
     let sides = files.map(|f| SideFile::new(&f, cwd.as_deref()));
     let docs = docs_base(env!("CARGO_PKG_REPOSITORY"));
-    let rule = |id, short: &'static str, full: &'static str, level| Rule {
-        id,
-        short_description: text(short),
-        full_description: text(full),
-        help_uri: docs.as_ref().map(|base| format!("{base}{EQUIV_DOC}")),
-        help: text(format!("{full} See {EQUIV_DOC} in holi's documentation.")),
-        default_configuration: Configuration { level },
-    };
     let rules = vec![
-        rule(
-            DIFFERENCE_CODE,
-            "A client tells the two libraries apart",
-            "Some client, within the bounds k, l and the unfoldings, sees the two libraries end \
-             differently: the shortest trace of calls and returns after which they part, with \
-             the client's values, shows how, and the synthesized client that does it was run \
-             with each library.",
-            "error",
-        ),
-        rule(
-            STUCK_CODE,
-            "Compared paths got stuck",
-            "Paths of one library got stuck here (a call of an undeclared name, an ill-typed \
-             operation): what would follow them was not compared.",
-            "warning",
-        ),
+        DIFFERENCE_RULE.rule(docs.as_deref(), "error"),
+        STUCK_RULE.rule(docs.as_deref(), "warning"),
     ];
     let mut results = Vec::new();
     if let (Verdict::Inequivalent, Some(d)) = (compared.verdict, &compared.difference) {
@@ -349,34 +317,8 @@ pub fn write_equiv(
         Verdict::Inconclusive => 3,
         Verdict::Stuck => 4,
     };
-    let original_uri_base_ids = cwd
-        .as_deref()
-        .filter(|cwd| cwd.is_absolute())
-        .map(|cwd| {
-            let mut uri = format!("file:///{}", super::uri_path(cwd));
-            if !uri.ends_with('/') {
-                uri.push('/');
-            }
-            (
-                SRCROOT,
-                ArtifactLocation {
-                    uri,
-                    uri_base_id: None,
-                },
-            )
-        })
-        .into_iter()
-        .collect();
     let run = Run {
-        tool: Tool {
-            driver: Driver {
-                name: "holi",
-                version: HOLI_VERSION,
-                semantic_version: HOLI_VERSION,
-                information_uri: docs.as_ref().map(|base| format!("{base}README.md")),
-                rules,
-            },
-        },
+        tool: tool(rules, docs.as_deref()),
         invocations: [Invocation {
             execution_successful: true,
             exit_code,
@@ -390,7 +332,7 @@ pub fn write_equiv(
                 })
                 .collect(),
         }],
-        original_uri_base_ids,
+        original_uri_base_ids: base_ids(cwd.as_deref()),
         column_kind: "unicodeCodePoints",
         results,
         properties: Properties {

@@ -28,9 +28,7 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path};
 
-mod equiv;
-
-pub use equiv::{write_equiv, EquivFile};
+pub mod equiv;
 
 /// The schema the document declares (the OASIS standard's, errata 01).
 pub const SARIF_SCHEMA: &str =
@@ -51,6 +49,56 @@ struct RuleInfo {
     short: &'static str,
     full: &'static str,
     doc: &'static str,
+}
+
+impl RuleInfo {
+    /// The rule, at `level`, linked to the documentation under `docs` when known.
+    fn rule(&self, docs: Option<&str>, level: &'static str) -> Rule {
+        Rule {
+            id: self.id,
+            short_description: text(self.short),
+            full_description: text(self.full),
+            help_uri: docs.map(|base| format!("{base}{}", self.doc)),
+            help: text(format!(
+                "{} See {} in holi's documentation.",
+                self.full, self.doc
+            )),
+            default_configuration: Configuration { level },
+        }
+    }
+}
+
+/// The tool: holi, with `rules`, linked to the documentation under `docs` when known.
+fn tool(rules: Vec<Rule>, docs: Option<&str>) -> Tool {
+    Tool {
+        driver: Driver {
+            name: "holi",
+            version: HOLI_VERSION,
+            semantic_version: HOLI_VERSION,
+            information_uri: docs.map(|base| format!("{base}README.md")),
+            rules,
+        },
+    }
+}
+
+/// `originalUriBaseIds`: `%SRCROOT%` is the working directory `cwd`, when known.
+fn base_ids(cwd: Option<&Path>) -> BTreeMap<&'static str, ArtifactLocation> {
+    cwd.filter(|cwd| cwd.is_absolute())
+        .map(|cwd| {
+            let mut uri = format!("file:///{}", uri_path(cwd));
+            if !uri.ends_with('/') {
+                uri.push('/');
+            }
+            (
+                SRCROOT,
+                ArtifactLocation {
+                    uri,
+                    uri_base_id: None,
+                },
+            )
+        })
+        .into_iter()
+        .collect()
 }
 
 const CHECK_DOC: &str = "lang/check-output.md";
@@ -661,19 +709,9 @@ impl Report<'_> {
         let docs = docs_base(repository);
         let rules = RULES
             .iter()
-            .map(|r| Rule {
-                id: r.id,
-                short_description: text(r.short),
-                full_description: text(r.full),
-                help_uri: docs.as_ref().map(|base| format!("{base}{}", r.doc)),
-                help: text(format!("{} See {} in holi's documentation.", r.full, r.doc)),
-                default_configuration: Configuration {
-                    level: if r.id.starts_with('W') || r.id == STUCK_CODE {
-                        "warning"
-                    } else {
-                        "error"
-                    },
-                },
+            .map(|r| {
+                let warning = r.id.starts_with('W') || r.id == STUCK_CODE;
+                r.rule(docs.as_deref(), if warning { "warning" } else { "error" })
             })
             .collect();
         let exit_code = self.exit_code();
@@ -701,33 +739,8 @@ impl Report<'_> {
                 });
             }
         }
-        let original_uri_base_ids = cwd
-            .filter(|cwd| cwd.is_absolute())
-            .map(|cwd| {
-                let mut uri = format!("file:///{}", uri_path(cwd));
-                if !uri.ends_with('/') {
-                    uri.push('/');
-                }
-                (
-                    SRCROOT,
-                    ArtifactLocation {
-                        uri,
-                        uri_base_id: None,
-                    },
-                )
-            })
-            .into_iter()
-            .collect();
         let run = Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "holi",
-                    version: HOLI_VERSION,
-                    semantic_version: HOLI_VERSION,
-                    information_uri: docs.as_ref().map(|base| format!("{base}README.md")),
-                    rules,
-                },
-            },
+            tool: tool(rules, docs.as_deref()),
             invocations: [Invocation {
                 // holi ran to its verdict; only a counterexample that does not replay
                 // (a bug in holi) means it did not work as it should.
@@ -741,7 +754,7 @@ impl Report<'_> {
                 },
                 tool_execution_notifications: notifications,
             }],
-            original_uri_base_ids,
+            original_uri_base_ids: base_ids(cwd),
             column_kind: "unicodeCodePoints",
             results: Results(&cx),
             properties: RunProperties {
