@@ -14,7 +14,7 @@
 //! against the official schema.
 
 use super::{
-    artifact_location, base_ids, declarations, docs_base, fnv1a, region, text, tool,
+    artifact_location, base_ids, declarations, docs_base, fnv1a, move_steps, region, text, tool,
     ArtifactLocation, CodeFlow, Invocation, Location, Notification, PhysicalLocation, RuleInfo,
     SarifResult, ThreadFlow, ThreadFlowLocation, Tool, FINGERPRINT_KEY, SARIF_SCHEMA,
 };
@@ -22,7 +22,7 @@ use crate::equiv::{Compared, EquivBounds, Parting, Replay, Shown, Verdict};
 use crate::report::{plural, LineIndex};
 use crate::symbolic::product::StuckPlace;
 use crate::syntax::ast::{Program, Span};
-use crate::trace::{Dir, Move, Player};
+use crate::trace::Move;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -150,41 +150,9 @@ impl<'a> SideFile<'a> {
 
 /// The thread flow of one side: the shared moves, then its parting.
 fn thread_flow(file: &SideFile, d: &Shown, parting: &Parting) -> ThreadFlow {
-    let mut depth = 0usize;
-    let mut steps = Vec::new();
-    for (n, (m, concrete)) in d.trace.0.iter().zip(&d.concrete.0).enumerate() {
-        if m.dir == Dir::Ret {
-            depth = depth.saturating_sub(1);
-        }
-        let who = match m.by {
-            Player::Client => "the client",
-            Player::Library => "the library",
-        };
-        let mut step = match m.dir {
-            Dir::Call => format!(
-                "{}. {who} calls {}({})",
-                n + 1,
-                m.method,
-                m.value.as_argument()
-            ),
-            Dir::Ret => format!("{}. {who} returns {} from {}", n + 1, m.value, m.method),
-        };
-        if concrete != m {
-            step.push_str(&format!(" (e.g. {concrete})"));
-        }
-        steps.push(ThreadFlowLocation {
-            location: file.location(file.declaration(m), Some(step)),
-            kinds: vec![match m.dir {
-                Dir::Call => "call",
-                Dir::Ret => "return",
-            }],
-            nesting_level: depth,
-            execution_order: n + 1,
-        });
-        if m.dir == Dir::Call {
-            depth += 1;
-        }
-    }
+    let (mut steps, depth) = move_steps(&d.trace, &d.concrete, |m, step| {
+        file.location(file.declaration(m), Some(step))
+    });
     let n = d.trace.0.len() + 1;
     steps.push(ThreadFlowLocation {
         location: file.location(

@@ -21,7 +21,7 @@ use crate::report::{
 };
 use crate::symbolic::StuckSite;
 use crate::syntax::ast::{Decl, Program, Span};
-use crate::trace::{Counterexample, Dir, FailureKind, Player};
+use crate::trace::{Counterexample, Dir, FailureKind, Move, Player, Trace};
 use serde::{Serialize, Serializer};
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -491,6 +491,52 @@ fn declarations(program: &Program) -> BTreeMap<&str, Span> {
     imports.chain(methods).collect()
 }
 
+/// The steps of a thread flow for the moves of `trace` (with the values of
+/// `concrete`), each at the location `place` gives it with its description; and the
+/// nesting after the last move.
+fn move_steps(
+    trace: &Trace,
+    concrete: &Trace,
+    mut place: impl FnMut(&Move, String) -> Location,
+) -> (Vec<ThreadFlowLocation>, usize) {
+    let mut depth = 0usize;
+    let mut steps = Vec::with_capacity(trace.0.len() + 1);
+    for (n, (m, concrete)) in trace.0.iter().zip(&concrete.0).enumerate() {
+        if m.dir == Dir::Ret {
+            depth = depth.saturating_sub(1);
+        }
+        let who = match m.by {
+            Player::Client => "the client",
+            Player::Library => "the library",
+        };
+        let mut step = match m.dir {
+            Dir::Call => format!(
+                "{}. {who} calls {}({})",
+                n + 1,
+                m.method,
+                m.value.as_argument()
+            ),
+            Dir::Ret => format!("{}. {who} returns {} from {}", n + 1, m.value, m.method),
+        };
+        if concrete != m {
+            step.push_str(&format!(" (e.g. {concrete})"));
+        }
+        steps.push(ThreadFlowLocation {
+            location: place(m, step),
+            kinds: vec![match m.dir {
+                Dir::Call => "call",
+                Dir::Ret => "return",
+            }],
+            nesting_level: depth,
+            execution_order: n + 1,
+        });
+        if m.dir == Dir::Call {
+            depth += 1;
+        }
+    }
+    (steps, depth)
+}
+
 impl<'r> Context<'r> {
     fn location(&self, span: &Span, message: Option<String>) -> Location {
         Location {
@@ -537,42 +583,10 @@ impl<'r> Context<'r> {
 
         // Each move at the declaration of what it names; generated names (m1, f1, …)
         // have none, so they point at the failing expression.
-        let mut depth = 0usize;
-        let mut steps = Vec::with_capacity(moves + 1);
-        for (n, (m, concrete)) in c.trace.0.iter().zip(&c.concrete.0).enumerate() {
-            if m.dir == Dir::Ret {
-                depth = depth.saturating_sub(1);
-            }
-            let who = match m.by {
-                Player::Client => "the client",
-                Player::Library => "the library",
-            };
-            let mut step = match m.dir {
-                Dir::Call => format!(
-                    "{}. {who} calls {}({})",
-                    n + 1,
-                    m.method,
-                    m.value.as_argument()
-                ),
-                Dir::Ret => format!("{}. {who} returns {} from {}", n + 1, m.value, m.method),
-            };
-            if concrete != m {
-                step.push_str(&format!(" (e.g. {concrete})"));
-            }
+        let (mut steps, depth) = move_steps(&c.trace, &c.concrete, |m, step| {
             let span = self.declarations.get(m.method.as_str()).unwrap_or(&c.span);
-            steps.push(ThreadFlowLocation {
-                location: self.location(span, Some(step)),
-                kinds: vec![match m.dir {
-                    Dir::Call => "call",
-                    Dir::Ret => "return",
-                }],
-                nesting_level: depth,
-                execution_order: n + 1,
-            });
-            if m.dir == Dir::Call {
-                depth += 1;
-            }
-        }
+            self.location(span, Some(step))
+        });
         steps.push(ThreadFlowLocation {
             location: self.location(&c.span, Some(format!("{}. {title}: {label}", moves + 1))),
             kinds: vec!["danger"],
