@@ -580,6 +580,69 @@ fn assert_valid_sarif(doc: &serde_json::Value) {
 }
 
 #[test]
+fn json_follows_its_schema_for_every_verdict() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("lang/equiv-output.schema.json"))
+        .expect("the schema is in lang/");
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("the schema is JSON");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("a valid schema");
+    let dir = files(&[
+        ("counter.holi", COUNTER),
+        ("saturating.holi", SATURATING),
+        (
+            "bot.holi",
+            "public f (x:int) :(int) = { if x < 5 then x else _bot_ };",
+        ),
+        (
+            "fails.holi",
+            "public f (x:int) :(int) = { assert(x < 5); x };",
+        ),
+    ]);
+    let d = dir.path();
+    let runs: [(&[&str], &str); 5] = [
+        (&["counter.holi", "saturating.holi"], "inequivalent"),
+        (&["counter.holi", "counter.holi"], "equivalent"),
+        (&["bot.holi", "fails.holi"], "inequivalent"),
+        (
+            &[
+                "counter.holi",
+                "saturating.holi",
+                "--max-configurations",
+                "3",
+            ],
+            "inconclusive",
+        ),
+        (
+            &["counter.holi", "saturating.holi", "--k", "1", "--l", "1"],
+            "equivalent",
+        ),
+    ];
+    for (args, verdict) in runs {
+        let mut argv = vec!["equiv".to_string()];
+        argv.extend(args.iter().map(|a| {
+            if a.ends_with(".holi") {
+                path(d, a)
+            } else {
+                a.to_string()
+            }
+        }));
+        argv.extend(["--format".to_string(), "json".to_string()]);
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let o = holi(&argv);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{args:?}: {errors:#?}");
+        assert_eq!(doc["verdict"], verdict, "{args:?}: {doc:#}");
+    }
+}
+
+#[test]
 fn sarif_places_the_difference_in_both_libraries_and_validates() {
     let o = holi(&[
         "equiv",
