@@ -5,10 +5,11 @@
 //!
 //! Each library is built once; the search is [`crate::symbolic::compare`]. A
 //! difference becomes a client by the synthesis `check` uses ([`crate::client`]),
-//! from the moves the two sides share; that client is linked with each side and run
-//! on the concrete interpreter, and the difference is reported only when each run
-//! makes its side's moves and the two runs part where the search said. One that does
-//! not replay leaves the answer inconclusive: it is never reported as found.
+//! from the moves of the side that goes on to an end the client sees (else of a side
+//! that moved, up to its move); that client is linked with each side and run on the
+//! concrete interpreter, and the difference is reported only when each run makes its
+//! side's moves, the two runs part where the search said and end differently. One
+//! that does not replay leaves the answer inconclusive: it is never reported as found.
 
 use crate::client::{self, AtMove, Unwritten, Watch};
 use crate::concrete::{self, Cutoff, Limits, Outcome, ProgramIndex, Stop};
