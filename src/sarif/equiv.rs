@@ -16,7 +16,7 @@
 use super::{
     artifact_location, base_ids, declarations, docs_base, fnv1a, move_steps, region, text, tool,
     ArtifactLocation, CodeFlow, Invocation, Location, Notification, PhysicalLocation, RuleInfo,
-    SarifResult, ThreadFlow, ThreadFlowLocation, Tool, FINGERPRINT_KEY, SARIF_SCHEMA,
+    Run, SarifResult, ThreadFlow, ThreadFlowLocation, FINGERPRINT_KEY, SARIF_SCHEMA,
 };
 use crate::equiv::{Compared, EquivBounds, Parting, Replay, Shown, Verdict};
 use crate::report::{plural, LineIndex};
@@ -57,18 +57,6 @@ pub struct EquivFile<'a> {
     /// Its source and program, when the places found are the file's (not for the sides
     /// of a Hobbit file, which are found in their translations).
     pub text: Option<(&'a str, &'a Program)>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Run<'r> {
-    tool: Tool,
-    invocations: [Invocation; 1],
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    original_uri_base_ids: BTreeMap<&'static str, ArtifactLocation>,
-    column_kind: &'static str,
-    results: Vec<SarifResult>,
-    properties: Properties<'r>,
 }
 
 #[derive(Serialize)]

@@ -193,17 +193,18 @@ fn docs_base(repository: &str) -> Option<String> {
     (!repository.is_empty()).then(|| format!("{repository}/blob/HEAD/"))
 }
 
+/// A run: `R` the results, `P` the command's properties.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Run<'r> {
+struct Run<R, P> {
     tool: Tool,
     invocations: [Invocation; 1],
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     original_uri_base_ids: BTreeMap<&'static str, ArtifactLocation>,
     /// Columns are counted in characters, as in the text and JSON reports.
     column_kind: &'static str,
-    results: Results<'r>,
-    properties: RunProperties<'r>,
+    results: R,
+    properties: P,
 }
 
 #[derive(Serialize)]
