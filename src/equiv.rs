@@ -57,7 +57,7 @@ impl fmt::Display for EquivBounds {
 /// What a comparison is asked, beyond the search's bounds and limits.
 #[derive(Clone, Debug)]
 pub struct Request {
-    /// The bounds k and l, and the limits (the techniques are not used); the limits
+    /// The bounds k and l, and the limits (of the techniques, only `memo`); the limits
     /// hold in every phase, the client's synthesis and runs included.
     pub options: CheckOptions,
     /// The unfoldings.
