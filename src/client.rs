@@ -105,6 +105,20 @@ impl From<SynthesisError> for Unwritten {
 enum Proj {
     Fst,
     Snd,
+    /// The first element of a list.
+    Head,
+    /// A list without its first element.
+    Tail,
+}
+
+/// The paths to the elements of a list `items` long, in order, under `path`.
+fn item_paths(path: &[Proj], items: usize) -> impl Iterator<Item = Vec<Proj>> + '_ {
+    (0..items).map(move |i| {
+        let mut p = path.to_vec();
+        p.extend(std::iter::repeat_n(Proj::Tail, i));
+        p.push(Proj::Head);
+        p
+    })
 }
 
 /// Where the client first holds a function the library revealed.
@@ -232,6 +246,15 @@ fn functions_in(
             functions_in(b, tb, path, out);
             path.pop();
         }
+        TraceValue::List(items) => {
+            let element = match ty {
+                Some(Type::List(t)) => Some(&**t),
+                _ => None,
+            };
+            for (item, mut at) in items.iter().zip(item_paths(path, items.len())) {
+                functions_in(item, element, &mut at, out);
+            }
+        }
         _ => {}
     }
 }
@@ -247,6 +270,11 @@ fn locations_in(value: &TraceValue, path: &mut Vec<Proj>, out: &mut Vec<(String,
             path.push(Proj::Snd);
             locations_in(b, path, out);
             path.pop();
+        }
+        TraceValue::List(items) => {
+            for (item, mut at) in items.iter().zip(item_paths(path, items.len())) {
+                locations_in(item, &mut at, out);
+            }
         }
         _ => {}
     }
@@ -264,17 +292,37 @@ fn integers_in(value: &TraceValue, path: &mut Vec<Proj>, out: &mut Vec<Vec<Proj>
             integers_in(b, path, out);
             path.pop();
         }
+        TraceValue::List(items) => {
+            for (item, mut at) in items.iter().zip(item_paths(path, items.len())) {
+                integers_in(item, &mut at, out);
+            }
+        }
         _ => {}
     }
 }
 
 /// The part of a value at a path.
 fn value_at<'v>(value: &'v TraceValue, path: &[Proj]) -> Option<&'v TraceValue> {
-    path.iter().try_fold(value, |v, p| match (v, p) {
-        (TraceValue::Pair(a, _), Proj::Fst) => Some(&**a),
-        (TraceValue::Pair(_, b), Proj::Snd) => Some(&**b),
-        _ => None,
-    })
+    let mut v = value;
+    // The elements of the list `v` that `Tail`s dropped so far.
+    let mut dropped = 0;
+    for p in path {
+        v = match (v, p) {
+            (TraceValue::List(items), Proj::Tail) if dropped < items.len() => {
+                dropped += 1;
+                continue;
+            }
+            (TraceValue::List(items), Proj::Head) => {
+                let item = items.get(dropped)?;
+                dropped = 0;
+                item
+            }
+            (TraceValue::Pair(a, _), Proj::Fst) => a,
+            (TraceValue::Pair(_, b), Proj::Snd) => b,
+            _ => return None,
+        };
+    }
+    (dropped == 0).then_some(v)
 }
 
 /// The type to use for a function whose type the trace does not determine (only in
@@ -693,6 +741,18 @@ fn project(mut value: Expr, path: &[Proj]) -> Expr {
         value = e(match p {
             Proj::Fst => ExprKind::Fst(Box::new(value)),
             Proj::Snd => ExprKind::Snd(Box::new(value)),
+            // The trace gives the list's length, so the empty branch is never taken.
+            Proj::Head | Proj::Tail => ExprKind::Match {
+                scrutinee: Box::new(value),
+                nil: Box::new(e(ExprKind::Diverge)),
+                head: ident("holi_head__"),
+                tail: ident("holi_tail__"),
+                cons: Box::new(var(if matches!(p, Proj::Head) {
+                    "holi_head__"
+                } else {
+                    "holi_tail__"
+                })),
+            },
         });
     }
     value
@@ -774,6 +834,7 @@ impl<'a> Generator<'a> {
             ),
             Type::Arrow(..) => Static::Name(ident(&self.default_method(ty))),
             Type::Ref(content) => Static::Ref(Box::new(self.default_static(content))),
+            Type::List(_) => Static::Nil,
         }
     }
 
@@ -794,6 +855,7 @@ impl<'a> Generator<'a> {
                 let content = self.default_value(content);
                 e(ExprKind::Alloc(Box::new(content)))
             }
+            Type::List(_) => e(ExprKind::Nil),
         }
     }
 
@@ -809,6 +871,13 @@ impl<'a> Generator<'a> {
                 Box::new(self.value(a)?),
                 Box::new(self.value(b)?),
             )),
+            TraceValue::List(items) => {
+                let mut list = e(ExprKind::Nil);
+                for item in items.iter().rev() {
+                    list = e(ExprKind::Cons(Box::new(self.value(item)?), Box::new(list)));
+                }
+                list
+            }
             TraceValue::Fun(name) => {
                 if let Some(m) = self.client_methods.get(name) {
                     var(m)
@@ -1177,6 +1246,7 @@ fn is_default(v: &TraceValue, ty: &Type) -> bool {
         (TraceValue::Unit, Type::Unit) => true,
         (TraceValue::Int(i), Type::Int) => *i == BigInt::from(0),
         (TraceValue::Pair(a, b), Type::Pair(x, y)) => is_default(a, x) && is_default(b, y),
+        (TraceValue::List(items), Type::List(_)) => items.is_empty(),
         _ => false,
     }
 }
@@ -1402,6 +1472,11 @@ fn collect_fun_names<'v>(v: &'v TraceValue, out: &mut HashSet<&'v str>) {
         TraceValue::Pair(a, b) => {
             collect_fun_names(a, out);
             collect_fun_names(b, out);
+        }
+        TraceValue::List(items) => {
+            for item in items {
+                collect_fun_names(item, out);
+            }
         }
         _ => {}
     }

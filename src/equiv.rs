@@ -37,11 +37,14 @@ pub const DEFAULT_UNFOLD: u32 = 4;
 /// the frames of the client's calls, and the nested applications each library makes
 /// itself, its unfoldings of internal functions and recursion
 /// ([`crate::symbolic::config::Config::unfold`]).
+/// Where a list crosses the interface, the most elements of the lists the client plays
+/// ([`crate::symbolic::config::Config::lists`]); `None` in libraries without lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EquivBounds {
     pub k: u32,
     pub l: u32,
     pub unfold: u32,
+    pub lists: Option<u32>,
 }
 
 impl fmt::Display for EquivBounds {
@@ -50,7 +53,11 @@ impl fmt::Display for EquivBounds {
             f,
             "k = {}, l = {}, unfold = {}",
             self.k, self.l, self.unfold
-        )
+        )?;
+        match self.lists {
+            Some(n) => write!(f, ", list length = {n}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -62,6 +69,8 @@ pub struct Request {
     pub options: CheckOptions,
     /// The unfoldings.
     pub unfold: u32,
+    /// The most elements of a list the client plays.
+    pub lists: u32,
     /// Compare at growing bounds up to those asked ([`schedule`]), so that a limit met
     /// on the way still leaves the bounds covered.
     pub deepen: bool,
@@ -215,6 +224,16 @@ pub struct Compared {
     /// The largest bounds within which the search was complete and found no
     /// difference.
     pub covered: Option<EquivBounds>,
+    /// When deepening stopped at a limit after it covered some bounds (the answer is
+    /// then equivalent within those): the bounds it was searching, and why it stopped.
+    pub beyond: Option<Beyond>,
+}
+
+/// Larger bounds a deepening comparison began but did not complete.
+#[derive(Clone, Debug)]
+pub struct Beyond {
+    pub bounds: EquivBounds,
+    pub why: Vec<String>,
 }
 
 /// Why two files could not be compared.
@@ -241,6 +260,10 @@ pub fn run(
         k: request.options.bounds.k,
         l: request.options.bounds.l,
         unfold: request.unfold,
+        lists: libs
+            .iter()
+            .any(|lib| lib.types.any_list())
+            .then_some(request.lists),
     };
     let schedule = if request.deepen {
         schedule(asked)
@@ -257,8 +280,11 @@ pub fn run(
             },
             ..request.options.clone()
         };
-        let unfold = Some(bounds.unfold);
-        let comparison = compare::compare(&libs[0], &libs[1], &options, unfold, progress)
+        let sizes = compare::Sizes {
+            unfold: bounds.unfold,
+            lists: bounds.lists.unwrap_or(0),
+        };
+        let comparison = compare::compare(&libs[0], &libs[1], &options, sizes, progress)
             .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
         let settled = comparison.difference.is_some()
             || !comparison.inconclusive.is_empty()
@@ -316,9 +342,28 @@ pub fn run(
                 Verdict::Inconclusive
             }
         },
+        // Deepening stopped by a limit: the bounds covered before it stand, and the
+        // answer says which (a bounded answer is what `EQUIVALENT within` means).
+        None if !inconclusive.is_empty()
+            && request.deepen
+            && covered.is_some()
+            && stuck.is_empty() =>
+        {
+            Verdict::Equivalent
+        }
         None if !inconclusive.is_empty() => Verdict::Inconclusive,
         None if !stuck.is_empty() => Verdict::Stuck,
         None => Verdict::Equivalent,
+    };
+    let (bounds, beyond) = match covered {
+        Some(reached) if verdict == Verdict::Equivalent && !inconclusive.is_empty() => (
+            reached,
+            Some(Beyond {
+                bounds,
+                why: std::mem::take(&mut inconclusive),
+            }),
+        ),
+        _ => (bounds, None),
     };
     Ok(Compared {
         verdict,
@@ -328,25 +373,27 @@ pub fn run(
         inconclusive,
         bounds,
         covered,
+        beyond,
     })
 }
 
 /// The bounds a deepening comparison tries, up to `last`: k and l grow by turns from 1
 /// (k first), so that short differences are found at small bounds and a limit met on
-/// the way leaves the largest bounds covered; the unfoldings grow with k, one more
-/// than k up to the last's.
+/// the way leaves the largest bounds covered; the unfoldings and the list length grow
+/// with k, one more than k up to the last's.
 pub fn schedule(last: EquivBounds) -> Vec<EquivBounds> {
     if last.k == 0 || last.l == 0 {
         return vec![last];
     }
-    let with_unfold = |k: u32, l: u32| EquivBounds {
-        k,
-        l,
-        unfold: if (k, l) == (last.k, last.l) {
-            last.unfold
-        } else {
-            (k + 1).min(last.unfold)
-        },
+    let with_unfold = |k: u32, l: u32| {
+        let at_last = (k, l) == (last.k, last.l);
+        let grown = |most: u32| if at_last { most } else { (k + 1).min(most) };
+        EquivBounds {
+            k,
+            l,
+            unfold: grown(last.unfold),
+            lists: last.lists.map(grown),
+        }
     };
     let mut bounds = with_unfold(1, 1);
     let mut out = vec![bounds];
@@ -610,14 +657,55 @@ fn instrument(client: &mut Program) {
     }
 }
 
-/// Pushes to `steps` the logging of every integer of `value`, of type `ty`.
+/// Pushes to `steps` the logging of every integer of `value`, of type `ty`; of a list,
+/// its length too (a 1 before each element, a 0 at its end).
 fn log_integers(value: Expr, ty: &Type, steps: &mut Vec<Expr>) {
+    let part = |kind| Expr::new(kind, 0..0);
     match ty {
         Type::Int | Type::Bool => steps.push(client::fold_into(LOG, value)),
         Type::Pair(a, b) => {
-            let part = |kind| Expr::new(kind, 0..0);
             log_integers(part(ExprKind::Fst(Box::new(value.clone()))), a, steps);
             log_integers(part(ExprKind::Snd(Box::new(value))), b, steps);
+        }
+        Type::List(element) => {
+            let name = |n: &str| crate::syntax::ast::Ident {
+                name: n.to_string(),
+                span: 0..0,
+            };
+            let var = |n: &str| part(ExprKind::Var(n.to_string()));
+            let int = |n: i32| part(ExprKind::Int(n.into()));
+            let mut each = vec![client::fold_into(LOG, int(1))];
+            log_integers(var("holi_head__"), element, &mut each);
+            each.push(part(ExprKind::App(
+                Box::new(var("holi_log_list__")),
+                Box::new(var("holi_tail__")),
+            )));
+            let each = each
+                .into_iter()
+                .rev()
+                .reduce(|rest, step| part(ExprKind::Seq(Box::new(step), Box::new(rest))));
+            let walk = part(ExprKind::Match {
+                scrutinee: Box::new(var("holi_list__")),
+                nil: Box::new(client::fold_into(LOG, int(0))),
+                head: name("holi_head__"),
+                tail: name("holi_tail__"),
+                cons: Box::new(each.unwrap_or_else(|| part(ExprKind::Unit))),
+            });
+            let function = crate::syntax::ast::Function {
+                param: name("holi_list__"),
+                param_ty: ty.clone(),
+                ret_ty: Type::Unit,
+                body: Box::new(walk),
+            };
+            let call = part(ExprKind::App(
+                Box::new(var("holi_log_list__")),
+                Box::new(value),
+            ));
+            steps.push(part(ExprKind::LetRec(
+                name("holi_log_list__"),
+                function,
+                Box::new(call),
+            )));
         }
         Type::Unit | Type::Ref(_) | Type::Arrow(..) => {}
     }
@@ -741,7 +829,12 @@ mod tests {
 
     #[test]
     fn the_schedule_grows_k_and_l_by_turns_and_unfoldings_with_k() {
-        let b = |k, l, unfold| EquivBounds { k, l, unfold };
+        let b = |k, l, unfold| EquivBounds {
+            k,
+            l,
+            unfold,
+            lists: None,
+        };
         assert_eq!(
             schedule(b(3, 2, 8)),
             vec![b(1, 1, 2), b(2, 1, 3), b(2, 2, 3), b(3, 2, 8)]

@@ -279,6 +279,14 @@ pub fn write_equiv(
         Some(b) => writeln!(out, "<li>No client tells them apart within {b}.</li>")?,
         None => writeln!(out, "<li>No bounds were covered completely.</li>")?,
     }
+    if let Some(b) = &c.beyond {
+        writeln!(
+            out,
+            "<li>Larger bounds were not searched completely ({}): {}.</li>",
+            b.bounds,
+            escape(&b.why.join("; "))
+        )?;
+    }
     writeln!(
         out,
         "<li>Last comparison at {}: {} configurations, {} solver queries, {:.2} s.</li>",

@@ -931,6 +931,15 @@ fn stored_bounds(lib: &Library) -> Vec<Vec<BigInt>> {
                     self.enter(body);
                 }
                 ExprKind::LetRec(_, body) => self.enter(body),
+                ExprKind::Match(scrutinee, nil, cons) => {
+                    self.walk(scrutinee);
+                    self.walk(nil);
+                    // Two binders: the head, then the tail.
+                    self.scope.push(self.bound);
+                    self.bound += 1;
+                    self.enter(cons);
+                    self.scope.pop();
+                }
                 _ => {
                     for child in e.children() {
                         self.walk(child);
@@ -1319,6 +1328,12 @@ impl<'l> Checker<'l> {
         if self.lib.uses_refs {
             return not_covered("the library uses ML-like references");
         }
+        if self.lib.types.any_list() {
+            return not_covered(format!(
+                "the library uses lists; those the client plays had at most {} elements",
+                crate::symbolic::config::DEFAULT_LIST_LENGTH
+            ));
+        }
         let mut initial = Vec::new();
         for (r, value) in self.lib.store.iter().enumerate() {
             match value {
@@ -1329,7 +1344,7 @@ impl<'l> Checker<'l> {
                         self.lib.refs[r]
                     ))
                 }
-                Initial::Unit | Initial::Pair(..) | Initial::Loc(_) => {
+                Initial::Unit | Initial::Nil | Initial::Pair(..) | Initial::Loc(_) => {
                     return not_covered("a reference holds a location")
                 }
                 Initial::Name(_) => {
@@ -1454,8 +1469,8 @@ impl<'l> Checker<'l> {
             TypeNode::Int | TypeNode::Bool => Val::Int(self.symbol()),
             TypeNode::Pair(a, b) => Val::Pair(Rc::new(self.fresh(a)), Rc::new(self.fresh(b))),
             TypeNode::Arrow(..) => Val::Client(ty),
-            // Refused before any evaluation ([`Library::uses_refs`]).
-            TypeNode::Ref(_) => Val::Unit,
+            // Refused before any evaluation ([`Library::uses_refs`], [`crate::library::ir::Types::any_list`]).
+            TypeNode::Ref(_) | TypeNode::List(_) => Val::Unit,
         }
     }
 
@@ -1982,6 +1997,9 @@ impl<'l> Checker<'l> {
             ExprKind::Alloc(..) | ExprKind::Load(_) | ExprKind::Store(..) => {
                 return not_covered("the library uses ML-like references")
             }
+            ExprKind::Nil | ExprKind::Cons(..) | ExprKind::Match(..) => {
+                return not_covered("the library uses lists")
+            }
         })
     }
 
@@ -2151,7 +2169,7 @@ fn has_arrow(lib: &Library, ty: TypeId) -> bool {
     match lib.types.node(ty) {
         TypeNode::Arrow(..) => true,
         TypeNode::Pair(a, b) => has_arrow(lib, a) || has_arrow(lib, b),
-        TypeNode::Ref(a) => has_arrow(lib, a),
+        TypeNode::Ref(a) | TypeNode::List(a) => has_arrow(lib, a),
         TypeNode::Unit | TypeNode::Int | TypeNode::Bool => false,
     }
 }

@@ -67,7 +67,11 @@ impl Uses<'_, '_> {
 
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Unit | ExprKind::Diverge => {}
+            ExprKind::Var(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Diverge
+            | ExprKind::Nil => {}
             ExprKind::Deref(_) => {
                 if self.resolution.is_some_and(|r| r.is_local(e)) {
                     self.spans.push(e.span.clone());
@@ -82,18 +86,27 @@ impl Uses<'_, '_> {
             ExprKind::Alloc(_) | ExprKind::Load(_) | ExprKind::Store(..) => {
                 self.spans.push(e.span.clone())
             }
-            ExprKind::Fst(a) | ExprKind::Snd(a) | ExprKind::Not(a) | ExprKind::Assert(a) => {
-                self.expr(a)
-            }
+            ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Not(a)
+            | ExprKind::Assert(a)
+            | ExprKind::ListOp(_, a) => self.expr(a),
             ExprKind::App(a, b)
             | ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
             | ExprKind::Let(_, a, b) => {
                 self.expr(a);
                 self.expr(b);
             }
-            ExprKind::If(a, b, c) => {
+            ExprKind::If(a, b, c)
+            | ExprKind::Match {
+                scrutinee: a,
+                nil: b,
+                cons: c,
+                ..
+            } => {
                 self.expr(a);
                 self.expr(b);
                 self.expr(c);

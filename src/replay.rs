@@ -390,6 +390,9 @@ impl Renaming<'_> {
             (TraceValue::Pair(a, b), TraceValue::Pair(c, d)) => {
                 self.values(a, c) && self.values(b, d)
             }
+            (TraceValue::List(a), TraceValue::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| self.values(x, y))
+            }
             _ => false,
         }
     }

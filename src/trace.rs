@@ -42,6 +42,8 @@ pub enum TraceValue {
     /// (`m1`, …) or a function the client supplied (`f1`, …).
     Fun(String),
     Pair(Box<TraceValue>, Box<TraceValue>),
+    /// A list, printed `[a; b]` as in OCaml.
+    List(Vec<TraceValue>),
     /// A reference name: library-owned `q1`, `q2`, … or client-owned `r1`, `r2`, …
     Ref(String),
 }
@@ -53,6 +55,16 @@ impl fmt::Display for TraceValue {
             TraceValue::Int(i) => write!(f, "{i}"),
             TraceValue::Sym(s) | TraceValue::Fun(s) | TraceValue::Ref(s) => write!(f, "{s}"),
             TraceValue::Pair(a, b) => write!(f, "({a}, {b})"),
+            TraceValue::List(items) => {
+                write!(f, "[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, "; ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                write!(f, "]")
+            }
         }
     }
 }

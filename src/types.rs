@@ -234,6 +234,8 @@ impl<'a> Checker<'a> {
             Static::Ref(inner) => self.static_type(inner).map(Type::reference),
             Static::Int(_) => Some(Type::Int),
             Static::Unit => Some(Type::Unit),
+            // Of any list type, as `[]` is.
+            Static::Nil => None,
             Static::Pair(a, b) => {
                 let a = self.static_type(a);
                 let b = self.static_type(b);
@@ -496,6 +498,11 @@ impl<'a> Checker<'a> {
                 let tb = self.synth(b);
                 match (&ta, &tb) {
                     (Some(Type::Ref(x)), Some(Type::Ref(y))) if *op == BinOp::Eq && x == y => {}
+                    // Lists of integers are compared element by element.
+                    (Some(Type::List(x)), Some(Type::List(y)))
+                        if *op == BinOp::Eq && x.compatible(y) && x.compatible(&Type::Int) => {}
+                    (Some(Type::List(_)), None) | (None, Some(Type::List(_)))
+                        if *op == BinOp::Eq => {}
                     (Some(Type::Ref(_)), None) | (None, Some(Type::Ref(_))) if *op == BinOp::Eq => {
                     }
                     (Some(ta @ Type::Ref(_)), Some(tb)) | (Some(ta), Some(tb @ Type::Ref(_)))
@@ -575,7 +582,100 @@ impl<'a> Checker<'a> {
                 self.expect(c, &Type::Int, "`assert` tests an integer");
                 Some(Type::Unit)
             }
+            // Of any list type: known from where it goes, as `_bot_` is.
+            ExprKind::Nil => None,
+            ExprKind::Cons(head, tail) => {
+                let th = self.synth(head);
+                let tt = self.synth(tail);
+                match (th, tt) {
+                    (Some(th), Some(Type::List(element))) => {
+                        if !th.compatible(&element) {
+                            self.mismatch(&head.span, &th, &element, "the list's elements");
+                        }
+                        Some(Type::List(element))
+                    }
+                    (th, Some(other)) => {
+                        self.not_a_list(tail, &other, "`::` puts an element in front of a list");
+                        th.map(Type::list)
+                    }
+                    (th, None) => th.map(Type::list),
+                }
+            }
+            ExprKind::ListOp(op, list) => {
+                let why = format!("`{}` takes a list", op.keyword());
+                let list_ty = match self.synth(list) {
+                    Some(Type::List(element)) => Some(Type::List(element)),
+                    Some(other) => {
+                        self.not_a_list(list, &other, &why);
+                        None
+                    }
+                    None => None,
+                };
+                match op {
+                    ListOp::Hd => list_ty.and_then(|t| match t {
+                        Type::List(element) => Some(*element),
+                        _ => None,
+                    }),
+                    ListOp::Tl => list_ty,
+                    ListOp::IsNil => Some(Type::Bool),
+                }
+            }
+            ExprKind::Match {
+                scrutinee,
+                nil,
+                head,
+                tail,
+                cons,
+            } => {
+                let element = match self.synth(scrutinee) {
+                    Some(Type::List(element)) => Some(*element),
+                    Some(other) => {
+                        self.not_a_list(scrutinee, &other, "`match` takes a list apart");
+                        None
+                    }
+                    None => None,
+                };
+                let tn = self.synth(nil);
+                self.scope.push(Local {
+                    name: head.name.clone(),
+                    ty: element.clone(),
+                    span: head.span.clone(),
+                });
+                self.scope.push(Local {
+                    name: tail.name.clone(),
+                    ty: element.map(Type::list),
+                    span: tail.span.clone(),
+                });
+                let tc = self.synth(cons);
+                self.scope.pop();
+                self.scope.pop();
+                match (tn, tc) {
+                    (Some(tn), Some(tc)) if !tn.compatible(&tc) => {
+                        self.mismatch(
+                            &cons.span,
+                            &tc,
+                            &tn,
+                            "both branches of a `match` have one type",
+                        );
+                        None
+                    }
+                    (Some(t), _) | (None, Some(t)) => Some(t),
+                    (None, None) => None,
+                }
+            }
         }
+    }
+
+    /// W0201 for `e` of type `found` where a list is needed.
+    fn not_a_list(&mut self, e: &Expr, found: &Type, why: &str) {
+        let d = Diagnostic::warning("W0201", "This is not a list")
+            .with_label(
+                self.file,
+                e.span.clone(),
+                format!("this has type `{found}`"),
+            )
+            .with_hint(format!("{why}; the path gets stuck here."));
+        self.warn(d);
     }
 
     /// `!r` of the global reference `r`.
@@ -603,9 +703,14 @@ impl<'a> Checker<'a> {
         let declared = self.refs.get(&r.name).map(|reference| reference.ty.clone());
         // A pair can be the content of a global holding a location, never of an `int` or
         // `fun` reference.
-        if matches!(found, Some(Type::Pair(..))) && !matches!(declared, Some(Some(Type::Ref(_)))) {
-            let d = Diagnostic::error("E0303", "A reference cannot hold a pair")
-                .with_label(self.file, value.span.clone(), "this is a pair")
+        let what = match found {
+            Some(Type::Pair(..)) => Some("a pair"),
+            Some(Type::List(_)) => Some("a list"),
+            _ => None,
+        };
+        if let (Some(what), false) = (what, matches!(declared, Some(Some(Type::Ref(_))))) {
+            let d = Diagnostic::error("E0303", format!("A reference cannot hold {what}"))
+                .with_label(self.file, value.span.clone(), format!("this is {what}"))
                 .with_label(self.file, r.span.clone(), "assigned to this reference")
                 .with_hint(
                     "References hold integers or functions. Use one reference per component.",
@@ -938,16 +1043,19 @@ mod tests {
                 | ExprKind::Int(_)
                 | ExprKind::Unit
                 | ExprKind::Diverge
+                | ExprKind::Nil
                 | ExprKind::Deref(_) => {}
                 ExprKind::Assign(_, a)
                 | ExprKind::Fst(a)
                 | ExprKind::Snd(a)
                 | ExprKind::Not(a)
                 | ExprKind::Assert(a)
+                | ExprKind::ListOp(_, a)
                 | ExprKind::Alloc(a)
                 | ExprKind::Load(a) => walk(a, out),
                 ExprKind::App(a, b)
                 | ExprKind::Pair(a, b)
+                | ExprKind::Cons(a, b)
                 | ExprKind::Binary(_, a, b)
                 | ExprKind::Seq(a, b)
                 | ExprKind::Let(_, a, b)
@@ -955,7 +1063,13 @@ mod tests {
                     walk(a, out);
                     walk(b, out);
                 }
-                ExprKind::If(a, b, c) => {
+                ExprKind::If(a, b, c)
+                | ExprKind::Match {
+                    scrutinee: a,
+                    nil: b,
+                    cons: c,
+                    ..
+                } => {
                     walk(a, out);
                     walk(b, out);
                     walk(c, out);

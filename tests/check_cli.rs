@@ -662,3 +662,66 @@ fn calls_left_out_by_relevance_are_counted_in_both_reports() {
     );
     assert_eq!(shortest(&skipping), shortest(&all));
 }
+
+#[test]
+fn lists_are_checked_and_their_counterexamples_replay() {
+    // Fails only for a list of three elements, the most the client plays.
+    let (_dir, sum) = library_file(
+        "sum.holi",
+        "public sum (l:int list) :(int) = {
+  letrec go (xs:int list) :(int) = match xs with [] -> 0 | x :: rest -> x + go rest in
+  let n = go l in
+  (match l with
+   | [] -> n
+   | a :: t ->
+       match t with
+       | [] -> n
+       | b :: u -> (match u with [] -> n | c :: v -> assert (n < a + b + c); n))
+};",
+    );
+    let o = holi(&["check", &sum, "--k", "6", "--l", "1"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("call sum([x1; x2; x3])"), "{out}");
+    assert!(out.contains("confirmed by replay"), "{out}");
+    assert!(out.contains("sum (0 :: 0 :: 0 :: [])"), "{out}");
+    // Too few frames to add up three elements: safe within those bounds, and the
+    // answer says the client's lists were bounded.
+    let o = holi(&["check", &sum, "--k", "2", "--l", "1"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(
+        out.contains("the library uses lists; those the client plays had at most 3 elements"),
+        "{out}"
+    );
+    // The head of the empty list fails at `List.hd`.
+    let (_dir, head) = library_file(
+        "head.holi",
+        "public first (l:bool list) :(bool) = { List.hd l };",
+    );
+    let o = holi(&["check", &head, "--k", "1", "--l", "1", "--format", "json"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    let doc = json(&o);
+    let cx = &doc["counterexamples"][0];
+    assert_eq!(cx["text"], "call first([])", "{doc}");
+    assert_eq!(cx["trace"][0]["value"], "[]", "{doc}");
+    assert_eq!(cx["replay"], "confirmed", "{doc}");
+    // At `List.hd l`, line 1 from column 40.
+    assert_eq!(cx["span"]["start"]["column"], 40, "{doc}");
+}
+
+#[test]
+fn run_evaluates_lists_concretely() {
+    let (_dir, client) = library_file(
+        "client.holi",
+        "main = {
+  let l = 1 :: 2 :: [] in
+  assert (l == 1 :: 2 :: [] && List.hd (List.tl l) == 2 && List.isnil (List.tl (List.tl l)));
+  assert ((match l with [] -> 0 | h :: t -> h + List.hd t) == 4)
+};",
+    );
+    let o = holi(&["run", &client]);
+    let err = stderr(&o);
+    assert!(err.contains("E0801"), "{}{err}", stdout(&o));
+    assert!(err.contains("client.holi:4:"), "{err}");
+}

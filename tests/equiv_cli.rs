@@ -392,7 +392,9 @@ public peek (u:unit) :(int) = { !c };",
 }
 
 #[test]
-fn a_time_limit_is_inconclusive_and_names_the_bounds_covered() {
+fn a_limit_leaves_the_bounds_covered_when_deepening_and_is_inconclusive_otherwise() {
+    // Deepening: the bounds covered before the limit are the answer's, and it says
+    // where and why it stopped.
     let o = holi(&[
         "equiv",
         &example("dao.holi"),
@@ -401,12 +403,42 @@ fn a_time_limit_is_inconclusive_and_names_the_bounds_covered() {
         "2000",
     ]);
     let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(3), "{out}");
-    assert!(out.contains("INCONCLUSIVE"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("EQUIVALENT within k = "), "{out}");
     assert!(
-        out.contains("no client tells them apart within k = "),
+        out.contains("larger bounds were not searched completely (k = "),
         "{out}"
     );
+    assert!(out.contains("search stopped"), "{out}");
+    let json = holi(&[
+        "equiv",
+        &example("dao.holi"),
+        &example("dao.holi"),
+        "--max-configurations",
+        "2000",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(doc["verdict"], "equivalent", "{doc}");
+    assert_eq!(doc["bounds"], doc["covered"], "{doc}");
+    assert!(doc["beyond"]["why"][0].is_string(), "{doc}");
+    assert_ne!(doc["beyond"]["bounds"], doc["bounds"], "{doc}");
+    // At the bounds given, the same limit leaves the answer open.
+    let o = holi(&[
+        "equiv",
+        &example("dao.holi"),
+        &example("dao.holi"),
+        "--k",
+        "4",
+        "--l",
+        "4",
+        "--max-configurations",
+        "2000",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.contains("INCONCLUSIVE"), "{out}");
     assert!(out.contains("inconclusive: search stopped"), "{out}");
 }
 
@@ -589,6 +621,7 @@ fn json_follows_its_schema_for_every_verdict() {
         .should_validate_formats(true)
         .build(&schema)
         .expect("a valid schema");
+    let dao = std::fs::read_to_string(example("dao.holi")).expect("the example");
     let dir = files(&[
         ("counter.holi", COUNTER),
         ("saturating.holi", SATURATING),
@@ -600,9 +633,15 @@ fn json_follows_its_schema_for_every_verdict() {
             "fails.holi",
             "public f (x:int) :(int) = { assert(x < 5); x };",
         ),
+        ("dao.holi", dao.as_str()),
     ]);
     let d = dir.path();
-    let runs: [(&[&str], &str); 5] = [
+    let runs: [(&[&str], &str); 6] = [
+        // Deepening stopped by a limit after covering some bounds: `beyond`.
+        (
+            &["dao.holi", "dao.holi", "--max-configurations", "2000"],
+            "equivalent",
+        ),
         (&["counter.holi", "saturating.holi"], "inequivalent"),
         (&["counter.holi", "counter.holi"], "equivalent"),
         (&["bot.holi", "fails.holi"], "inequivalent"),
@@ -758,4 +797,105 @@ ref c = 0 in (fun () -> if !c < 1 then c := !c + 1 else c := 0), (fun () -> !c)"
     // A Hobbit file holds both sides; a second file is an error.
     let two = holi(&["equiv", &path(d, "cell.bils"), &path(d, "short.bils")]);
     assert_eq!(two.status.code(), Some(2));
+}
+
+#[test]
+fn lists_the_client_plays_have_a_bounded_length_stated_in_the_answer() {
+    // A library that sums a list, and one that forgets the fourth element on: only a
+    // list of four elements tells them apart.
+    let sum = |cut: &str| {
+        format!(
+            "public total (l:int list) :(int) = {{
+  letrec go (p:int * int list) :(int) =
+    match snd p with
+    | [] -> 0
+    | x :: rest -> (if fst p >= {cut} then 0 else x) + go (fst p + 1, rest)
+  in go (0, l)
+}};"
+        )
+    };
+    let dir = files(&[("sum.holi", &sum("100")), ("cut.holi", &sum("3"))]);
+    let d = dir.path();
+    let run = |length: &str| {
+        let o = holi(&[
+            "equiv",
+            &path(d, "sum.holi"),
+            &path(d, "cut.holi"),
+            "--k",
+            "1",
+            "--l",
+            "1",
+            "--unfold",
+            "6",
+            "--list-length",
+            length,
+            "--format",
+            "json",
+        ]);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        (o.status.code(), doc)
+    };
+    let (code, doc) = run("3");
+    assert_eq!(code, Some(0), "{doc}");
+    assert_eq!(doc["bounds"]["list_length"], 3, "{doc}");
+    let (code, doc) = run("4");
+    assert_eq!(code, Some(1), "{doc}");
+    assert_eq!(doc["bounds"]["list_length"], 4, "{doc}");
+    let difference = &doc["difference"];
+    assert_eq!(difference["replayed"]["status"], "confirmed", "{doc}");
+    let trace = difference["trace"].to_string();
+    assert!(trace.contains("call total([x1; x2; x3; x4])"), "{trace}");
+    // Without lists, the bound is not stated.
+    let counter = files(&[("counter.holi", COUNTER)]);
+    let counter = path(counter.path(), "counter.holi");
+    let plain = holi(&["equiv", &counter, &counter, "--k", "1", "--l", "1"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
+    assert!(
+        !stdout(&plain).contains("list length"),
+        "{}",
+        stdout(&plain)
+    );
+}
+
+#[test]
+fn hobbit_lists_are_translated_compared_and_told_apart_by_a_client_that_builds_them() {
+    let dir = files(&[
+        (
+            // Hobbit's yy_1-apr-23_1: structural equality of two lists the client gives.
+            "eq.bils",
+            "let rec eq l1 =
+  match l1 with
+  | [] -> (fun l2 -> match l2 with [] -> true | y :: ys -> false)
+  | x :: xs -> (fun l2 -> match l2 with [] -> false | y :: ys -> (x == y) && eq xs ys)
+in
+fun l1 -> fun l2 -> if eq l1 l2 then 42 else 0
+|||_(int list) -> (int list) -> int
+fun l1 -> fun l2 -> 0",
+        ),
+        (
+            // Matching a list and rebuilding it gives the same list.
+            "rebuild.bils",
+            "fun l -> fun f -> f l
+|||_bool list -> (bool list -> unit) -> unit
+fun l -> fun f -> match l with [] -> f [] | x :: xs -> f (x :: xs)",
+        ),
+    ]);
+    let d = dir.path();
+    let emitted = holi(&["equiv", &path(d, "eq.bils"), "--emit-holi"]);
+    let text = stdout(&emitted);
+    assert_eq!(emitted.status.code(), Some(0), "{}", stderr(&emitted));
+    assert!(text.contains("int list -> int list -> int"), "{text}");
+    assert!(text.contains("| y :: ys ->"), "{text}");
+    let apart = holi(&["equiv", &path(d, "eq.bils"), "--k", "1", "--l", "3"]);
+    let out = stdout(&apart);
+    assert_eq!(apart.status.code(), Some(1), "{out}");
+    assert!(out.contains("replayed: the client below"), "{out}");
+    assert!(out.contains("list length = 3"), "{out}");
+    let same = holi(&["equiv", &path(d, "rebuild.bils"), "--k", "2", "--l", "2"]);
+    let out = stdout(&same);
+    assert_eq!(same.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("EQUIVALENT within k = 2, l = 2, unfold = 4, list length = 3"),
+        "{out}"
+    );
 }

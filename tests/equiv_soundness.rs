@@ -64,6 +64,7 @@ fn compare_with(left: &Loaded, right: &Loaded, memo: bool) -> Option<equiv::Comp
             ..CheckOptions::default()
         },
         unfold: 4,
+        lists: holi::symbolic::config::DEFAULT_LIST_LENGTH,
         deepen: false,
         client_dir: None,
         stem: "pair".to_string(),

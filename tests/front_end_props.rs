@@ -43,7 +43,8 @@ fn ty() -> impl Strategy<Value = Type> {
         prop_oneof![
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Type::pair(a, b)),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| Type::arrow(a, b)),
-            inner.prop_map(Type::reference),
+            inner.clone().prop_map(Type::reference),
+            inner.prop_map(Type::list),
         ]
     })
 }
@@ -104,6 +105,8 @@ fn expr() -> impl Strategy<Value = Expr> {
         ident().prop_map(|x| e(ExprKind::Var(x.name))),
         int().prop_map(|n| e(ExprKind::Int(n))),
         Just(e(ExprKind::Unit)),
+        Just(e(ExprKind::Diverge)),
+        Just(e(ExprKind::Nil)),
         ident().prop_map(|r| e(ExprKind::Deref(r))),
     ];
     leaf.prop_recursive(8, 64, 3, |inner| {
@@ -117,6 +120,26 @@ fn expr() -> impl Strategy<Value = Expr> {
             boxed.clone().prop_map(|a| e(ExprKind::Not(a))),
             boxed.clone().prop_map(|a| e(ExprKind::Assert(a))),
             boxed.clone().prop_map(|a| e(ExprKind::Alloc(a))),
+            (boxed.clone(), boxed.clone()).prop_map(|(a, b)| e(ExprKind::Cons(a, b))),
+            (
+                prop::sample::select(vec![ListOp::Hd, ListOp::Tl, ListOp::IsNil]),
+                boxed.clone()
+            )
+                .prop_map(|(op, a)| e(ExprKind::ListOp(op, a))),
+            (
+                boxed.clone(),
+                boxed.clone(),
+                ident(),
+                ident(),
+                boxed.clone()
+            )
+                .prop_map(|(scrutinee, nil, head, tail, cons)| e(ExprKind::Match {
+                    scrutinee,
+                    nil,
+                    head,
+                    tail,
+                    cons
+                })),
             inner.clone().prop_map(load),
             (inner.clone(), inner.clone()).prop_map(|(t, v)| store(t, v)),
             (binop(), boxed.clone(), boxed.clone())
@@ -137,6 +160,7 @@ fn static_value() -> impl Strategy<Value = Static> {
     let leaf = prop_oneof![
         int().prop_map(Static::Int),
         Just(Static::Unit),
+        Just(Static::Nil),
         ident().prop_map(Static::Name),
     ];
     leaf.prop_recursive(3, 8, 2, |inner| {

@@ -63,6 +63,10 @@ pub struct EquivArgs {
     /// recursion) [default: 4].
     #[arg(long, value_name = "N")]
     pub unfold: Option<u32>,
+    /// The most elements of a list the client plays, where a list crosses the
+    /// interface [default: 3].
+    #[arg(long, value_name = "N")]
+    pub list_length: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -180,6 +184,9 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
     let request = equiv::Request {
         options,
         unfold: args.unfold.unwrap_or(equiv::DEFAULT_UNFOLD),
+        lists: args
+            .list_length
+            .unwrap_or(crate::symbolic::config::DEFAULT_LIST_LENGTH),
         deepen: args.k.is_none() && args.l.is_none(),
         client_dir: args.client.clone(),
         stem,
@@ -424,6 +431,14 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
                 "  no client tells them apart within these bounds ({} configurations, {:.2} s)",
                 c.stats.configurations, c.stats.seconds
             );
+            if let Some(b) = &c.beyond {
+                let _ = writeln!(
+                    out,
+                    "  larger bounds were not searched completely ({}): {}",
+                    b.bounds,
+                    b.why.join("; ")
+                );
+            }
         }
         Verdict::Inconclusive | Verdict::Stuck => {
             match c.covered {
@@ -564,7 +579,8 @@ fn observed_json(o: &Observed) -> Value {
 }
 
 fn json_report(c: &Compared, names: [&str; 2]) -> Value {
-    let bounds = |b: EquivBounds| json!({ "k": b.k, "l": b.l, "unfold": b.unfold });
+    let bounds =
+        |b: EquivBounds| json!({ "k": b.k, "l": b.l, "unfold": b.unfold, "list_length": b.lists });
     let verdict = c.verdict.name();
     let difference = c.difference.as_ref().map(|d| {
         let replayed = match &d.replay {
@@ -609,6 +625,7 @@ fn json_report(c: &Compared, names: [&str; 2]) -> Value {
         "scope": "bounded",
         "bounds": bounds(c.bounds),
         "covered": c.covered.map(bounds),
+        "beyond": c.beyond.as_ref().map(|b| json!({ "bounds": bounds(b.bounds), "why": b.why })),
         "difference": difference,
         "inconclusive": c.inconclusive,
         "stuck": c.stuck.iter().map(|p| json!({

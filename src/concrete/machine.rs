@@ -30,7 +30,7 @@
 use super::index::ProgramIndex;
 use crate::ops;
 use crate::syntax::ast::{
-    BinOp, Decl, Expr, ExprKind, Function, Ident, Program, Span, Static, Visibility,
+    BinOp, Decl, Expr, ExprKind, Function, Ident, ListOp, Program, Span, Static, Visibility,
 };
 use crate::trace::{Dir, FailureKind, Move, Player, StoreEntry, TraceValue};
 use num_bigint::BigInt;
@@ -74,8 +74,64 @@ pub enum Value {
     Unit,
     Int(BigInt),
     Pair(Rc<(Value, Value)>),
+    Nil,
+    Cons(ConsCell),
     Fun(FunId),
     Loc(LocId),
+}
+
+/// A list cell: the head and the tail. A long list is freed cell by cell, not by a
+/// recursion as deep as the list.
+#[derive(Clone, Debug)]
+pub struct ConsCell(Rc<(Value, Value)>);
+
+impl ConsCell {
+    pub fn new(head: Value, tail: Value) -> ConsCell {
+        ConsCell(Rc::new((head, tail)))
+    }
+
+    pub fn head(&self) -> &Value {
+        &self.0 .0
+    }
+
+    pub fn tail(&self) -> &Value {
+        &self.0 .1
+    }
+}
+
+impl Drop for ConsCell {
+    fn drop(&mut self) {
+        let Some(cell) = Rc::get_mut(&mut self.0) else {
+            return;
+        };
+        let mut tail = std::mem::replace(&mut cell.1, Value::Unit);
+        // Each cell this one owned alone is unlinked before it is freed, so freeing it
+        // recurses no further.
+        while let Value::Cons(mut next) = tail {
+            tail = match Rc::get_mut(&mut next.0) {
+                Some(cell) => std::mem::replace(&mut cell.1, Value::Unit),
+                None => break,
+            };
+        }
+    }
+}
+
+impl Value {
+    /// The elements of a list, in order, or `None` when this is not a list.
+    pub fn list_items(&self) -> Option<Vec<&Value>> {
+        let mut items = Vec::new();
+        let mut rest = self;
+        loop {
+            match rest {
+                Value::Nil => return Some(items),
+                Value::Cons(cell) => {
+                    items.push(cell.head());
+                    rest = cell.tail();
+                }
+                _ => return None,
+            }
+        }
+    }
 }
 
 /// A heap cell: whose code allocated it (which decides its trace name) and its content.
@@ -250,16 +306,22 @@ impl Drop for EnvNode<'_> {
     }
 }
 
-/// The heap a value holds beyond its own size: integer digits and pair cells.
+/// The heap a value holds beyond its own size: integer digits, pair and list cells
+/// (a cell shared by several values counts for each).
 fn heap_bytes(value: &Value) -> usize {
+    let cell = size_of::<(Value, Value)>() + 2 * size_of::<usize>();
     match value {
-        Value::Unit | Value::Fun(_) | Value::Loc(_) => 0,
+        Value::Unit | Value::Nil | Value::Fun(_) | Value::Loc(_) => 0,
         Value::Int(i) => int_bytes(i.bits()),
-        Value::Pair(p) => {
-            size_of::<(Value, Value)>()
-                + 2 * size_of::<usize>()
-                + heap_bytes(&p.0)
-                + heap_bytes(&p.1)
+        Value::Pair(p) => cell + heap_bytes(&p.0) + heap_bytes(&p.1),
+        Value::Cons(_) => {
+            let mut bytes = 0usize;
+            let mut rest = value;
+            while let Value::Cons(c) = rest {
+                bytes = bytes.saturating_add(cell + heap_bytes(c.head()));
+                rest = c.tail();
+            }
+            bytes
         }
     }
 }
@@ -277,7 +339,14 @@ fn locations(value: &Value, out: &mut Vec<LocId>) {
             locations(&p.0, out);
             locations(&p.1, out);
         }
-        Value::Unit | Value::Int(_) | Value::Fun(_) => {}
+        Value::Cons(_) => {
+            let mut rest = value;
+            while let Value::Cons(c) = rest {
+                locations(c.head(), out);
+                rest = c.tail();
+            }
+        }
+        Value::Unit | Value::Int(_) | Value::Fun(_) | Value::Nil => {}
     }
 }
 
@@ -355,6 +424,21 @@ enum Kont<'p> {
     PairRight {
         left: Value,
     },
+    ConsHead {
+        tail: &'p Expr,
+        env: Env<'p>,
+    },
+    ConsTail {
+        head: Value,
+    },
+    Match {
+        nil: &'p Expr,
+        head: &'p str,
+        tail: &'p str,
+        cons: &'p Expr,
+        env: Env<'p>,
+        span: &'p Span,
+    },
     Fst(&'p Span),
     Snd(&'p Span),
     Not(&'p Span),
@@ -401,6 +485,8 @@ enum Kont<'p> {
         span: &'p Span,
     },
     Assert(&'p Span),
+    /// `List.hd e`, `List.tl e` or `List.isnil e`, `e` being evaluated.
+    ListOp(ListOp, &'p Span),
     /// An evaluation box: the callee's body is running. `boundary` records whether the
     /// call crossed from one side to the other, so the return is a move too.
     Call {
@@ -599,6 +685,7 @@ impl<'p> Machine<'p> {
             }
             Static::Int(i) => Value::Int(i.clone()),
             Static::Unit => Value::Unit,
+            Static::Nil => Value::Nil,
             Static::Name(m) => Value::Fun(self.resolve_global(side, &m.name)),
             Static::Pair(a, b) => {
                 let a = self.initial(side, a);
@@ -822,7 +909,16 @@ impl<'p> Machine<'p> {
                 let b = self.reveal(&p.1);
                 a || b
             }
-            Value::Unit | Value::Int(_) | Value::Loc(_) => false,
+            Value::Cons(_) => {
+                let mut revealed = false;
+                let mut rest = value;
+                while let Value::Cons(c) = rest {
+                    revealed |= self.reveal(c.head());
+                    rest = c.tail();
+                }
+                revealed
+            }
+            Value::Unit | Value::Int(_) | Value::Loc(_) | Value::Nil => false,
         }
     }
 
@@ -973,6 +1069,31 @@ impl<'p> Machine<'p> {
                 });
                 Control::Eval(a, env)
             }
+            Nil => Control::Return(Value::Nil),
+            Cons(a, b) => {
+                self.stack.push(Kont::ConsHead {
+                    tail: b,
+                    env: env.clone(),
+                });
+                Control::Eval(a, env)
+            }
+            Match {
+                scrutinee,
+                nil,
+                head,
+                tail,
+                cons,
+            } => {
+                self.stack.push(Kont::Match {
+                    nil,
+                    head: &head.name,
+                    tail: &tail.name,
+                    cons,
+                    env: env.clone(),
+                    span: &expr.span,
+                });
+                Control::Eval(scrutinee, env)
+            }
             Fst(e) => {
                 self.stack.push(Kont::Fst(&expr.span));
                 Control::Eval(e, env)
@@ -1027,6 +1148,10 @@ impl<'p> Machine<'p> {
                 self.stack.push(Kont::Assert(&expr.span));
                 Control::Eval(e, env)
             }
+            ExprKind::ListOp(op, e) => {
+                self.stack.push(Kont::ListOp(*op, &expr.span));
+                Control::Eval(e, env)
+            }
         })
     }
 
@@ -1077,6 +1202,7 @@ impl<'p> Machine<'p> {
             Value::Unit => "()".to_string(),
             Value::Int(i) => i.to_string(),
             Value::Pair(_) => "a pair".to_string(),
+            Value::Nil | Value::Cons(_) => "a list".to_string(),
             Value::Fun(_) => "a function".to_string(),
             Value::Loc(_) => "a reference".to_string(),
         }
@@ -1094,6 +1220,29 @@ impl<'p> Machine<'p> {
                 Control::Eval(right, env)
             }
             Kont::PairRight { left } => Control::Return(Value::Pair(Rc::new((left, value)))),
+            Kont::ConsHead { tail, env } => {
+                self.stack.push(Kont::ConsTail { head: value });
+                Control::Eval(tail, env)
+            }
+            Kont::ConsTail { head } => Control::Return(Value::Cons(ConsCell::new(head, value))),
+            Kont::Match {
+                nil,
+                head,
+                tail,
+                cons,
+                env,
+                span,
+            } => match value {
+                Value::Nil => Control::Eval(nil, env),
+                Value::Cons(cell) => {
+                    let env = bind(&env, head, cell.head().clone());
+                    Control::Eval(cons, bind(&env, tail, cell.tail().clone()))
+                }
+                other => {
+                    let reason = format!("`match` on {}, not a list", self.describe(&other));
+                    return Err(self.stuck(reason, span));
+                }
+            },
             Kont::Fst(span) => return self.project(value, true, span),
             Kont::Snd(span) => return self.project(value, false, span),
             Kont::Not(span) => {
@@ -1116,6 +1265,20 @@ impl<'p> Machine<'p> {
                 // Two locations are equal when they are the same cell.
                 if let (BinOp::Eq, Value::Loc(a), Value::Loc(b)) = (op, &left, &value) {
                     return Ok(Control::Return(Value::Int(BigInt::from(u8::from(a == b)))));
+                }
+                // Two lists are equal when they have the same elements, in order.
+                if let (BinOp::Eq, Some(a), Some(b)) = (op, left.list_items(), value.list_items()) {
+                    let mut equal = a.len() == b.len();
+                    for (x, y) in a.iter().zip(&b) {
+                        match (x, y) {
+                            (Value::Int(x), Value::Int(y)) => equal &= x == y,
+                            _ => {
+                                let reason = "`==` on lists whose elements are not integers";
+                                return Err(self.stuck(reason, span));
+                            }
+                        }
+                    }
+                    return Ok(Control::Return(Value::Int(BigInt::from(u8::from(equal)))));
                 }
                 let what = format!("`{}`", op.symbol());
                 let a = self.int(&left, &what, span)?;
@@ -1172,6 +1335,25 @@ impl<'p> Machine<'p> {
                 Control::Eval(e, env)
             }
             Kont::StoreWrite { target, span } => return self.store_into(target, value, span),
+            Kont::ListOp(op, span) => match (op, &value) {
+                (ListOp::IsNil, Value::Nil) => Control::Return(Value::Int(BigInt::from(1))),
+                (ListOp::IsNil, Value::Cons(_)) => Control::Return(Value::Int(BigInt::from(0))),
+                (ListOp::Hd, Value::Cons(cell)) => Control::Return(cell.head().clone()),
+                (ListOp::Tl, Value::Cons(cell)) => Control::Return(cell.tail().clone()),
+                // The head or tail of `[]` fails like `assert(false)`.
+                (ListOp::Hd | ListOp::Tl, Value::Nil) => {
+                    return Err(Outcome::Failed(Failure {
+                        kind: FailureKind::Assert,
+                        span: span.clone(),
+                        side: self.owner,
+                    }))
+                }
+                (_, other) => {
+                    let reason =
+                        format!("`{}` of {}, not a list", op.keyword(), self.describe(other));
+                    return Err(self.stuck(reason, span));
+                }
+            },
             Kont::Assert(span) => {
                 if ops::is_true(self.int(&value, "`assert`", span)?) {
                     Control::Return(Value::Unit)
@@ -1293,6 +1475,13 @@ impl<'p> Machine<'p> {
             Value::Pair(p) => TraceValue::Pair(
                 Box::new(self.trace_value(&p.0)),
                 Box::new(self.trace_value(&p.1)),
+            ),
+            Value::Nil | Value::Cons(_) => TraceValue::List(
+                v.list_items()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|item| self.trace_value(item))
+                    .collect(),
             ),
             Value::Fun(id) => TraceValue::Fun(self.label(*id)),
             Value::Loc(l) => TraceValue::Ref(self.location_label(*l)),

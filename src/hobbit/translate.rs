@@ -28,7 +28,7 @@
 //! * names that HOLi does not allow are renamed: `'` becomes `_q`, and a HOLi reserved
 //!   word gets a trailing `_`.
 //!
-//! Lists (`[]`, `::`, `match`) are not translated yet (E0113).
+//! Lists are HOLi's: `t list`, `[]`, `h :: t` and `match e with [] -> … | h :: t -> …`.
 
 use super::ast as h;
 use super::infer::{self, Ty, Typed};
@@ -46,9 +46,6 @@ pub const START: &str = "start";
 
 /// The import that stands for Hobbit's `_sync_`.
 pub const SYNC: &str = "_sync_";
-
-/// The code of a construct holi does not translate yet.
-const UNSUPPORTED: &str = "E0113";
 
 /// The two sides of a Hobbit file as HOLi libraries.
 pub struct Translated {
@@ -74,7 +71,7 @@ pub fn load(path: &std::path::Path, strict: bool) -> Result<[Loaded; 2], Rejecte
     })?;
     let pair = super::parse(&name, &source).map_err(|d| rejected(d, Some(source.clone())))?;
     let typed = infer::infer(&pair).map_err(|d| rejected(d, Some(source.clone())))?;
-    let sides = translate(&pair, &typed).map_err(|d| rejected(d, Some(source.clone())))?;
+    let sides = translate(&pair, &typed);
     let side = |program: &Program, which: &str| {
         frontend::load_str(
             &format!("{name} ({which})"),
@@ -85,22 +82,16 @@ pub fn load(path: &std::path::Path, strict: bool) -> Result<[Loaded; 2], Rejecte
     Ok([side(&sides.left, "left")?, side(&sides.right, "right")?])
 }
 
-/// Translates both sides of `pair`, whose types are `typed`; the constructs holi cannot
-/// translate yet are reported, each where it stands.
-pub fn translate(pair: &h::Pair, typed: &Typed) -> Result<Translated, Vec<Diagnostic>> {
+/// Translates both sides of `pair`, whose types are `typed`.
+pub fn translate(pair: &h::Pair, typed: &Typed) -> Translated {
     let mut t = Translator {
-        file: &pair.file,
         typed,
         fresh: 0,
-        errors: Vec::new(),
         sync: false,
     };
     let left = t.expr(&pair.left);
     let right = t.expr(&pair.right);
-    let result = t.ty(&typed.ty, &pair.relation);
-    if !t.errors.is_empty() {
-        return Err(t.errors);
-    }
+    let result = t.ty(&typed.ty);
     let program = |body: Expr| Program {
         bounds: None,
         imports: t
@@ -126,18 +117,16 @@ pub fn translate(pair: &h::Pair, typed: &Typed) -> Result<Translated, Vec<Diagno
         })],
         main: None,
     };
-    Ok(Translated {
+    Translated {
         left: program(left),
         right: program(right),
-    })
+    }
 }
 
 struct Translator<'a> {
-    file: &'a str,
     typed: &'a Typed,
     /// Temporaries made so far (`t__1`, …).
     fresh: u32,
-    errors: Vec<Diagnostic>,
     /// Whether either side uses `_sync_`.
     sync: bool,
 }
@@ -187,46 +176,29 @@ fn tuple(components: Vec<Expr>) -> Expr {
 }
 
 impl Translator<'_> {
-    fn unsupported(&mut self, what: &str, span: &Span) {
-        self.errors.push(
-            Diagnostic::error(
-                UNSUPPORTED,
-                format!("{what} cannot be compared by holi yet"),
-            )
-            .with_label(self.file, span.clone(), "here")
-            .with_hint(
-                "holi translates Hobbit's programs into HOLi, which has no lists yet; the \
-                 pair cannot be compared until it does.",
-            ),
-        );
-    }
-
     fn temporary(&mut self) -> String {
         self.fresh += 1;
         format!("t__{}", self.fresh)
     }
 
     /// A resolved type as a HOLi type.
-    fn ty(&mut self, ty: &Ty, at: &Span) -> Type {
+    fn ty(&mut self, ty: &Ty) -> Type {
         match ty {
             Ty::Unit => Type::Unit,
             Ty::Bool => Type::Bool,
             Ty::Int => Type::Int,
-            Ty::Arrow(a, b) => Type::arrow(self.ty(a, at), self.ty(b, at)),
+            Ty::Arrow(a, b) => Type::arrow(self.ty(a), self.ty(b)),
             Ty::Tuple(ts) => {
                 let mut parts = ts
                     .iter()
-                    .map(|t| self.ty(t, at))
+                    .map(|t| self.ty(t))
                     .collect::<Vec<_>>()
                     .into_iter();
                 let first = parts.next().unwrap_or(Type::Unit);
                 parts.fold(first, Type::pair)
             }
-            Ty::Ref(t) => Type::reference(self.ty(t, at)),
-            Ty::List(_) => {
-                self.unsupported("A list", at);
-                Type::Unit
-            }
+            Ty::Ref(t) => Type::reference(self.ty(t)),
+            Ty::List(t) => Type::list(self.ty(t)),
         }
     }
 
@@ -237,7 +209,7 @@ impl Translator<'_> {
         span: &Span,
     ) -> Type {
         match types(self.typed).get(span).cloned() {
-            Some(ty) => self.ty(&ty, span),
+            Some(ty) => self.ty(&ty),
             // Inference types every binder and function; an unknown one is an int, as
             // inference makes every type it leaves open.
             None => Type::Int,
@@ -292,7 +264,7 @@ impl Translator<'_> {
                     h::UnaryOp::Print => ExprKind::Seq(a, bx(ExprKind::Unit)),
                 }
             }
-            h::ExprKind::Binary(op, a, b) => self.binary(*op, a, b, &x.span),
+            h::ExprKind::Binary(op, a, b) => self.binary(*op, a, b),
             h::ExprKind::App(f, a) => ExprKind::App(Box::new(self.expr(f)), Box::new(self.expr(a))),
             h::ExprKind::If(c, t, f) => ExprKind::If(
                 Box::new(self.expr(c)),
@@ -416,10 +388,20 @@ impl Translator<'_> {
                     Box::new(tuple(parts)),
                 )
             }
-            h::ExprKind::Nil | h::ExprKind::Match { .. } => {
-                self.unsupported("A list", &x.span);
-                ExprKind::Unit
-            }
+            h::ExprKind::Nil => ExprKind::Nil,
+            h::ExprKind::Match {
+                scrutinee,
+                nil,
+                head,
+                tail,
+                cons,
+            } => ExprKind::Match {
+                scrutinee: Box::new(self.expr(scrutinee)),
+                nil: Box::new(self.expr(nil)),
+                head: self.binder(head),
+                tail: self.binder(tail),
+                cons: Box::new(self.expr(cons)),
+            },
         };
         Expr::new(kind, x.span.clone())
     }
@@ -464,7 +446,7 @@ impl Translator<'_> {
         )
     }
 
-    fn binary(&mut self, op: h::BinaryOp, a: &h::Expr, b: &h::Expr, at: &Span) -> ExprKind {
+    fn binary(&mut self, op: h::BinaryOp, a: &h::Expr, b: &h::Expr) -> ExprKind {
         use h::BinaryOp as H;
         let (l, r) = (Box::new(self.expr(a)), Box::new(self.expr(b)));
         let int = |n: u8| bx(ExprKind::Int(BigInt::from(n)));
@@ -484,10 +466,7 @@ impl Translator<'_> {
             H::And => ExprKind::If(l, r, int(0)),
             H::Or => ExprKind::If(l, int(1), r),
             H::Implies => ExprKind::If(l, r, int(1)),
-            H::Cons => {
-                self.unsupported("A list", at);
-                ExprKind::Unit
-            }
+            H::Cons => ExprKind::Cons(l, r),
         }
     }
 }

@@ -15,6 +15,7 @@ use super::ir::{
     TypeNode, Types, UndeclaredId,
 };
 use crate::syntax::ast::{self, Decl, Program, Span, Static, Type};
+use num_bigint::BigInt;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
@@ -164,6 +165,7 @@ fn intern(types: &mut Types, ty: &Type) -> TypeId {
         Type::Int => TypeNode::Int,
         Type::Bool => TypeNode::Bool,
         Type::Ref(a) => TypeNode::Ref(intern(types, a)),
+        Type::List(a) => TypeNode::List(intern(types, a)),
         Type::Pair(a, b) => TypeNode::Pair(intern(types, a), intern(types, b)),
         Type::Arrow(a, b) => TypeNode::Arrow(intern(types, a), intern(types, b)),
     };
@@ -182,6 +184,7 @@ fn allocate(
     match init {
         Static::Int(i) => Initial::Int(i.clone()),
         Static::Unit => Initial::Unit,
+        Static::Nil => Initial::Nil,
         Static::Name(m) => Initial::Name(compiler.global(scope, &m.name)),
         Static::Pair(a, b) => {
             let (ta, tb) = match ty {
@@ -331,6 +334,23 @@ impl Compiler<'_> {
             A::Store(t, v) => ExprKind::Store(boxed(self, locals, t), boxed(self, locals, v)),
             A::App(f, a) => ExprKind::App(boxed(self, locals, f), boxed(self, locals, a)),
             A::Pair(a, b) => ExprKind::Pair(boxed(self, locals, a), boxed(self, locals, b)),
+            A::Nil => ExprKind::Nil,
+            A::Cons(a, b) => ExprKind::Cons(boxed(self, locals, a), boxed(self, locals, b)),
+            A::Match {
+                scrutinee,
+                nil,
+                head,
+                tail,
+                cons,
+            } => {
+                let scrutinee = boxed(self, locals, scrutinee);
+                let nil = boxed(self, locals, nil);
+                locals.push(head.name.clone());
+                locals.push(tail.name.clone());
+                let cons = boxed(self, locals, cons);
+                locals.truncate(locals.len() - 2);
+                ExprKind::Match(scrutinee, nil, cons)
+            }
             A::Fst(a) => ExprKind::Fst(boxed(self, locals, a)),
             A::Snd(a) => ExprKind::Snd(boxed(self, locals, a)),
             A::Not(a) => ExprKind::Not(boxed(self, locals, a)),
@@ -361,6 +381,29 @@ impl Compiler<'_> {
                 ExprKind::Lambda(self.function(scope, locals, None, false, func, e.span.clone()))
             }
             A::Assert(a) => ExprKind::Assert(boxed(self, locals, a)),
+            // The `match` it abbreviates; the head or tail of `[]` fails at the
+            // operation and goes no further.
+            A::ListOp(op, list) => {
+                let at = |kind| {
+                    Box::new(Expr {
+                        kind,
+                        span: e.span.clone(),
+                    })
+                };
+                let failure = || {
+                    let assert = ExprKind::Assert(at(ExprKind::Int(BigInt::from(0))));
+                    at(ExprKind::Seq(at(assert), at(ExprKind::Diverge)))
+                };
+                let (nil, cons) = match op {
+                    ast::ListOp::Hd => (failure(), at(ExprKind::Local(1))),
+                    ast::ListOp::Tl => (failure(), at(ExprKind::Local(0))),
+                    ast::ListOp::IsNil => (
+                        at(ExprKind::Int(BigInt::from(1))),
+                        at(ExprKind::Int(BigInt::from(0))),
+                    ),
+                };
+                ExprKind::Match(boxed(self, locals, list), nil, cons)
+            }
         };
         Expr {
             kind,

@@ -30,6 +30,7 @@ pub enum Initial {
     /// Never declared, only assigned somewhere: reading it before any assignment is stuck.
     Absent,
     Unit,
+    Nil,
     Pair(Box<Initial>, Box<Initial>),
     /// A location: an index into [`Library::cells`].
     Loc(u32),

@@ -22,6 +22,7 @@ pub enum TypeNode {
     /// An integer the client plays as 0 or 1 ([`crate::syntax::ast::Type::Bool`]).
     Bool,
     Ref(TypeId),
+    List(TypeId),
     Pair(TypeId, TypeId),
     Arrow(TypeId, TypeId),
 }
@@ -62,8 +63,25 @@ impl Types {
     pub fn holds_ref(&self, id: TypeId) -> bool {
         match self.node(id) {
             TypeNode::Ref(_) => true,
+            TypeNode::List(a) => self.holds_ref(a),
             TypeNode::Pair(a, b) => self.holds_ref(a) || self.holds_ref(b),
             TypeNode::Unit | TypeNode::Int | TypeNode::Bool | TypeNode::Arrow(..) => false,
+        }
+    }
+
+    /// Whether any interned type is a list type.
+    pub fn any_list(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(n, TypeNode::List(_)))
+    }
+
+    /// Whether a value of this type can hold a list the client plays (a list outside
+    /// any function type): the client then has one value per length to choose from.
+    pub fn holds_list(&self, id: TypeId) -> bool {
+        match self.node(id) {
+            TypeNode::List(_) => true,
+            TypeNode::Pair(a, b) => self.holds_list(a) || self.holds_list(b),
+            TypeNode::Unit | TypeNode::Int | TypeNode::Bool | TypeNode::Ref(_) => false,
+            TypeNode::Arrow(..) => false,
         }
     }
 
@@ -72,6 +90,7 @@ impl Types {
         match self.node(id) {
             TypeNode::Unit | TypeNode::Int | TypeNode::Bool => false,
             TypeNode::Ref(_) => true,
+            TypeNode::List(a) => self.mentions_ref(a),
             TypeNode::Pair(a, b) | TypeNode::Arrow(a, b) => {
                 self.mentions_ref(a) || self.mentions_ref(b)
             }
@@ -82,6 +101,7 @@ impl Types {
     pub fn first_order(&self, id: TypeId) -> bool {
         match self.node(id) {
             TypeNode::Unit | TypeNode::Int | TypeNode::Bool => true,
+            TypeNode::List(a) => self.first_order(a),
             TypeNode::Pair(a, b) => self.first_order(a) && self.first_order(b),
             TypeNode::Ref(_) | TypeNode::Arrow(..) => false,
         }
@@ -94,6 +114,7 @@ impl Types {
             TypeNode::Int => ast::Type::Int,
             TypeNode::Bool => ast::Type::Bool,
             TypeNode::Ref(a) => ast::Type::reference(self.to_ast(a)),
+            TypeNode::List(a) => ast::Type::list(self.to_ast(a)),
             TypeNode::Pair(a, b) => {
                 ast::Type::Pair(Box::new(self.to_ast(a)), Box::new(self.to_ast(b)))
             }
@@ -122,6 +143,7 @@ impl fmt::Display for TypeDisplay<'_> {
             TypeNode::Int => write!(f, "int"),
             TypeNode::Bool => write!(f, "bool"),
             TypeNode::Ref(a) => write!(f, "(ref {})", sub(a)),
+            TypeNode::List(a) => write!(f, "({} list)", sub(a)),
             TypeNode::Pair(a, b) => write!(f, "({} * {})", sub(a), sub(b)),
             TypeNode::Arrow(a, b) => write!(f, "({} -> {})", sub(a), sub(b)),
         }
@@ -210,6 +232,7 @@ impl Expr {
             | ExprKind::Int(_)
             | ExprKind::Unit
             | ExprKind::Diverge
+            | ExprKind::Nil
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => (None, None, None),
             ExprKind::Assign(_, a)
@@ -222,11 +245,12 @@ impl Expr {
             | ExprKind::Assert(a) => (Some(a), None, None),
             ExprKind::App(a, b)
             | ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
             | ExprKind::Store(a, b)
             | ExprKind::Let(a, b) => (Some(a), Some(b), None),
-            ExprKind::If(a, b, c) => (Some(a), Some(b), Some(c)),
+            ExprKind::If(a, b, c) | ExprKind::Match(a, b, c) => (Some(a), Some(b), Some(c)),
         };
         [a, b, c].into_iter().flatten()
     }
@@ -276,6 +300,13 @@ pub enum ExprKind {
     Pair(Box<Expr>, Box<Expr>),
     Fst(Box<Expr>),
     Snd(Box<Expr>),
+    /// `[]`
+    Nil,
+    /// `head :: tail`: the head first.
+    Cons(Box<Expr>, Box<Expr>),
+    /// `match scrutinee with [] -> nil | h :: t -> cons`: `cons` sees `t` at index 0
+    /// and `h` at index 1.
+    Match(Box<Expr>, Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Seq(Box<Expr>, Box<Expr>),

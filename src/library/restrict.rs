@@ -188,6 +188,7 @@ impl Copy<'_> {
             TypeNode::Int => TypeNode::Int,
             TypeNode::Bool => TypeNode::Bool,
             TypeNode::Ref(a) => TypeNode::Ref(self.ty(a)),
+            TypeNode::List(a) => TypeNode::List(self.ty(a)),
             TypeNode::Pair(a, b) => TypeNode::Pair(self.ty(a), self.ty(b)),
             TypeNode::Arrow(a, b) => TypeNode::Arrow(self.ty(a), self.ty(b)),
         };
@@ -283,6 +284,16 @@ impl Copy<'_> {
                 let a = sub(self, a);
                 ExprKind::Pair(a, sub(self, b))
             }
+            ExprKind::Nil => ExprKind::Nil,
+            ExprKind::Cons(a, b) => {
+                let a = sub(self, a);
+                ExprKind::Cons(a, sub(self, b))
+            }
+            ExprKind::Match(a, b, c) => {
+                let a = sub(self, a);
+                let b = sub(self, b);
+                ExprKind::Match(a, b, sub(self, c))
+            }
             ExprKind::Fst(a) => ExprKind::Fst(sub(self, a)),
             ExprKind::Snd(a) => ExprKind::Snd(sub(self, a)),
             ExprKind::Not(a) => ExprKind::Not(sub(self, a)),
@@ -324,6 +335,7 @@ impl Copy<'_> {
             Initial::Name(name) => Initial::Name(self.global(*name)),
             Initial::Absent => Initial::Absent,
             Initial::Unit => Initial::Unit,
+            Initial::Nil => Initial::Nil,
             Initial::Pair(a, b) => {
                 Initial::Pair(Box::new(self.initial(a)), Box::new(self.initial(b)))
             }

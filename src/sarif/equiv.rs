@@ -67,6 +67,9 @@ struct Properties<'r> {
     scope: &'static str,
     bounds: Bounds,
     covered: Option<Bounds>,
+    /// The larger bounds a deepening comparison stopped in, at a limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    beyond: Option<Bounds>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     inconclusive: &'r [String],
 }
@@ -76,6 +79,9 @@ struct Bounds {
     k: u32,
     l: u32,
     unfold: u32,
+    /// Absent without lists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    list_length: Option<u32>,
 }
 
 impl From<EquivBounds> for Bounds {
@@ -84,6 +90,7 @@ impl From<EquivBounds> for Bounds {
             k: b.k,
             l: b.l,
             unfold: b.unfold,
+            list_length: b.lists,
         }
     }
 }
@@ -286,6 +293,15 @@ pub fn write_equiv(
                     level: "warning",
                     message: text(format!("The comparison is incomplete: {reason}")),
                 })
+                .chain(compared.beyond.iter().flat_map(|b| {
+                    b.why.iter().map(move |reason| Notification {
+                        level: "note",
+                        message: text(format!(
+                            "Larger bounds ({}) were not searched completely: {reason}",
+                            b.bounds
+                        )),
+                    })
+                }))
                 .collect(),
         }],
         original_uri_base_ids: base_ids(cwd.as_deref()),
@@ -297,6 +313,7 @@ pub fn write_equiv(
             scope: "bounded",
             bounds: compared.bounds.into(),
             covered: compared.covered.map(Bounds::from),
+            beyond: compared.beyond.as_ref().map(|b| Bounds::from(b.bounds)),
             inconclusive: &compared.inconclusive,
         },
     };

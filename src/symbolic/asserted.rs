@@ -114,6 +114,15 @@ fn walk(e: &Expr, env: &mut Vec<Option<Linear>>, out: &mut Vec<Fact>) {
             env.pop();
             return;
         }
+        ExprKind::Match(scrutinee, nil, cons) => {
+            walk(scrutinee, env, out);
+            walk(nil, env, out);
+            // The head and the tail are not linear expressions of the references.
+            env.extend([None, None]);
+            walk(cons, env, out);
+            env.truncate(env.len() - 2);
+            return;
+        }
         ExprKind::Assert(c) => {
             for fact in conjuncts(c, env, true) {
                 if !out.contains(&fact) {

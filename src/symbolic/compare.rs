@@ -17,6 +17,7 @@ use super::context;
 use super::explore::{Advance, Explorer};
 use super::options::{CheckOptions, Techniques};
 use super::outcome::{Progress, Stats};
+pub use super::product::Sizes;
 use super::product::{Difference, Incomparable, ProductGame, StuckPlace};
 use crate::library::Library;
 
@@ -35,14 +36,13 @@ pub struct Comparison<'p> {
 }
 
 /// Searches for a shortest difference between `left` and `right` within the bounds
-/// and limits of `options` (of its techniques, only `memo`) and `unfold` nested
-/// applications each library makes itself ([`super::config::Config::unfold`]),
-/// calling `progress` now and then. Refused when their interfaces differ.
+/// and limits of `options` (of its techniques, only `memo`) and `sizes`, calling
+/// `progress` now and then. Refused when their interfaces differ.
 pub fn compare<'p>(
     left: &'p Library,
     right: &'p Library,
     options: &CheckOptions,
-    unfold: Option<u32>,
+    sizes: Sizes,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Comparison<'p>, Incomparable> {
     let plain = CheckOptions {
@@ -53,7 +53,7 @@ pub fn compare<'p>(
         ..options.clone()
     };
     let brief = Brief::new(&plain, left);
-    let game = ProductGame::new(left, right, &brief, unfold, options.techniques.memo)?;
+    let game = ProductGame::new(left, right, &brief, sizes, options.techniques.memo)?;
     let (comparison, _) = brief.within_memory(
         &options.limits,
         |brief| context::in_own(|| search(game, brief, progress)),

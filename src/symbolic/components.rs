@@ -244,6 +244,7 @@ impl Bound<'_> {
             | ExprKind::Int(_)
             | ExprKind::Unit
             | ExprKind::Diverge
+            | ExprKind::Nil
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => 0,
             ExprKind::Assign(_, a)
@@ -255,11 +256,12 @@ impl Bound<'_> {
             | ExprKind::Load(a)
             | ExprKind::LetRec(_, a) => self.expr(a, depth)?,
             ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
             | ExprKind::Store(a, b)
             | ExprKind::Let(a, b) => self.expr(a, depth)? + self.expr(b, depth)?,
-            ExprKind::If(c, t, f) => {
+            ExprKind::If(c, t, f) | ExprKind::Match(c, t, f) => {
                 self.expr(c, depth)? + self.expr(t, depth)?.max(self.expr(f, depth)?)
             }
             ExprKind::App(f, a) => {

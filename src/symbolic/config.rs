@@ -99,6 +99,10 @@ pub enum Frame<'p> {
     AppCall(Value, &'p Expr),
     PairRight(&'p Expr, Env),
     PairMake(Value),
+    ConsRight(&'p Expr, Env),
+    ConsMake(Value),
+    /// The list this `match` node takes apart is being evaluated.
+    Match(&'p Expr, Env),
     /// These operation nodes wait for their operand (the node is where a value of the
     /// wrong shape gets stuck).
     Fst(&'p Expr),
@@ -345,6 +349,8 @@ pub struct Config<'p> {
     pub unfold: Option<u32>,
     /// The client's call budget in the current context.
     pub l: u32,
+    /// The most elements of a list the client plays ([`super::moves`]).
+    pub lists: u32,
     pub pc: Option<Arc<PcNode>>,
     /// A model of `pc`.
     pub witness: Arc<Witness>,
@@ -358,6 +364,9 @@ pub struct Config<'p> {
     /// was atomic and the search tracks them ([`super::relevance`]).
     pub sinks: Option<Sinks>,
 }
+
+/// The most elements of a list the client plays, unless the user says otherwise.
+pub const DEFAULT_LIST_LENGTH: u32 = 3;
 
 impl<'p> Config<'p> {
     /// The built library before the client's first move: the store as declared, no
@@ -391,6 +400,7 @@ impl<'p> Config<'p> {
             k,
             unfold: None,
             l,
+            lists: DEFAULT_LIST_LENGTH,
             pc: None,
             witness: Arc::new(Witness::default()),
             next_sym: 0,
@@ -507,6 +517,7 @@ fn initial_value(init: &Initial) -> Option<Value> {
         }),
         Initial::Absent => return None,
         Initial::Unit => Value::Unit,
+        Initial::Nil => Value::Nil,
         Initial::Pair(a, b) => Value::pair(initial_value(a)?, initial_value(b)?),
         Initial::Loc(n) => Value::Loc(*n),
     })
@@ -574,10 +585,11 @@ impl Config<'_> {
         match (a, b) {
             (Value::Unit, Value::Unit) => true,
             (Value::Int(x), Value::Int(y)) => same_term(x, y),
-            (Value::Pair(p), Value::Pair(q)) => {
+            (Value::Pair(p), Value::Pair(q)) | (Value::Cons(p), Value::Cons(q)) => {
                 Arc::ptr_eq(p, q)
                     || (self.equivalent_values(&p.0, &q.0) && self.equivalent_values(&p.1, &q.1))
             }
+            (Value::Nil, Value::Nil) => true,
             (Value::Fun(x), Value::Fun(y)) => self.equivalent_names(*x, *y),
             // Closures over different cells do not see each other's writes.
             (Value::Loc(x), Value::Loc(y)) => x == y,

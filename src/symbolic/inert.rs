@@ -100,12 +100,14 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, read: &[bool], inert: &mut [boo
         | ExprKind::Int(_)
         | ExprKind::Unit
         | ExprKind::Diverge
+        | ExprKind::Nil
         | ExprKind::LetRec(..)
         | ExprKind::Lambda(_) => false,
         // Cells are never left out of keys; a global read under `ref`, `!` or a
         // write through a location is an ordinary use (`lang/references.md` §4.3).
         ExprKind::App(a, b)
         | ExprKind::Pair(a, b)
+        | ExprKind::Cons(a, b)
         | ExprKind::Seq(a, b)
         | ExprKind::Let(a, b)
         | ExprKind::Store(a, b) => {
@@ -116,7 +118,7 @@ fn drop_violators(e: &Expr, sink: Option<RefId>, read: &[bool], inert: &mut [boo
         | ExprKind::Assert(a)
         | ExprKind::Alloc(a, _)
         | ExprKind::Load(a) => drop_violators(a, None, read, inert),
-        ExprKind::If(c, t, f) => {
+        ExprKind::If(c, t, f) | ExprKind::Match(c, t, f) => {
             drop_violators(c, None, read, inert)
                 | drop_violators(t, None, read, inert)
                 | drop_violators(f, None, read, inert)

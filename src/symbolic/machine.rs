@@ -142,6 +142,15 @@ fn eval<'p>(
             push(cfg, Frame::PairRight(b, env.clone()));
             Control::Eval(a, env)
         }
+        ExprKind::Nil => Control::Return(Value::Nil),
+        ExprKind::Cons(a, b) => {
+            push(cfg, Frame::ConsRight(b, env.clone()));
+            Control::Eval(a, env)
+        }
+        ExprKind::Match(a, _, _) => {
+            push(cfg, Frame::Match(e, env.clone()));
+            Control::Eval(a, env)
+        }
         ExprKind::Fst(a) => {
             push(cfg, Frame::Fst(e));
             Control::Eval(a, env)
@@ -243,6 +252,29 @@ fn new_closure<'p>(cfg: &mut Config<'p>, lib: &'p Library, code_id: u32, env: En
     Value::Fun(Name::Closure(n))
 }
 
+/// `a == b` of two lists of integers: false when their lengths differ, else whether
+/// the elements are pairwise equal. `None` when an element is not an integer.
+fn lists_equal(a: &Value, b: &Value) -> Option<Term> {
+    let items = |mut v: &Value| {
+        let mut out = Vec::new();
+        while let Value::Cons(cell) = v {
+            out.push(match &cell.0 {
+                Value::Int(t) => t.clone(),
+                _ => return None,
+            });
+            v = &cell.1;
+        }
+        Some(out)
+    };
+    let (xs, ys) = (items(a)?, items(b)?);
+    let mut all = Term::Const(i32::from(xs.len() == ys.len()).into());
+    for (x, y) in xs.iter().zip(&ys).filter(|_| xs.len() == ys.len()) {
+        let eq = Term::binary(BinOp::Eq, x, y).ok()?;
+        all = Term::binary(BinOp::And, &all, &eq).ok()?;
+    }
+    Some(all)
+}
+
 /// `value` as an integer for the operation `at`, which is stuck on anything else.
 fn int<'a, 'p>(value: &'a Value, at: &Expr) -> Result<&'a Term, Stop<'p>> {
     match value {
@@ -271,6 +303,24 @@ fn resume<'p>(
             Control::Eval(right, env)
         }
         Frame::PairMake(left) => Control::Return(Value::pair(left, value)),
+        Frame::ConsRight(tail, env) => {
+            cfg.kont.push(Frame::ConsMake(value));
+            Control::Eval(tail, env)
+        }
+        Frame::ConsMake(head) => Control::Return(Value::cons(head, value)),
+        Frame::Match(node, env) => {
+            let ExprKind::Match(_, nil, cons) = &node.kind else {
+                return Err(stuck(Stuck::IllTyped, node));
+            };
+            match value {
+                Value::Nil => Control::Eval(nil, env),
+                Value::Cons(cell) => {
+                    let (head, tail) = (*cell).clone();
+                    Control::Eval(cons, env.push(head).push(tail))
+                }
+                _ => return Err(stuck(Stuck::IllTyped, node)),
+            }
+        }
         Frame::Fst(node) | Frame::Snd(node) => match value {
             Value::Pair(p) => {
                 let (a, b) = &*p;
@@ -295,6 +345,14 @@ fn resume<'p>(
                 return Ok(Control::Return(Value::Int(Term::Const(
                     i32::from(a == b).into(),
                 ))));
+            }
+            if let (BinOp::Eq, Value::Nil | Value::Cons(_), Value::Nil | Value::Cons(_)) =
+                (op, &left, &value)
+            {
+                return match lists_equal(&left, &value) {
+                    Some(t) => Ok(Control::Return(Value::Int(t))),
+                    None => Err(stuck(Stuck::IllTyped, node)),
+                };
             }
             let (a, b) = (int(&left, node)?, int(&value, node)?);
             if matches!(op, BinOp::Div | BinOp::Mod) && b.as_const().is_none() {

@@ -709,6 +709,14 @@ impl Canon<'_, '_> {
                 self.value(&p.1);
                 self.b.out.push('>');
             }
+            Value::Nil => self.b.out.push('n'),
+            Value::Cons(p) => {
+                self.b.out.push('[');
+                self.value(&p.0);
+                self.b.out.push(',');
+                self.value(&p.1);
+                self.b.out.push(']');
+            }
             Value::Fun(name) => self.name(*name),
             Value::Loc(n) => self.location(*n),
         }
@@ -896,6 +904,18 @@ impl Canon<'_, '_> {
             Frame::PairMake(v) => {
                 self.b.out.push_str("pm");
                 self.value(v);
+            }
+            Frame::ConsRight(e, env) => {
+                number(&mut self.b.out, "cr", at(e) as u64);
+                self.env(env);
+            }
+            Frame::ConsMake(v) => {
+                self.b.out.push_str("cm");
+                self.value(v);
+            }
+            Frame::Match(e, env) => {
+                number(&mut self.b.out, "mt", at(e) as u64);
+                self.env(env);
             }
             Frame::Fst(e) => {
                 self.b.out.push_str("fst");

@@ -16,6 +16,10 @@
 //! of its own or any disclosed one of type θ, so aliasing is found. A P-move discloses
 //! the locations in its value and, closing under contents, those reachable through
 //! disclosed cells; the library functions in those cells are revealed.
+//!
+//! Lists: where the client supplies a `t list` it plays every list of at most
+//! [`Config::lists`] elements, shortest first, each element a fresh value of type `t`
+//! (`lang/equiv.md`, "Lists").
 
 use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
 use super::relevance::{Call, Relevance, Skip, Skipped};
@@ -46,8 +50,10 @@ pub fn name_type(cfg: &Config, lib: &Library, name: Name) -> Option<TypeId> {
 /// with no location the client chooses ([`crate::library::ir::Types::holds_ref`]).
 fn generate(cfg: &mut Config, lib: &Library, ty: TypeId) -> Value {
     match lib.types.node(ty) {
-        // Only reached through `generate_each`, which chooses locations itself.
+        // Only reached through `generate_each`, which chooses locations and lengths
+        // itself.
         TypeNode::Unit | TypeNode::Ref(_) => Value::Unit,
+        TypeNode::List(_) => Value::Nil,
         TypeNode::Int => Value::Int(cfg.fresh_sym()),
         TypeNode::Bool => {
             // The client plays 0 or 1; a new symbol is 0 in the witness, a model still.
@@ -73,18 +79,24 @@ fn generate(cfg: &mut Config, lib: &Library, ty: TypeId) -> Value {
 /// it leads to, in the order of `lang/references.md` §3.5: where a `ref θ` is
 /// supplied, first a fresh location of the client's (disclosed at once, so a later
 /// component may alias it), then every disclosed location of type θ in order of
-/// disclosure. One value, as [`generate`] makes it, for a type without `ref`.
+/// disclosure. Where a `t list` is supplied, every list of at most [`Config::lists`]
+/// elements, shortest first. One value, as [`generate`] makes it, for a type without
+/// `ref` or `list`.
 pub fn generate_each<'p>(
     mut cfg: Config<'p>,
     lib: &'p Library,
     ty: TypeId,
     out: &mut dyn FnMut(Config<'p>, Value),
 ) {
-    if !lib.types.holds_ref(ty) {
+    if !lib.types.holds_ref(ty) && !lib.types.holds_list(ty) {
         let value = generate(&mut cfg, lib, ty);
         return out(cfg, value);
     }
     match lib.types.node(ty) {
+        TypeNode::List(element) => {
+            let most = cfg.lists;
+            lists_each(cfg, lib, element, Vec::new(), most, out)
+        }
         TypeNode::Pair(a, b) => generate_each(cfg, lib, a, &mut |c, first| {
             generate_each(c, lib, b, &mut |c, second| {
                 out(c, Value::pair(first.clone(), second))
@@ -126,15 +138,36 @@ pub fn generate_each<'p>(
     }
 }
 
+/// The list `items`, then every list that extends it by at most `more` elements of
+/// type `element`, shorter lists first.
+fn lists_each<'p>(
+    cfg: Config<'p>,
+    lib: &'p Library,
+    element: TypeId,
+    items: Vec<Value>,
+    more: u32,
+    out: &mut dyn FnMut(Config<'p>, Value),
+) {
+    if more == 0 {
+        return out(cfg, Value::list(items.into_iter()));
+    }
+    out(cfg.clone(), Value::list(items.iter().cloned()));
+    generate_each(cfg, lib, element, &mut |c, item| {
+        let mut longer = items.clone();
+        longer.push(item);
+        lists_each(c, lib, element, longer, more - 1, out)
+    });
+}
+
 /// The locations in `value`, in order.
 fn locations(value: &Value, out: &mut Vec<u32>) {
     match value {
         Value::Loc(n) => out.push(*n),
-        Value::Pair(p) => {
+        Value::Pair(p) | Value::Cons(p) => {
             locations(&p.0, out);
             locations(&p.1, out);
         }
-        Value::Unit | Value::Int(_) | Value::Fun(_) => {}
+        Value::Unit | Value::Int(_) | Value::Fun(_) | Value::Nil => {}
     }
 }
 
@@ -225,6 +258,14 @@ fn reveal(cfg: &mut Config, lib: &Library, value: &Value, ty: Option<TypeId>) {
             };
             reveal(cfg, lib, &p.0, ta);
             reveal(cfg, lib, &p.1, tb);
+        }
+        Value::Cons(p) => {
+            let element = match ty.map(|t| lib.types.node(t)) {
+                Some(TypeNode::List(a)) => Some(a),
+                _ => None,
+            };
+            reveal(cfg, lib, &p.0, element);
+            reveal(cfg, lib, &p.1, ty);
         }
         _ => {}
     }
@@ -564,6 +605,17 @@ impl Names<'_> {
                     TraceValue::Pair(Box::new(a), Box::new(b)),
                     TraceValue::Pair(Box::new(ca), Box::new(cb)),
                 )
+            }
+            Value::Nil | Value::Cons(_) => {
+                let (mut items, mut concrete) = (Vec::new(), Vec::new());
+                let mut rest = value;
+                while let Value::Cons(cell) = rest {
+                    let (item, c) = self.value(lib, &cell.0, witness);
+                    items.push(item);
+                    concrete.push(c);
+                    rest = &cell.1;
+                }
+                (TraceValue::List(items), TraceValue::List(concrete))
             }
             Value::Fun(name) => {
                 let n = TraceValue::Fun(self.name(lib, *name));

@@ -372,9 +372,20 @@ impl Met {
     }
 }
 
+/// The bounds of a comparison beyond k and l.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    /// The nested applications each library makes itself
+    /// ([`super::config::Config::unfold`]).
+    pub unfold: u32,
+    /// The most elements of a list the client plays ([`super::config::Config::lists`]).
+    pub lists: u32,
+}
+
 impl<'p> ProductGame<'p> {
-    /// The product of `left` and `right` at the bounds of `brief`, with `unfold`
-    /// nested applications that each library makes itself ([`Config::unfold`]), and
+    /// The product of `left` and `right` at the bounds of `brief` and `sizes` (the
+    /// nested applications that each library makes itself, [`Config::unfold`], and the
+    /// length of the lists the client plays, [`Config::lists`]), and
     /// configurations met before not explored again if `memo` ([`Met`]); refused
     /// unless both have the same public methods and imports (by name, with the same
     /// types) and no reference crosses the interface.
@@ -382,7 +393,7 @@ impl<'p> ProductGame<'p> {
         left: &'p Library,
         right: &'p Library,
         brief: &Brief,
-        unfold: Option<u32>,
+        sizes: Sizes,
         memo: bool,
     ) -> Result<ProductGame<'p>, Incomparable> {
         let mut problems = Vec::new();
@@ -448,7 +459,8 @@ impl<'p> ProductGame<'p> {
             relevance: None,
         };
         let start = |lib| Config {
-            unfold,
+            unfold: Some(sizes.unfold),
+            lists: sizes.lists,
             ..game::start(lib, brief, false)
         };
         let initial = Pair {
@@ -833,10 +845,12 @@ impl Matched {
                 self.ints.push((a.clone(), b.clone()));
                 true
             }
-            (Value::Pair(a), Value::Pair(b)) => {
+            (Value::Pair(a), Value::Pair(b)) | (Value::Cons(a), Value::Cons(b)) => {
                 self.values(left, &a.0, right, &b.0, imports)
                     && self.values(left, &a.1, right, &b.1, imports)
             }
+            // Lists of different lengths differ whatever their elements.
+            (Value::Nil, Value::Nil) => true,
             // The client's own function on both sides: the same one, or a difference
             // its calls show.
             (Value::Fun(a), Value::Fun(b)) if !a.is_library_owned() && !b.is_library_owned() => {

@@ -29,6 +29,11 @@ pub enum Value {
     Unit,
     Int(Term),
     Pair(Arc<(Value, Value)>),
+    /// The empty list.
+    Nil,
+    /// A list cell: the head and the tail. Every list has a known length: the client's
+    /// lists are played with one ([`super::moves`]).
+    Cons(Arc<(Value, Value)>),
     Fun(Name),
     /// A location: an index into the configuration's [`super::config::Heap`].
     Loc(u32),
@@ -37,6 +42,17 @@ pub enum Value {
 impl Value {
     pub fn pair(a: Value, b: Value) -> Value {
         Value::Pair(Arc::new((a, b)))
+    }
+
+    pub fn cons(head: Value, tail: Value) -> Value {
+        Value::Cons(Arc::new((head, tail)))
+    }
+
+    /// The list `items`, in order.
+    pub fn list(items: impl DoubleEndedIterator<Item = Value>) -> Value {
+        items
+            .rev()
+            .fold(Value::Nil, |tail, head| Value::cons(head, tail))
     }
 }
 

@@ -130,6 +130,11 @@ fn revalue<'t>(
                 value(a, slots, model);
                 value(b, slots, model);
             }
+            TraceValue::List(items) => {
+                for item in items {
+                    value(item, slots, model);
+                }
+            }
             TraceValue::Unit | TraceValue::Sym(_) | TraceValue::Fun(_) | TraceValue::Ref(_) => {}
         }
     }

@@ -10,7 +10,7 @@ pub use crate::diagnostics::Span;
 use num_bigint::BigInt;
 use std::fmt;
 
-/// HOLi types: `unit`, `int`, references, products and arrows.
+/// HOLi types: `unit`, `int`, references, lists, products and arrows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Unit,
@@ -20,11 +20,17 @@ pub enum Type {
     Bool,
     /// `ref t`: a heap cell holding a `t`.
     Ref(Box<Type>),
+    /// `t list`: finite lists of `t` values.
+    List(Box<Type>),
     Pair(Box<Type>, Box<Type>),
     Arrow(Box<Type>, Box<Type>),
 }
 
 impl Type {
+    pub fn list(element: Type) -> Type {
+        Type::List(Box::new(element))
+    }
+
     pub fn pair(a: Type, b: Type) -> Type {
         Type::Pair(Box::new(a), Box::new(b))
     }
@@ -42,7 +48,7 @@ impl Type {
     pub fn compatible(&self, other: &Type) -> bool {
         match (self, other) {
             (Type::Int | Type::Bool, Type::Int | Type::Bool) => true,
-            (Type::Ref(a), Type::Ref(b)) => a.compatible(b),
+            (Type::Ref(a), Type::Ref(b)) | (Type::List(a), Type::List(b)) => a.compatible(b),
             (Type::Pair(a, b), Type::Pair(c, d)) | (Type::Arrow(a, b), Type::Arrow(c, d)) => {
                 a.compatible(c) && b.compatible(d)
             }
@@ -55,13 +61,16 @@ impl Type {
         match self {
             Type::Unit | Type::Int | Type::Bool => false,
             Type::Ref(_) => true,
+            Type::List(a) => a.mentions_ref(),
             Type::Pair(a, b) | Type::Arrow(a, b) => a.mentions_ref() || b.mentions_ref(),
         }
     }
 }
 
 impl fmt::Display for Type {
-    /// Prints with the fewest parentheses: `ref` binds tighter than both, `*` is
+    /// Prints with the fewest parentheses: the postfix `list` binds tighter than the
+    /// prefix `ref` (`ref int list` is a reference to a list), `ref` tighter than `*`
+    /// and `->`, `*` is
     /// left-associative, `->` right-associative, and a product or arrow inside the other is
     /// always parenthesised (HOLiK gives the two no relative priority).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -72,6 +81,10 @@ impl fmt::Display for Type {
             Type::Ref(a) => match **a {
                 Type::Arrow(..) | Type::Pair(..) => write!(f, "ref ({a})"),
                 _ => write!(f, "ref {a}"),
+            },
+            Type::List(a) => match **a {
+                Type::Arrow(..) | Type::Pair(..) | Type::Ref(_) => write!(f, "({a}) list"),
+                _ => write!(f, "{a} list"),
             },
             Type::Pair(a, b) => {
                 match **a {
@@ -194,6 +207,8 @@ pub enum Static {
     Ref(Box<Static>),
     Int(BigInt),
     Unit,
+    /// `[]`
+    Nil,
     /// A method of the declaring side.
     Name(Ident),
     Pair(Box<Static>, Box<Static>),
@@ -204,7 +219,7 @@ impl Static {
         match (self, other) {
             (Static::Ref(a), Static::Ref(b)) => a.same_tree(b),
             (Static::Int(a), Static::Int(b)) => a == b,
-            (Static::Unit, Static::Unit) => true,
+            (Static::Unit, Static::Unit) | (Static::Nil, Static::Nil) => true,
             (Static::Name(a), Static::Name(b)) => a.name == b.name,
             (Static::Pair(a, b), Static::Pair(c, d)) => a.same_tree(c) && b.same_tree(d),
             _ => false,
@@ -218,6 +233,7 @@ impl Static {
             Static::Ref(s) => ExprKind::Alloc(boxed(s)),
             Static::Int(n) => ExprKind::Int(n.clone()),
             Static::Unit => ExprKind::Unit,
+            Static::Nil => ExprKind::Nil,
             Static::Name(x) => ExprKind::Var(x.name.clone()),
             Static::Pair(a, b) => ExprKind::Pair(boxed(a), boxed(b)),
         };
@@ -341,6 +357,20 @@ pub enum ExprKind {
     App(Box<Expr>, Box<Expr>),
     /// `(e1, e2)`
     Pair(Box<Expr>, Box<Expr>),
+    /// `[]`: the empty list.
+    Nil,
+    /// `e1 :: e2`: the list `e2` with `e1` in front (`e1` is evaluated first).
+    Cons(Box<Expr>, Box<Expr>),
+    /// `List.hd e`, `List.tl e` or `List.isnil e`.
+    ListOp(ListOp, Box<Expr>),
+    /// `match e with [] -> nil | head :: tail -> cons`
+    Match {
+        scrutinee: Box<Expr>,
+        nil: Box<Expr>,
+        head: Ident,
+        tail: Ident,
+        cons: Box<Expr>,
+    },
     Fst(Box<Expr>),
     Snd(Box<Expr>),
     Not(Box<Expr>),
@@ -355,6 +385,26 @@ pub enum ExprKind {
     /// `fun (x:t) :(t') -> e`
     Lambda(Function),
     Assert(Box<Expr>),
+}
+
+/// The operations on lists besides `match`. The head or tail of `[]` fails like
+/// `assert(false)` at the operation (an exception nothing catches, in OCaml), and the
+/// path ends there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ListOp {
+    Hd,
+    Tl,
+    IsNil,
+}
+
+impl ListOp {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ListOp::Hd => "List.hd",
+            ListOp::Tl => "List.tl",
+            ListOp::IsNil => "List.isnil",
+        }
+    }
 }
 
 impl Expr {
@@ -372,6 +422,8 @@ impl Expr {
                 | ExprKind::Binary(..)
                 | ExprKind::Not(_)
                 | ExprKind::Pair(..)
+                | ExprKind::Nil
+                | ExprKind::Cons(..)
                 | ExprKind::If(..)
                 | ExprKind::Let(..)
                 | ExprKind::LetRec(..)
@@ -470,11 +522,12 @@ impl Expr {
         match (&self.kind, &other.kind) {
             (Var(a), Var(b)) => a == b,
             (Int(a), Int(b)) => a == b,
-            (Unit, Unit) => true,
+            (Unit, Unit) | (Nil, Nil) | (Diverge, Diverge) => true,
             (Deref(a), Deref(b)) => a.name == b.name,
             (Assign(a, e), Assign(b, f)) => a.name == b.name && e.same_tree(f),
             (App(a, b), App(c, d))
             | (Pair(a, b), Pair(c, d))
+            | (Cons(a, b), Cons(c, d))
             | (Seq(a, b), Seq(c, d))
             | (Store(a, b), Store(c, d)) => a.same_tree(c) && b.same_tree(d),
             (Fst(a), Fst(b))
@@ -483,6 +536,7 @@ impl Expr {
             | (Assert(a), Assert(b))
             | (Alloc(a), Alloc(b))
             | (Load(a), Load(b)) => a.same_tree(b),
+            (ListOp(o, a), ListOp(p, b)) => o == p && a.same_tree(b),
 
             (Binary(o, a, b), Binary(p, c, d)) => o == p && a.same_tree(c) && b.same_tree(d),
             (If(a, b, c), If(d, e, f)) => a.same_tree(d) && b.same_tree(e) && c.same_tree(f),
@@ -491,6 +545,28 @@ impl Expr {
                 x.name == y.name && f.same_tree(g) && a.same_tree(b)
             }
             (Lambda(f), Lambda(g)) => f.same_tree(g),
+            (
+                Match {
+                    scrutinee: a,
+                    nil: b,
+                    head: x,
+                    tail: xs,
+                    cons: c,
+                },
+                Match {
+                    scrutinee: d,
+                    nil: e,
+                    head: y,
+                    tail: ys,
+                    cons: f,
+                },
+            ) => {
+                x.name == y.name
+                    && xs.name == ys.name
+                    && a.same_tree(d)
+                    && b.same_tree(e)
+                    && c.same_tree(f)
+            }
             _ => false,
         }
     }

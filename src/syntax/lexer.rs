@@ -3,7 +3,8 @@
 //! Layout is spaces, tabs, newlines and carriage returns, `// …` line comments and
 //! `/* … */` block comments (not nested, as in K's default layout). The sign of an integer
 //! literal belongs to the literal and the longest match wins, so `-1` is one token and
-//! `x -1` is an application. `()` is one token: `( )` is not unit.
+//! `x -1` is an application. `()` is one token: `( )` is not unit, and so is `[]`.
+//! `list` is a name everywhere but after a type (`int list`): HOLiK's files use it as one.
 
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::Span;
@@ -73,6 +74,23 @@ pub enum Token<'src> {
     Nil,
     #[token("set-bounds")]
     SetBounds,
+    #[token("match")]
+    Match,
+    #[token("with")]
+    With,
+    #[token("List.hd")]
+    ListHd,
+    #[token("List.tl")]
+    ListTl,
+    #[token("List.isnil")]
+    ListIsNil,
+    /// The empty list; `[ ]` is not.
+    #[token("[]")]
+    EmptyList,
+    #[token("::")]
+    ColonColon,
+    #[token("|")]
+    Bar,
 
     #[token("()")]
     Unit,
@@ -170,6 +188,14 @@ impl fmt::Display for Token<'_> {
             Token::Fail => "fail",
             Token::Nil => "nil",
             Token::SetBounds => "set-bounds",
+            Token::Match => "match",
+            Token::With => "with",
+            Token::ListHd => "List.hd",
+            Token::ListTl => "List.tl",
+            Token::ListIsNil => "List.isnil",
+            Token::EmptyList => "[]",
+            Token::ColonColon => "::",
+            Token::Bar => "|",
             Token::Unit => "()",
             Token::Assign => ":=",
             Token::Arrow => "->",
@@ -203,7 +229,7 @@ impl fmt::Display for Token<'_> {
 pub const KEYWORDS: &[&str] = &[
     "import", "public", "private", "fun", "int", "unit", "assert", "fst", "snd", "not", "if",
     "then", "else", "let", "letrec", "in", "ref", "fail", "nil", "bool", "true", "false", "mod",
-    "_bot_",
+    "_bot_", "match", "with",
 ];
 
 /// True when `name` can be written as an identifier.

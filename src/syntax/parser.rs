@@ -106,6 +106,7 @@ fn construct(e: &Expr) -> (&'static str, &'static str) {
         ExprKind::If(..) => ("`if`", "(if … then … else …)"),
         ExprKind::Let(..) => ("`let`", "(let … in …)"),
         ExprKind::LetRec(..) => ("`letrec`", "(letrec … in …)"),
+        ExprKind::Match { .. } => ("`match`", "(match … with [] -> … | x :: xs -> …)"),
         ExprKind::Lambda(..) => ("`fun`", "(fun (x:t) :(t') -> …)"),
         ExprKind::Assign(..) => ("An assignment", "(r := …)"),
         ExprKind::Not(..) => ("`not`", "(not …)"),
@@ -228,7 +229,9 @@ where
     })
 }
 
-/// `int`, `unit`, `ref` before an atom, or a parenthesised `ty`.
+/// `int`, `unit`, `bool`, `ref` before an atom, or a parenthesised `ty`, each followed by
+/// any number of `list` (a name, not a keyword: it binds tighter than `ref`, so that
+/// `ref int list` holds a list).
 fn type_atom<'t, 's: 't, I>(
     ty: impl Parser<'t, I, Type, Extra<'t, 's>> + Clone + 't,
 ) -> impl Parser<'t, I, Type, Extra<'t, 's>> + Clone
@@ -236,12 +239,16 @@ where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
 {
     recursive(|atom| {
-        choice((
+        let base = choice((
             just(Token::IntTy).to(Type::Int),
             just(Token::UnitTy).to(Type::Unit),
             just(Token::BoolTy).to(Type::Bool),
-            just(Token::Ref).ignore_then(atom).map(Type::reference),
             ty.delimited_by(just(Token::LParen), just(Token::RParen)),
+        ))
+        .foldl(just(Token::Ident("list")).repeated(), |t, _| Type::list(t));
+        choice((
+            base,
+            just(Token::Ref).ignore_then(atom).map(Type::reference),
         ))
         .labelled("a type")
     })
@@ -387,6 +394,40 @@ where
                 )
             }),
         just(Token::Bot).map_with(|_, e| (Expr::new(ExprKind::Diverge, range(e.span())), 1)),
+        just(Token::EmptyList).map_with(|_, e| (Expr::new(ExprKind::Nil, range(e.span())), 1)),
+        choice((
+            just(Token::ListHd).to(ListOp::Hd),
+            just(Token::ListTl).to(ListOp::Tl),
+            just(Token::ListIsNil).to(ListOp::IsNil),
+        ))
+        .then(at(1))
+        .map_with(|(op, operand), e| {
+            let kind = ExprKind::ListOp(op, bx(operand));
+            (Expr::new(kind, range(e.span())), 1)
+        }),
+        just(Token::Match)
+            .ignore_then(at(TOP))
+            .then_ignore(just(Token::With))
+            .then_ignore(just(Token::Bar).or_not())
+            .then_ignore(just(Token::EmptyList))
+            .then_ignore(just(Token::Arrow))
+            .then(at(TOP))
+            .then_ignore(just(Token::Bar))
+            .then(ident())
+            .then_ignore(just(Token::ColonColon))
+            .then(ident())
+            .then_ignore(just(Token::Arrow))
+            .then(at(TOP))
+            .map_with(|((((scrutinee, nil), head), tail), cons), e| {
+                let kind = ExprKind::Match {
+                    scrutinee: bx(scrutinee),
+                    nil: bx(nil),
+                    head,
+                    tail,
+                    cons: bx(cons),
+                };
+                (Expr::new(kind, range(e.span())), TOP)
+            }),
         // `!r` names a reference; `!e` reads through the location any other `e` gives,
         // except `!(r)`, which is `!r` (parentheses are not nodes).
         just(Token::Bang)
@@ -548,6 +589,18 @@ where
     }
     if level >= 5 {
         p = binary_layer(p, add_ops.clone(), at(4));
+        // `::` shares the level of `+` and `-`, below them and to the right, as in
+        // OCaml: `x + 1 :: xs` is `(x + 1) :: xs`, and `a :: b :: c` is `a :: (b :: c)`.
+        p = p
+            .then(just(Token::ColonColon).ignore_then(at(5)).or_not())
+            .map(|(head, tail)| match tail {
+                None => head,
+                Some(tail) => {
+                    let span = join(&head, &tail);
+                    Expr::new(ExprKind::Cons(bx(head), bx(tail)), span)
+                }
+            })
+            .boxed();
     }
     if level >= 6 {
         p = binary_layer(p, cmp_ops.clone(), at(5));
@@ -634,6 +687,7 @@ fn static_value(e: &Expr, top: bool) -> Result<Static, &Expr> {
         _ if top => return Err(e),
         ExprKind::Int(n) => Static::Int(n.clone()),
         ExprKind::Unit => Static::Unit,
+        ExprKind::Nil => Static::Nil,
         ExprKind::Var(name) => Static::Name(Ident {
             name: name.clone(),
             span: e.span.clone(),
@@ -909,6 +963,12 @@ pub fn nesting_bound(tokens: &[(Token<'_>, Span)]) -> (usize, Option<Span>) {
             | Token::Semi
             | Token::AndAnd
             | Token::OrOr
+            | Token::Match
+            | Token::Bar
+            | Token::ColonColon
+            | Token::ListHd
+            | Token::ListTl
+            | Token::ListIsNil
                 if !stack.is_empty() =>
             {
                 depth += 1
@@ -1003,6 +1063,7 @@ fn tree_depth(p: &Program) -> (usize, Span) {
             | ExprKind::Int(_)
             | ExprKind::Unit
             | ExprKind::Diverge
+            | ExprKind::Nil
             | ExprKind::Deref(_) => {}
             ExprKind::Assign(_, a)
             | ExprKind::Fst(a)
@@ -1010,9 +1071,11 @@ fn tree_depth(p: &Program) -> (usize, Span) {
             | ExprKind::Not(a)
             | ExprKind::Assert(a)
             | ExprKind::Alloc(a)
+            | ExprKind::ListOp(_, a)
             | ExprKind::Load(a) => stack.push((a, next)),
             ExprKind::App(a, b)
             | ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
             | ExprKind::Let(_, a, b)
@@ -1020,7 +1083,13 @@ fn tree_depth(p: &Program) -> (usize, Span) {
                 stack.push((a, next));
                 stack.push((b, next));
             }
-            ExprKind::If(a, b, c) => {
+            ExprKind::If(a, b, c)
+            | ExprKind::Match {
+                scrutinee: a,
+                nil: b,
+                cons: c,
+                ..
+            } => {
                 stack.extend([(&**a, next), (&**b, next), (&**c, next)]);
             }
             ExprKind::LetRec(_, f, b) => {
@@ -1063,6 +1132,7 @@ fn syntax_error(file: &str, tokens: &[(Token<'_>, Span)], error: &Err<'_, '_>) -
                 | Token::Comma
                 | Token::Assign
                 | Token::Semi
+                | Token::ColonColon
         )
     };
     let operators = error
@@ -1257,7 +1327,61 @@ mod tests {
                 )
             }
             Lambda(func) => format!("(fun {} {})", func.param.name, sexp(&func.body)),
+            Nil => "[]".into(),
+            Cons(a, b) => format!("(:: {} {})", sexp(a), sexp(b)),
+            ExprKind::ListOp(op, a) => format!("({} {})", op.keyword(), sexp(a)),
+            Match {
+                scrutinee,
+                nil,
+                head,
+                tail,
+                cons,
+            } => format!(
+                "(match {} {} {} {} {})",
+                sexp(scrutinee),
+                sexp(nil),
+                head.name,
+                tail.name,
+                sexp(cons)
+            ),
         }
+    }
+
+    #[test]
+    fn lists_read_as_in_ocaml() {
+        assert_eq!(tree("1 :: 2 :: []"), "(:: 1 (:: 2 []))");
+        assert_eq!(tree("x + 1 :: xs"), "(:: (+ x 1) xs)");
+        assert_eq!(tree("x :: xs == ys"), "(== (:: x xs) ys)");
+        assert_eq!(tree("f x :: g y"), "(:: (app f x) (app g y))");
+        assert_eq!(tree("List.hd l + 1"), "(+ (List.hd l) 1)");
+        assert_eq!(tree("List.isnil (List.tl l)"), "(List.isnil (List.tl l))");
+        assert_eq!(
+            tree("match l with [] -> 0 | h :: t -> h; t"),
+            "(match l 0 h t (; h t))"
+        );
+        assert_eq!(
+            tree("match l with | [] -> a; b | _ :: _ -> c"),
+            "(match l (; a b) _ _ c)"
+        );
+        // `match` extends as far as it can, so after `;` it is parenthesised.
+        rejected("a; match l with [] -> 0 | h :: t -> h", "E0201");
+        // The empty list comes first, as in Hobbit.
+        rejected("match l with h :: t -> h | [] -> 0", "E0101");
+    }
+
+    #[test]
+    fn list_is_a_type_only_after_a_type() {
+        let source = "public m (l:int list) :(ref (bool * int) list list) = { ref [] };
+                      private list (list:int) :(int) = { list };";
+        let (tokens, diagnostics) = lex("t", source);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let (program, diagnostics) = parse_tokens("t", source, &tokens);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let Some(Decl::Method(m)) = program.as_ref().and_then(|p| p.decls.first()) else {
+            panic!("no method");
+        };
+        assert_eq!(m.func.param_ty.to_string(), "int list");
+        assert_eq!(m.func.ret_ty.to_string(), "ref (bool * int) list list");
     }
 
     #[test]

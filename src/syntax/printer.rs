@@ -132,6 +132,7 @@ impl<'a> Node<'a> {
             | ExprKind::Int(_)
             | ExprKind::Unit
             | ExprKind::Diverge
+            | ExprKind::Nil
             | ExprKind::Deref(_) => vec![],
             ExprKind::Assign(_, a)
             | ExprKind::Fst(a)
@@ -139,14 +140,22 @@ impl<'a> Node<'a> {
             | ExprKind::Not(a)
             | ExprKind::Assert(a)
             | ExprKind::Alloc(a)
+            | ExprKind::ListOp(_, a)
             | ExprKind::Load(a) => vec![a],
             ExprKind::App(a, b)
             | ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
             | ExprKind::Let(_, a, b)
             | ExprKind::Store(a, b) => vec![a, b],
-            ExprKind::If(a, b, c) => vec![a, b, c],
+            ExprKind::If(a, b, c)
+            | ExprKind::Match {
+                scrutinee: a,
+                nil: b,
+                cons: c,
+                ..
+            } => vec![a, b, c],
             ExprKind::LetRec(_, f, b) => vec![&f.body, b],
             ExprKind::Lambda(f) => vec![&f.body],
         };
@@ -400,8 +409,10 @@ impl Printer {
             ExprKind::Int(n) => Doc::text(n.to_string()),
             ExprKind::Unit => Doc::text("()"),
             ExprKind::Diverge => Doc::text("_bot_"),
+            ExprKind::Nil => Doc::text("[]"),
             ExprKind::Deref(r) => Doc::text(format!("!{}", r.name)),
             ExprKind::Assert(a) => self.prefix("assert ", a, 1),
+            ExprKind::ListOp(op, a) => self.prefix(&format!("{} ", op.keyword()), a, 1),
             ExprKind::Fst(a) => self.prefix("fst ", a, 1),
             ExprKind::Snd(a) => self.prefix("snd ", a, 1),
             ExprKind::Alloc(a) => self.prefix("ref ", a, 1),
@@ -419,6 +430,34 @@ impl Printer {
                     Doc::nest(2, vec![Doc::Line, self.expr_doc(b, right_level)]),
                 ])
             }
+            ExprKind::Cons(a, b) => Doc::group(vec![
+                self.expr_doc(a, 4),
+                Doc::text(" ::"),
+                Doc::nest(2, vec![Doc::Line, self.expr_doc(b, 5)]),
+            ]),
+            ExprKind::Match {
+                scrutinee,
+                nil,
+                head,
+                tail,
+                cons,
+            } => Doc::group(vec![
+                Doc::text("match "),
+                Doc::nest(6, vec![self.expr_doc(scrutinee, TOP)]),
+                Doc::text(" with"),
+                Doc::Line,
+                Doc::group(vec![
+                    Doc::text("| [] ->"),
+                    // A `match`, `let` or `fun` here would take the next branch as its
+                    // own.
+                    Doc::nest(4, vec![Doc::Line, self.expr_doc(nil, 12)]),
+                ]),
+                Doc::Line,
+                Doc::group(vec![
+                    Doc::text(format!("| {} :: {} ->", head.name, tail.name)),
+                    Doc::nest(4, vec![Doc::Line, self.expr_doc(cons, TOP)]),
+                ]),
+            ]),
             ExprKind::Pair(a, b) => Doc::group(vec![
                 self.expr_doc(a, 9),
                 Doc::text(","),
@@ -526,6 +565,7 @@ fn first_child(e: &Expr) -> Option<(&Expr, u8)> {
         ExprKind::App(f, _) => Some((f, 2)),
         ExprKind::Binary(op, a, _) => Some((a, operand_levels(*op, a).0)),
         ExprKind::Pair(a, _) => Some((a, 9)),
+        ExprKind::Cons(a, _) => Some((a, 4)),
         ExprKind::Seq(a, _) => Some((a, 11)),
         ExprKind::Store(target, _) => Some((target, store_level(target))),
         _ => None,
@@ -540,8 +580,10 @@ fn last_child(e: &Expr) -> Option<(&Expr, u8)> {
         | ExprKind::Int(_)
         | ExprKind::Unit
         | ExprKind::Diverge
+        | ExprKind::Nil
         | ExprKind::Deref(_) => None,
         ExprKind::Assert(a)
+        | ExprKind::ListOp(_, a)
         | ExprKind::Fst(a)
         | ExprKind::Snd(a)
         | ExprKind::Alloc(a)
@@ -550,6 +592,8 @@ fn last_child(e: &Expr) -> Option<(&Expr, u8)> {
         ExprKind::Not(a) => Some((a, 3)),
         ExprKind::Binary(op, a, b) => Some((b, operand_levels(*op, a).1)),
         ExprKind::Pair(_, b) => Some((b, 8)),
+        ExprKind::Cons(_, b) => Some((b, 5)),
+        ExprKind::Match { cons, .. } => Some((cons, TOP)),
         ExprKind::Assign(_, v) | ExprKind::Store(_, v) => Some((v, 10)),
         ExprKind::Seq(_, b) => Some((b, 12)),
         ExprKind::If(_, _, f) => Some((f, 11)),
@@ -603,6 +647,8 @@ fn operand_levels(op: BinOp, a: &Expr) -> (u8, u8) {
     };
     match &a.kind {
         ExprKind::Binary(inner, ..) if *inner != op && op_group(*inner) == g => (g - 1, right),
+        // `x :: xs + 1` would read as `x :: (xs + 1)`.
+        ExprKind::Cons(..) if g == 5 => (g - 1, right),
         _ => (left, right),
     }
 }
@@ -618,8 +664,10 @@ fn group(e: &Expr) -> u8 {
         | ExprKind::Int(_)
         | ExprKind::Unit
         | ExprKind::Diverge
+        | ExprKind::Nil
         | ExprKind::Deref(_)
         | ExprKind::Assert(_)
+        | ExprKind::ListOp(..)
         | ExprKind::Fst(_)
         | ExprKind::Snd(_)
         | ExprKind::Alloc(_)
@@ -627,11 +675,14 @@ fn group(e: &Expr) -> u8 {
         ExprKind::App(..) => 2,
         ExprKind::Not(_) => 3,
         ExprKind::Binary(op, ..) => op_group(*op),
+        ExprKind::Cons(..) => 5,
         ExprKind::Pair(..) => 9,
         ExprKind::Assign(..) | ExprKind::Store(..) => 10,
         ExprKind::If(..) => 11,
         ExprKind::Seq(..) => 12,
-        ExprKind::Let(..) | ExprKind::LetRec(..) | ExprKind::Lambda(_) => TOP,
+        ExprKind::Let(..) | ExprKind::LetRec(..) | ExprKind::Lambda(_) | ExprKind::Match { .. } => {
+            TOP
+        }
     }
 }
 

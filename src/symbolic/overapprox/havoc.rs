@@ -324,6 +324,18 @@ impl Guards<'_> {
                     ..at
                 }
             }
+            ExprKind::Match(scrutinee, nil, cons) => {
+                let at = self.walk(scrutinee, env, at);
+                let nil = self.walk(nil, env, at.clone());
+                // The head and the tail: nothing known of either.
+                env.extend([Pure::Unknown, Pure::Unknown]);
+                let cons = self.walk(cons, env, at.clone());
+                env.truncate(env.len() - 2);
+                Follow {
+                    pristine: nil.pristine && cons.pristine,
+                    ..at
+                }
+            }
             ExprKind::Assert(c) => {
                 let mut at = self.walk(c, env, at);
                 if let Some(g) = Pure::of(c, env, at.pristine) {
@@ -533,7 +545,11 @@ pub(super) fn applies(lib: &Library) -> bool {
         .all(|(r, initial)| match initial {
             Initial::Int(_) => true,
             Initial::Absent => !read.contains(&(r as RefId)),
-            Initial::Name(_) | Initial::Unit | Initial::Pair(..) | Initial::Loc(_) => false,
+            Initial::Name(_)
+            | Initial::Unit
+            | Initial::Nil
+            | Initial::Pair(..)
+            | Initial::Loc(_) => false,
         })
 }
 
@@ -649,6 +665,7 @@ impl Depths<'_> {
             | ExprKind::Int(_)
             | ExprKind::Unit
             | ExprKind::Diverge
+            | ExprKind::Nil
             | ExprKind::Deref(_)
             | ExprKind::Lambda(_) => none(),
             ExprKind::Assign(r, a) => {
@@ -665,11 +682,14 @@ impl Depths<'_> {
             | ExprKind::Load(a)
             | ExprKind::LetRec(_, a) => self.expr(a),
             ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
             | ExprKind::Binary(_, a, b)
             | ExprKind::Seq(a, b)
             | ExprKind::Store(a, b)
             | ExprKind::Let(a, b) => self.expr(a).then(&self.expr(b)),
-            ExprKind::If(c, t, f) => self.expr(c).then(&self.expr(t).or(&self.expr(f))),
+            ExprKind::If(c, t, f) | ExprKind::Match(c, t, f) => {
+                self.expr(c).then(&self.expr(t).or(&self.expr(f)))
+            }
             ExprKind::App(f, a) => {
                 let callee = match &f.kind {
                     ExprKind::Global(GlobalName::Method(m)) => {
