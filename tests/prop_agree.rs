@@ -9,6 +9,8 @@
 //!   inputs; the program is then deterministic, so the engine must report that failure
 //!   (and only it) when the concrete run fails, no failure when it ends normally, and a
 //!   stuck path (no failure) when it is stuck.
+//! * Lists: a list the client gives that makes a generated list library fail concretely
+//!   makes the engine report that failure, and the engine's failures replay.
 
 mod prop_gen;
 
@@ -99,6 +101,47 @@ proptest! {
                 );
             }
             Outcome::Stopped(other) => prop_assert!(false, "a generated program hit a limit: {:?}", other),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Lists: a list the client gives (at most 3 elements, the most the engine plays)
+    /// that makes the library fail concretely makes the engine report that failure, and
+    /// every failure the engine reports replays.
+    #[test]
+    fn concrete_list_failures_are_the_engines(
+        source in prop_gen::list_library(),
+        items in prop::collection::vec(-2i64..4, 0..=3),
+    ) {
+        let library = load(&source)?;
+        let list: String = items.iter().map(|i| format!("{i} :: ")).collect();
+        let client = load(&format!("import entry :(int list -> unit)\nmain = {{ entry ({list}[]) }};"))?;
+        let run = concrete::run(
+            Linked { library: Some(&library), client: &client },
+            Limits::default(),
+            &mut |_| {},
+        );
+        let result = check(&holi::library::build(&library), &options());
+        prop_assert!(result.inconclusive.is_empty(), "{:?}", result.inconclusive);
+        for cx in &result.counterexamples {
+            let r = replay::replay(&library, cx);
+            prop_assert_eq!(&r.verdict, &Verdict::Confirmed, "{}\ntrace: {}", source, cx.trace);
+        }
+        match &run.outcome {
+            Outcome::Failed(f) => {
+                prop_assert!(
+                    result.counterexamples.iter().any(|cx| (cx.kind, &cx.span) == (f.kind, &f.span)),
+                    "{}\nconcrete with {:?}: {:?}",
+                    source,
+                    items,
+                    f
+                );
+            }
+            Outcome::Finished(_) => {}
+            other => prop_assert!(false, "a generated program stopped: {:?}", other),
         }
     }
 }

@@ -43,6 +43,8 @@ struct Pair {
     covered: String,
     seconds: f64,
     why: String,
+    /// Equivalent within the bounds covered when a limit stopped the deepening.
+    cut: bool,
 }
 
 pub fn run(args: HobbitArgs) -> Result<(), String> {
@@ -69,6 +71,7 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
                 covered: String::new(),
                 seconds: 0.0,
                 why: String::new(),
+                cut: false,
             })
         })
         .collect();
@@ -127,6 +130,10 @@ fn measure(holi: &Path, suite: &Path, pair: &mut Pair, timeout: f64, supervisor:
     };
     if let Some(why) = report["inconclusive"].as_array().and_then(|a| a.first()) {
         pair.why = why.as_str().unwrap_or_default().to_string();
+    }
+    if let Some(why) = report["beyond"]["why"].as_array().and_then(|a| a.first()) {
+        pair.cut = true;
+        pair.why = format!("larger bounds cut: {}", why.as_str().unwrap_or_default());
     }
 }
 
@@ -200,7 +207,11 @@ fn write(
          equivalent pairs told apart, which must stay 0; an inequivalent pair equivalent \
          within the bounds is missed: its difference needs larger bounds.\n\n",
     );
-    md.push_str("| label | pairs | equivalent | inequivalent | inconclusive | stuck | not compared | wrong |\n|---|---|---|---|---|---|---|---|\n");
+    md.push_str(
+        "An equivalent answer is within the largest bounds the deepening covered; where a \
+         limit stopped it before its last bounds (`cut`), the answer says so.\n\n",
+    );
+    md.push_str("| label | pairs | equivalent (of them cut) | inequivalent | inconclusive | stuck | not compared | wrong |\n|---|---|---|---|---|---|---|---|\n");
     for label in ["equivalent", "inequivalent"] {
         let of: Vec<&Pair> = pairs.iter().filter(|p| p.expected == label).collect();
         let count = |v: &str| of.iter().filter(|p| p.verdict == v).count();
@@ -210,9 +221,10 @@ fn write(
             .filter(|p| !compared.contains(&p.verdict.as_str()))
             .count();
         let wrong = of.iter().filter(|p| wrong(label, &p.verdict)).count();
+        let cut = of.iter().filter(|p| p.cut).count();
         let _ = writeln!(
             md,
-            "| {label} | {} | {} | {} | {} | {} | {other} | **{wrong}** |",
+            "| {label} | {} | {} ({cut}) | {} | {} | {} | {other} | **{wrong}** |",
             of.len(),
             count("equivalent"),
             count("inequivalent"),
@@ -222,6 +234,14 @@ fn write(
     }
     let settled = |p: &&Pair| p.verdict == p.expected;
     let ours = median(pairs.iter().filter(settled).map(|p| p.seconds).collect());
+    let complete = median(
+        pairs
+            .iter()
+            .filter(settled)
+            .filter(|p| !p.cut)
+            .map(|p| p.seconds)
+            .collect(),
+    );
     let theirs = median(
         pairs
             .iter()
@@ -232,9 +252,10 @@ fn write(
     let show = |m: Option<f64>| m.map_or_else(|| "-".to_string(), |s| format!("{s:.3} s"));
     let _ = writeln!(
         md,
-        "\nMedian time of the pairs holi answered as labelled: {}; Hobbit's reported median \
-         over the pairs it settled: {}.\n",
+        "\nMedian time of the pairs holi answered as labelled: {} ({} without those cut by \
+         a limit); Hobbit's reported median over the pairs it settled: {}.\n",
         show(ours),
+        show(complete),
         show(theirs)
     );
     md.push_str("| file | label | holi | covered | seconds | Hobbit | Hobbit s | why |\n|---|---|---|---|---|---|---|---|\n");

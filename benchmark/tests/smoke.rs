@@ -347,11 +347,11 @@ fn a_tiny_hobbit_suite_reports_verdicts_beside_hobbits() {
     );
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        report.contains("| equivalent | 1 | 1 | 0 | 0 | 0 | 0 | **0** |"),
+        report.contains("| equivalent | 1 | 1 (0) | 0 | 0 | 0 | 0 | **0** |"),
         "{report}"
     );
     assert!(
-        report.contains("| inequivalent | 1 | 0 | 1 | 0 | 0 | 0 | **0** |"),
+        report.contains("| inequivalent | 1 | 0 (0) | 1 | 0 | 0 | 0 | **0** |"),
         "{report}"
     );
 }

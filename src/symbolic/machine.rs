@@ -267,8 +267,11 @@ fn lists_equal(a: &Value, b: &Value) -> Option<Term> {
         Some(out)
     };
     let (xs, ys) = (items(a)?, items(b)?);
-    let mut all = Term::Const(i32::from(xs.len() == ys.len()).into());
-    for (x, y) in xs.iter().zip(&ys).filter(|_| xs.len() == ys.len()) {
+    if xs.len() != ys.len() {
+        return Some(Term::Const(0.into()));
+    }
+    let mut all = Term::Const(1.into());
+    for (x, y) in xs.iter().zip(&ys) {
         let eq = Term::binary(BinOp::Eq, x, y).ok()?;
         all = Term::binary(BinOp::And, &all, &eq).ok()?;
     }

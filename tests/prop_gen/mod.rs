@@ -625,3 +625,43 @@ pub fn cut_library() -> BoxedStrategy<String> {
         })
         .boxed()
 }
+
+/// A library whose `entry (l:int list)` folds the client's list (its length `n`, sum
+/// `s`, reverse `r`) and asserts a generated condition on them, its only failure site.
+/// Recursion goes one frame deeper per element: at most 5 frames for 3 elements.
+pub fn list_library() -> BoxedStrategy<String> {
+    let constant = -2i64..4;
+    let atom = prop_oneof![
+        constant.clone().prop_map(|c| format!("(n < {c})")),
+        constant.clone().prop_map(|c| format!("(s == {c})")),
+        constant.clone().prop_map(|c| format!("(s < {c})")),
+        Just("(l == r)".to_string()),
+        Just("(List.isnil l)".to_string()),
+        (constant.clone(), constant)
+            .prop_map(|(c, d)| format!("((match r with [] -> {c} | h :: t -> h) < {d})")),
+    ];
+    let condition = atom.prop_recursive(2, 6, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} || {b})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a} && {b})")),
+            inner.prop_map(|a| format!("(not {a})")),
+        ]
+    });
+    condition
+        .prop_map(|cond| {
+            format!(
+                "public entry (l:int list) :(unit) = {{
+  letrec len (xs:int list) :(int) = match xs with [] -> 0 | h :: t -> 1 + len t in
+  letrec sum (xs:int list) :(int) = match xs with [] -> 0 | h :: t -> h + sum t in
+  letrec rev (p:int list * int list) :(int list) =
+    match fst p with [] -> snd p | h :: t -> rev (t, h :: snd p)
+  in
+  let n = len l in
+  let s = sum l in
+  let r = rev (l, []) in
+  assert {cond}
+}};"
+            )
+        })
+        .boxed()
+}
