@@ -192,7 +192,7 @@ fn failures_of_reference_clients_are_found_symbolically() {
                 limits: holi::symbolic::Limits {
                     max_configurations: Some(400_000),
                     max_memory: Some(4 << 30),
-                    timeout: Some(Duration::from_secs(20)),
+                    timeout: Some(Duration::from_secs(8)),
                     ..holi::symbolic::Limits::default()
                 },
                 run: Run {
