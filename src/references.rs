@@ -67,63 +67,32 @@ impl Uses<'_, '_> {
 
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Var(_)
-            | ExprKind::Int(_)
-            | ExprKind::Unit
-            | ExprKind::Diverge
-            | ExprKind::Nil => {}
-            ExprKind::Deref(_) => {
-                if self.resolution.is_some_and(|r| r.is_local(e)) {
-                    self.spans.push(e.span.clone());
-                }
+            ExprKind::Deref(_) | ExprKind::Assign(..)
+                if self.resolution.is_some_and(|r| r.is_local(e)) =>
+            {
+                self.spans.push(e.span.clone());
             }
-            ExprKind::Assign(_, a) => {
-                if self.resolution.is_some_and(|r| r.is_local(e)) {
-                    self.spans.push(e.span.clone());
-                }
-                self.expr(a);
-            }
+            // A use already: nothing inside comes before it.
             ExprKind::Alloc(_) | ExprKind::Load(_) | ExprKind::Store(..) => {
-                self.spans.push(e.span.clone())
+                return self.spans.push(e.span.clone())
             }
-            ExprKind::Fst(a)
-            | ExprKind::Snd(a)
-            | ExprKind::Not(a)
-            | ExprKind::Assert(a)
-            | ExprKind::ListOp(_, a) => self.expr(a),
-            ExprKind::App(a, b)
-            | ExprKind::Pair(a, b)
-            | ExprKind::Cons(a, b)
-            | ExprKind::Binary(_, a, b)
-            | ExprKind::Seq(a, b)
-            | ExprKind::Let(_, a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::If(a, b, c)
-            | ExprKind::Match {
-                scrutinee: a,
-                nil: b,
-                cons: c,
-                ..
-            } => {
-                self.expr(a);
-                self.expr(b);
-                self.expr(c);
-            }
-            ExprKind::LetRec(_, f, b) => {
+            ExprKind::LetRec(_, f, body) => {
                 if f.ret_ty.mentions_ref() {
                     self.spans.push(e.span.clone());
                 }
                 self.function(f);
-                self.expr(b);
+                return self.expr(body);
             }
             ExprKind::Lambda(f) => {
                 if f.ret_ty.mentions_ref() {
                     self.spans.push(e.span.clone());
                 }
-                self.function(f);
+                return self.function(f);
             }
+            _ => {}
+        }
+        for child in e.children() {
+            self.expr(child);
         }
     }
 }

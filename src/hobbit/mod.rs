@@ -5,8 +5,7 @@
 //! `parser.mly` and `typing.ml`; this module reads them the same way: [`lexer`] (E0110),
 //! [`parser`] (E0111, and E0005 for nesting deeper than holi's limit) into [`ast`], then
 //! [`infer`] (E0112) for the type of the two sides and of every binder; [`translate`]
-//! makes each side a HOLi library (E0113 for what it cannot translate yet), which
-//! `holi equiv` compares.
+//! makes each side a HOLi library, which `holi equiv` compares.
 //!
 //! Parsing and inference recurse to the depth of the file's nesting, at most
 //! [`MAX_NESTING`](crate::syntax::parser::MAX_NESTING) levels; like holi's own front end,

@@ -412,6 +412,42 @@ impl Expr {
         Expr { kind, span }
     }
 
+    /// The direct subexpressions, in source order, the bodies of functions included.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Var(_)
+            | ExprKind::Int(_)
+            | ExprKind::Unit
+            | ExprKind::Diverge
+            | ExprKind::Nil
+            | ExprKind::Deref(_) => vec![],
+            ExprKind::Assign(_, a)
+            | ExprKind::Fst(a)
+            | ExprKind::Snd(a)
+            | ExprKind::Not(a)
+            | ExprKind::Assert(a)
+            | ExprKind::Alloc(a)
+            | ExprKind::ListOp(_, a)
+            | ExprKind::Load(a) => vec![a],
+            ExprKind::App(a, b)
+            | ExprKind::Pair(a, b)
+            | ExprKind::Cons(a, b)
+            | ExprKind::Binary(_, a, b)
+            | ExprKind::Seq(a, b)
+            | ExprKind::Let(_, a, b)
+            | ExprKind::Store(a, b) => vec![a, b],
+            ExprKind::If(a, b, c)
+            | ExprKind::Match {
+                scrutinee: a,
+                nil: b,
+                cons: c,
+                ..
+            } => vec![a, b, c],
+            ExprKind::LetRec(_, f, b) => vec![&f.body, b],
+            ExprKind::Lambda(f) => vec![&f.body],
+        }
+    }
+
     /// Whether this can never evaluate to a location, whatever its operands: then it
     /// cannot be assigned through (E0202).
     pub fn never_a_reference(&self) -> bool {

@@ -1058,46 +1058,7 @@ fn tree_depth(p: &Program) -> (usize, Span) {
             deepest = (depth, e.span.clone());
         }
         let next = depth + 1;
-        match &e.kind {
-            ExprKind::Var(_)
-            | ExprKind::Int(_)
-            | ExprKind::Unit
-            | ExprKind::Diverge
-            | ExprKind::Nil
-            | ExprKind::Deref(_) => {}
-            ExprKind::Assign(_, a)
-            | ExprKind::Fst(a)
-            | ExprKind::Snd(a)
-            | ExprKind::Not(a)
-            | ExprKind::Assert(a)
-            | ExprKind::Alloc(a)
-            | ExprKind::ListOp(_, a)
-            | ExprKind::Load(a) => stack.push((a, next)),
-            ExprKind::App(a, b)
-            | ExprKind::Pair(a, b)
-            | ExprKind::Cons(a, b)
-            | ExprKind::Binary(_, a, b)
-            | ExprKind::Seq(a, b)
-            | ExprKind::Let(_, a, b)
-            | ExprKind::Store(a, b) => {
-                stack.push((a, next));
-                stack.push((b, next));
-            }
-            ExprKind::If(a, b, c)
-            | ExprKind::Match {
-                scrutinee: a,
-                nil: b,
-                cons: c,
-                ..
-            } => {
-                stack.extend([(&**a, next), (&**b, next), (&**c, next)]);
-            }
-            ExprKind::LetRec(_, f, b) => {
-                stack.push((&f.body, next));
-                stack.push((b, next));
-            }
-            ExprKind::Lambda(f) => stack.push((&f.body, next)),
-        }
+        stack.extend(e.children().into_iter().map(|child| (child, next)));
     }
     deepest
 }

@@ -127,38 +127,7 @@ impl<'a> Node<'a> {
             Node::Expr(e) => e,
             _ => return Vec::new(),
         };
-        let exprs: Vec<&Expr> = match &e.kind {
-            ExprKind::Var(_)
-            | ExprKind::Int(_)
-            | ExprKind::Unit
-            | ExprKind::Diverge
-            | ExprKind::Nil
-            | ExprKind::Deref(_) => vec![],
-            ExprKind::Assign(_, a)
-            | ExprKind::Fst(a)
-            | ExprKind::Snd(a)
-            | ExprKind::Not(a)
-            | ExprKind::Assert(a)
-            | ExprKind::Alloc(a)
-            | ExprKind::ListOp(_, a)
-            | ExprKind::Load(a) => vec![a],
-            ExprKind::App(a, b)
-            | ExprKind::Pair(a, b)
-            | ExprKind::Cons(a, b)
-            | ExprKind::Binary(_, a, b)
-            | ExprKind::Seq(a, b)
-            | ExprKind::Let(_, a, b)
-            | ExprKind::Store(a, b) => vec![a, b],
-            ExprKind::If(a, b, c)
-            | ExprKind::Match {
-                scrutinee: a,
-                nil: b,
-                cons: c,
-                ..
-            } => vec![a, b, c],
-            ExprKind::LetRec(_, f, b) => vec![&f.body, b],
-            ExprKind::Lambda(f) => vec![&f.body],
-        };
+        let exprs = e.children();
         exprs.into_iter().map(Node::Expr).collect()
     }
 }
