@@ -426,18 +426,27 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
     }
     match c.verdict {
         Verdict::Equivalent => {
-            let _ = writeln!(
-                out,
-                "  no client tells them apart within these bounds ({} configurations, {:.2} s)",
+            let stats = format!(
+                "{} configurations, {:.2} s",
                 c.stats.configurations, c.stats.seconds
             );
-            if let Some(b) = &c.beyond {
-                let _ = writeln!(
-                    out,
-                    "  larger bounds were not searched completely ({}): {}",
-                    b.bounds,
-                    b.why.join("; ")
-                );
+            match &c.beyond {
+                // The statistics are the last comparison's: the one cut short.
+                Some(b) => {
+                    let _ = writeln!(out, "  no client tells them apart within these bounds");
+                    let _ = writeln!(
+                        out,
+                        "  larger bounds were not searched completely ({}): {} ({stats})",
+                        b.bounds,
+                        b.why.join("; ")
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "  no client tells them apart within these bounds ({stats})"
+                    );
+                }
             }
         }
         Verdict::Inconclusive | Verdict::Stuck => {

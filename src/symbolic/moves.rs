@@ -19,7 +19,7 @@
 //!
 //! Lists: where the client supplies a `t list` it plays every list of at most
 //! [`Config::lists`] elements, shortest first, each element a fresh value of type `t`
-//! (`lang/equiv.md`, "Lists").
+//! (`lang/grammar.md`, "Lists").
 
 use super::config::{Cell, Config, Control, GameFrame, Heap, List, MoveRecord};
 use super::relevance::{Call, Relevance, Skip, Skipped};
