@@ -1510,3 +1510,25 @@ impl<'p> Machine<'p> {
         label
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list far longer than a test thread's stack could free by recursion is freed,
+    /// measured and read without one.
+    #[test]
+    fn long_lists_are_freed_and_walked_without_recursion() {
+        let length = 1_000_000;
+        let mut list = Value::Nil;
+        for i in 0..length {
+            list = Value::Cons(ConsCell::new(Value::Int(BigInt::from(i)), list));
+        }
+        assert_eq!(list.list_items().map(|items| items.len()), Some(length));
+        assert!(heap_bytes(&list) >= length * size_of::<(Value, Value)>());
+        let shared = list.clone();
+        drop(list);
+        assert_eq!(shared.list_items().map(|items| items.len()), Some(length));
+        drop(shared);
+    }
+}
