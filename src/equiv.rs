@@ -18,6 +18,7 @@ use crate::library::{self, Library};
 use crate::link::{self, Files};
 use crate::replay::{self, REPLAY_LIMITS};
 use crate::symbolic::compare::{self, Comparison};
+use crate::symbolic::context;
 use crate::symbolic::moves;
 use crate::symbolic::product::{Difference, End, Incomparable, Mismatch, Side, StuckPlace};
 use crate::symbolic::{Bounds, CheckOptions, Progress, Stats};
@@ -272,6 +273,7 @@ pub fn run(
     };
     let mut covered = None;
     let mut last = None;
+    let z3 = context::fresh();
     for bounds in schedule {
         let options = CheckOptions {
             bounds: Bounds {
@@ -284,7 +286,7 @@ pub fn run(
             unfold: bounds.unfold,
             lists: bounds.lists.unwrap_or(0),
         };
-        let comparison = compare::compare(&libs[0], &libs[1], &options, sizes, progress)
+        let comparison = compare::compare(&libs[0], &libs[1], &options, sizes, &z3, progress)
             .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
         let settled = comparison.difference.is_some()
             || !comparison.inconclusive.is_empty()
@@ -743,7 +745,10 @@ fn run_side(
         expected.push(concrete.clone());
     }
     let n = expected.len().min(run.moves.len());
-    replay::same_moves(index, &expected, &run.moves[..n], &run.snapshots[..n]).map_err(Ok)?;
+    let (expected, moves, snapshots) = (&expected[..n], &run.moves[..n], &run.snapshots[..n]);
+    replay::same_moves(index, expected, moves, snapshots).map_err(Ok)?;
+    let renamed =
+        |mv: &Move| replay::in_trace_names(index, expected, moves, snapshots, mv).map_err(Ok);
     let ending = match &run.outcome {
         Outcome::Finished(value) => Some(Ending::Returned(value.clone())),
         Outcome::Failed(f) => Some(Ending::Failed(f.kind)),
@@ -751,8 +756,9 @@ fn run_side(
         Outcome::Stopped(_) => None,
     };
     let observed = match parting {
+        // Told in the trace's names: the run numbers the functions it meets its own way.
         Parting::Moved { .. } => match run.moves.get(shared.0.len()) {
-            Some(mv) => Ok(Observed::Moved(mv.clone())),
+            Some(mv) => Ok(Observed::Moved(renamed(mv)?)),
             None => Err(Ok(format!(
                 "the run made {} moves, not the {} expected",
                 run.moves.len(),

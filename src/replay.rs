@@ -247,6 +247,32 @@ pub fn same_moves(
     observed: &[Move],
     snapshots: &[Vec<StoreEntry>],
 ) -> Result<(), String> {
+    matched(library, expected, observed, snapshots).map(|_| ())
+}
+
+/// The run's move `then`, that follows `observed`, with the names the trace gave
+/// them where `observed` matches `expected` ([`same_moves`]); a name new at `then`
+/// keeps the run's. So what a run did after the trace is told in the trace's names.
+pub fn in_trace_names(
+    library: &ProgramIndex<'_>,
+    expected: &[Move],
+    observed: &[Move],
+    snapshots: &[Vec<StoreEntry>],
+    then: &Move,
+) -> Result<Move, String> {
+    let renaming = matched(library, expected, observed, snapshots)?;
+    let mut renamed = then.clone();
+    renamed.method = renaming.traced(&then.method);
+    renamed.value = renaming.traced_value(&then.value);
+    Ok(renamed)
+}
+
+fn matched<'a>(
+    library: &'a ProgramIndex<'a>,
+    expected: &[Move],
+    observed: &[Move],
+    snapshots: &[Vec<StoreEntry>],
+) -> Result<Renaming<'a>, String> {
     let mut renaming = Renaming {
         fixed: library,
         forward: HashMap::new(),
@@ -274,7 +300,7 @@ pub fn same_moves(
         }
     }
     match expected.len().cmp(&observed.len()) {
-        std::cmp::Ordering::Equal => Ok(()),
+        std::cmp::Ordering::Equal => Ok(renaming),
         std::cmp::Ordering::Less => Err(format!(
             "the run made {} moves, the trace has {}",
             observed.len(),
@@ -312,6 +338,35 @@ struct Renaming<'a> {
 }
 
 impl Renaming<'_> {
+    /// The trace's name for the run's function name `o` (itself if unmatched).
+    fn traced(&self, o: &str) -> String {
+        self.backward
+            .get(o)
+            .cloned()
+            .unwrap_or_else(|| o.to_string())
+    }
+
+    /// The run's value `o` in the trace's names.
+    fn traced_value(&self, o: &TraceValue) -> TraceValue {
+        match o {
+            TraceValue::Fun(name) => TraceValue::Fun(self.traced(name)),
+            TraceValue::Ref(name) => TraceValue::Ref(
+                self.locations_back
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| name.clone()),
+            ),
+            TraceValue::Pair(a, b) => TraceValue::Pair(
+                Box::new(self.traced_value(a)),
+                Box::new(self.traced_value(b)),
+            ),
+            TraceValue::List(items) => {
+                TraceValue::List(items.iter().map(|v| self.traced_value(v)).collect())
+            }
+            TraceValue::Unit | TraceValue::Int(_) | TraceValue::Sym(_) => o.clone(),
+        }
+    }
+
     fn names(&mut self, e: &str, o: &str) -> bool {
         if self.fixed.names(e) || self.fixed.names(o) {
             return e == o;

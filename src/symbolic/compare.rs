@@ -36,13 +36,16 @@ pub struct Comparison<'p> {
 }
 
 /// Searches for a shortest difference between `left` and `right` within the bounds
-/// and limits of `options` (of its techniques, only `memo`) and `sizes`, calling
-/// `progress` now and then. Refused when their interfaces differ.
+/// and limits of `options` (of its techniques, only `memo`) and `sizes`, in the Z3
+/// context `z3` (a deepening comparison passes one context to every level: a new one
+/// costs milliseconds, and one sequence of levels still asks the same queries in the
+/// same order), calling `progress` now and then. Refused when their interfaces differ.
 pub fn compare<'p>(
     left: &'p Library,
     right: &'p Library,
     options: &CheckOptions,
     sizes: Sizes,
+    z3: &z3::Context,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Comparison<'p>, Incomparable> {
     let plain = CheckOptions {
@@ -56,7 +59,7 @@ pub fn compare<'p>(
     let game = ProductGame::new(left, right, &brief, sizes, options.techniques.memo)?;
     let (comparison, _) = brief.within_memory(
         &options.limits,
-        |brief| context::in_own(|| search(game, brief, progress)),
+        |brief| context::within(z3, || search(game, brief, progress)),
         |comparison| &mut comparison.inconclusive,
     );
     Ok(comparison)

@@ -134,6 +134,27 @@ impl Pair<'_> {
             None => self.moves(),
         }
     }
+
+    /// The library functions the client holds that it may call: each but those
+    /// equivalent on both sides to an earlier one.
+    ///
+    /// Calling the j-th has the same future as calling the i-th when, on each side,
+    /// the two are the same closure code over equivalent environments
+    /// ([`Config::equivalent_names`]): each side then runs the same steps on the same
+    /// store with the same results, up to equivalent names, so a difference reached
+    /// by a call of the j-th has a twin, as long, by a call of the i-th. The memo key
+    /// leaves the others out for the same reason.
+    fn distinct_functions(&self) -> impl Iterator<Item = &Callable> {
+        self.functions.iter().enumerate().filter_map(|(j, c)| {
+            let twin = self.functions.iter().take(j).any(|e| {
+                e.left.1 == c.left.1
+                    && e.right.1 == c.right.1
+                    && self.left.equivalent_names(e.left.0, c.left.0)
+                    && self.right.equivalent_names(e.right.0, c.right.0)
+            });
+            (!twin).then_some(c)
+        })
+    }
 }
 
 impl<'p> Position<'p> for Pair<'p> {
@@ -349,8 +370,7 @@ impl Met {
             return false;
         }
         let functions: Vec<(Name, Name)> = pair
-            .functions
-            .iter()
+            .distinct_functions()
             .map(|c| (c.left.0, c.right.0))
             .collect();
         let key = memo::pair_key(&mut self.memo, &pair.left, &pair.right, &functions);
@@ -521,7 +541,13 @@ impl<'p> ProductGame<'p> {
                 // A call would end at once at the frame limit of one side.
                 search.out_of_frames();
             } else {
-                for callable in self.methods.iter().chain(pair.functions.iter()) {
+                // With the memo (as in `check`), twins of functions are not called.
+                let functions: Vec<Callable> = if self.met.on {
+                    pair.distinct_functions().copied().collect()
+                } else {
+                    pair.functions.iter().copied().collect()
+                };
+                for callable in self.methods.iter().chain(&functions) {
                     let mut called = (Vec::new(), Vec::new());
                     call(&pair.left, llib, callable.left, &mut called.0);
                     call(&pair.right, rlib, callable.right, &mut called.1);
