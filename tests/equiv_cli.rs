@@ -341,9 +341,11 @@ fn json_carries_the_difference_and_the_written_client_runs_with_each_side() {
     assert_eq!(json["command"], "equiv");
     assert_eq!(json["verdict"], "inequivalent");
     assert_eq!(json["scope"], "bounded");
+    // The deepening grows one bound per level: the difference needs l 4, and the level
+    // before it covered l 3 at the same k.
     assert_eq!(json["bounds"]["l"], 4);
-    assert_eq!(json["covered"]["k"], 4);
     assert_eq!(json["covered"]["l"], 3);
+    assert_eq!(json["covered"]["k"], json["bounds"]["k"]);
     let diff = &json["difference"];
     assert_eq!(diff["moves"], 8);
     assert_eq!(diff["shortest"], true);
@@ -949,4 +951,36 @@ public make (u:unit) :(unit -> int) = { fun (v:unit) :(int) -> c := !c + 1; !c }
         out.contains("sees `ret m2(2)` on the left and `ret m2(1)` on the right"),
         "{out}"
     );
+}
+
+#[test]
+fn with_a_timeout_deepening_goes_past_the_default_bounds_and_one_instance_is_played() {
+    // Hobbit's holik-file-lock-param-e: the left's `read` says false from the 30th
+    // read on. Each `start` has its own counter (no globals), so the client plays one
+    // instance; 30 calls are past the default bounds, which a timeout lets it pass.
+    let dir = files(&[(
+        "lock.bils",
+        "ref readMAX = 30 in
+let read = (fun () -> readMAX := !readMAX - 1; !readMAX > 0) in read
+|||
+ref readMAX = 30 in
+let read = (fun () -> readMAX := !readMAX - 1; true) in read",
+    )]);
+    let lock = path(dir.path(), "lock.bils");
+    let bounded = holi(&["equiv", &lock]);
+    let out = stdout(&bounded);
+    assert_eq!(bounded.status.code(), Some(0), "{out}");
+    assert!(out.contains("EQUIVALENT within k = 4, l = 4"), "{out}");
+    let past = holi(&["equiv", &lock, "--timeout", "60", "--format", "json"]);
+    assert_eq!(past.status.code(), Some(1), "{}", stdout(&past));
+    let doc: serde_json::Value = serde_json::from_slice(&past.stdout).expect("JSON");
+    assert_eq!(
+        doc["difference"]["replayed"]["status"], "confirmed",
+        "{doc}"
+    );
+    assert!(doc["bounds"]["l"].as_u64().unwrap_or(0) >= 30, "{doc}");
+    // Each call of `start` after the first would start an instance of its own; the
+    // client calls it once.
+    let trace = doc["difference"]["trace"].to_string();
+    assert_eq!(trace.matches("call start").count(), 1, "{trace}");
 }

@@ -65,7 +65,7 @@ fn compare_with(left: &Loaded, right: &Loaded, memo: bool) -> Option<equiv::Comp
         },
         unfold: 4,
         lists: holi::symbolic::config::DEFAULT_LIST_LENGTH,
-        deepen: false,
+        deepen: equiv::Deepen::No,
         client_dir: None,
         stem: "pair".to_string(),
     };

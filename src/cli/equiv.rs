@@ -52,8 +52,8 @@ pub struct EquivArgs {
     #[arg(long)]
     pub emit_holi: bool,
     /// Open frames of the client's calls allowed on each side. Without `--k` and `--l`,
-    /// the comparison deepens k and l up to the files' headers (or 4 and 4), and the
-    /// unfoldings with k.
+    /// the comparison deepens, one bound per level, up to the files' headers (or 4 and
+    /// 4), and with `--timeout` past them until a difference or the time limit.
     #[arg(long)]
     pub k: Option<u32>,
     /// The client's call budget per context.
@@ -70,8 +70,8 @@ pub struct EquivArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Stop after this many seconds, for every phase (the answer is then inconclusive,
-    /// with the bounds covered so far).
+    /// Stop after this many seconds, for every phase. Deepening, the answer is then
+    /// about the largest bounds covered; at bounds given, it is inconclusive.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
     /// Give up on one solver query after this many seconds (the answer is then
@@ -187,7 +187,14 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
         lists: args
             .list_length
             .unwrap_or(crate::symbolic::config::DEFAULT_LIST_LENGTH),
-        deepen: args.k.is_none() && args.l.is_none(),
+        deepen: match (args.k.or(args.l), args.timeout) {
+            (Some(_), _) => equiv::Deepen::No,
+            (None, None) => equiv::Deepen::To,
+            (None, Some(_)) => equiv::Deepen::Past(equiv::Past {
+                unfold: args.unfold.is_none(),
+                lists: args.list_length.is_none(),
+            }),
+        },
         client_dir: args.client.clone(),
         stem,
     };

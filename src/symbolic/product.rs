@@ -122,6 +122,8 @@ pub struct Pair<'p> {
     /// How the left's turn ended, while the right runs.
     left_end: Option<End>,
     functions: imbl::Vector<Callable>,
+    /// Whether the client has called a public method.
+    started: bool,
     /// Where the sides parted, once they have.
     parted: Option<Arc<Parted>>,
 }
@@ -302,6 +304,23 @@ pub struct ProductGame<'p> {
     /// The right's import of the same name as each of the left's.
     imports: Vec<ImportId>,
     initial: Pair<'p>,
+    /// Whether the client calls public methods only until it has called one (with the
+    /// memo on, and both libraries without globals).
+    ///
+    /// Why that loses no difference. Without globals, what a call of a public method
+    /// makes (cells, closures) is its own, reached only through the values it passes
+    /// to the client, so each call starts an instance that shares nothing with the
+    /// others: Hobbit's `start` evaluates its expression afresh each time, and in the
+    /// game semantics Hobbit's LTS evaluates it once for this reason. A play with many
+    /// instances interleaves the plays of each, and its moves restricted to the
+    /// instance where the sides part are a play of that instance alone (what the client
+    /// passed from another instance is, in this one, a function of the client's, and
+    /// whatever it returned the client may return itself), made with no more frames or
+    /// calls per context, with the same parting, and ending alike: a side that can
+    /// answer every call of the interleaving can answer those of its instance. Each
+    /// instance's play starts with one call of a public method, so a client that calls
+    /// one and then only what it was given meets every difference, at most as long.
+    one_instance: bool,
     /// The shortest difference found so far, if any.
     shortest: Option<Difference<'p>>,
     stuck: Vec<StuckPlace>,
@@ -364,8 +383,9 @@ impl Met {
         false
     }
 
-    /// Whether `pair`, at the client's turn, was met before ([`Met::subsumed`]).
-    fn pair(&mut self, pair: &Pair) -> bool {
+    /// Whether `pair`, at the client's turn, was met before ([`Met::subsumed`]); with
+    /// `one_instance`, whether the client has called a public method is part of its key.
+    fn pair(&mut self, pair: &Pair, one_instance: bool) -> bool {
         if !self.on {
             return false;
         }
@@ -374,7 +394,8 @@ impl Met {
             .map(|c| (c.left.0, c.right.0))
             .collect();
         let key = memo::pair_key(&mut self.memo, &pair.left, &pair.right, &functions);
-        self.subsumed(0, &key, pair.moves())
+        let tag = if one_instance && pair.started { 3 } else { 0 };
+        self.subsumed(tag, &key, pair.moves())
     }
 
     /// Whether `side`, alone in `cfg` at the client's turn after the sides parted
@@ -489,9 +510,14 @@ impl<'p> ProductGame<'p> {
             turn: Turn::Client,
             left_end: None,
             functions: imbl::Vector::new(),
+            started: false,
             parted: None,
         };
+        let stateless = |cfg: &Config| {
+            cfg.store.is_empty() && cfg.heap.as_ref().is_none_or(|h| h.cells.is_empty())
+        };
         Ok(ProductGame {
+            one_instance: memo && stateless(&initial.left) && stateless(&initial.right),
             left: rules(left),
             right: rules(right),
             methods,
@@ -527,7 +553,7 @@ impl<'p> ProductGame<'p> {
     /// while its budget lasts — a call of each public method and of each function the
     /// libraries passed it, each played on both sides with the same values.
     fn client_moves(&mut self, mut pair: Pair<'p>, search: &mut impl Search<'p, Pair<'p>>) {
-        if !search.opponent(&mut pair) || self.met.pair(&pair) {
+        if !search.opponent(&mut pair) || self.met.pair(&pair, self.one_instance) {
             return;
         }
         let (llib, rlib) = (self.left.lib, self.right.lib);
@@ -541,17 +567,25 @@ impl<'p> ProductGame<'p> {
                 // A call would end at once at the frame limit of one side.
                 search.out_of_frames();
             } else {
+                let methods: &[Callable] = if self.one_instance && pair.started {
+                    &[]
+                } else {
+                    &self.methods
+                };
                 // With the memo (as in `check`), twins of functions are not called.
                 let functions: Vec<Callable> = if self.met.on {
                     pair.distinct_functions().copied().collect()
                 } else {
                     pair.functions.iter().copied().collect()
                 };
-                for callable in self.methods.iter().chain(&functions) {
+                let public = methods.iter().map(|c| (c, true));
+                for (callable, method) in public.chain(functions.iter().map(|c| (c, false))) {
+                    let from = next.len();
                     let mut called = (Vec::new(), Vec::new());
                     call(&pair.left, llib, callable.left, &mut called.0);
                     call(&pair.right, rlib, callable.right, &mut called.1);
                     self.both(&pair, called, &mut next, search);
+                    next[from..].iter_mut().for_each(|p| p.started |= method);
                 }
             }
         }
@@ -579,6 +613,7 @@ impl<'p> ProductGame<'p> {
                 turn: Turn::Left,
                 left_end: None,
                 functions: pair.functions.clone(),
+                started: pair.started,
                 parted: None,
             });
         }

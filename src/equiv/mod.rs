@@ -11,6 +11,10 @@
 //! side's moves, the two runs part where the search said and end differently. One
 //! that does not replay leaves the answer inconclusive: it is never reported as found.
 
+mod deepening;
+
+pub use deepening::{Deepening, Past};
+
 use crate::client::{self, AtMove, Unwritten, Watch};
 use crate::concrete::{self, Cutoff, Limits, Outcome, ProgramIndex, Stop};
 use crate::frontend::Loaded;
@@ -72,13 +76,25 @@ pub struct Request {
     pub unfold: u32,
     /// The most elements of a list the client plays.
     pub lists: u32,
-    /// Compare at growing bounds up to those asked ([`schedule`]), so that a limit met
-    /// on the way still leaves the bounds covered.
-    pub deepen: bool,
+    /// Whether to compare at growing bounds, and how far.
+    pub deepen: Deepen,
     /// Also write the distinguishing client to `DIR/<stem>.holi` (`--client DIR`).
     pub client_dir: Option<PathBuf>,
     /// The name the client is written under.
     pub stem: String,
+}
+
+/// How a comparison picks its bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deepen {
+    /// At the bounds asked only.
+    No,
+    /// At growing bounds up to those asked ([`Deepening`]), so that a limit met on the
+    /// way still leaves the bounds covered.
+    To,
+    /// Up to those asked, then on past them until a difference is found or a limit
+    /// stops it; without a deadline, as [`Deepen::To`].
+    Past(Past),
 }
 
 /// The answer.
@@ -266,15 +282,18 @@ pub fn run(
             .any(|lib| lib.types.any_list())
             .then_some(request.lists),
     };
-    let schedule = if request.deepen {
-        schedule(asked)
-    } else {
-        vec![asked]
+    let mut deepening = match request.deepen {
+        Deepen::No => None,
+        // Past the bounds asked, only a limit ends the deepening.
+        Deepen::Past(past) if request.options.limits.deadline.is_some() => {
+            Some(Deepening::new(asked, Some(past)))
+        }
+        Deepen::To | Deepen::Past(_) => Some(Deepening::new(asked, None)),
     };
+    let mut bounds = deepening.as_ref().map_or(asked, Deepening::first);
     let mut covered = None;
-    let mut last = None;
     let z3 = context::fresh();
-    for bounds in schedule {
+    let (bounds, comparison) = loop {
         let options = CheckOptions {
             bounds: Bounds {
                 k: bounds.k,
@@ -294,14 +313,14 @@ pub fn run(
         if !settled {
             covered = Some(bounds);
         }
-        last = Some((bounds, comparison));
-        if settled {
-            break;
+        let configurations = comparison.stats.configurations;
+        match deepening.as_mut().filter(|_| !settled) {
+            Some(d) => match d.next(configurations) {
+                Some(next) => bounds = next,
+                None => break (bounds, comparison),
+            },
+            None => break (bounds, comparison),
         }
-    }
-    // The schedule is never empty.
-    let Some((bounds, comparison)) = last else {
-        return Err(EquivError::Incomparable(Vec::new()));
     };
     let Comparison {
         difference,
@@ -347,7 +366,7 @@ pub fn run(
         // Deepening stopped by a limit: the bounds covered before it stand, and the
         // answer says which (a bounded answer is what `EQUIVALENT within` means).
         None if !inconclusive.is_empty()
-            && request.deepen
+            && request.deepen != Deepen::No
             && covered.is_some()
             && stuck.is_empty() =>
         {
@@ -377,40 +396,6 @@ pub fn run(
         covered,
         beyond,
     })
-}
-
-/// The bounds a deepening comparison tries, up to `last`: k and l grow by turns from 1
-/// (k first), so that short differences are found at small bounds and a limit met on
-/// the way leaves the largest bounds covered; the unfoldings and the list length grow
-/// with k, one more than k up to the last's.
-pub fn schedule(last: EquivBounds) -> Vec<EquivBounds> {
-    if last.k == 0 || last.l == 0 {
-        return vec![last];
-    }
-    let with_unfold = |k: u32, l: u32| {
-        let at_last = (k, l) == (last.k, last.l);
-        let grown = |most: u32| if at_last { most } else { (k + 1).min(most) };
-        EquivBounds {
-            k,
-            l,
-            unfold: grown(last.unfold),
-            lists: last.lists.map(grown),
-        }
-    };
-    let mut bounds = with_unfold(1, 1);
-    let mut out = vec![bounds];
-    while bounds != last {
-        let (mut k, mut l) = (bounds.k, bounds.l);
-        if k < last.k && (k <= l || l >= last.l) {
-            k += 1;
-        } else {
-            l = (l + 1).min(last.l.max(1));
-            k = k.min(last.k.max(1));
-        }
-        bounds = with_unfold(k, l);
-        out.push(bounds);
-    }
-    out
 }
 
 /// The difference `d` rendered, its client written and run on each side.
@@ -827,33 +812,4 @@ fn header(shown: &Shown) -> String {
         out.push_str(&format!("// model: {}\n", model.join(", ")));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_schedule_grows_k_and_l_by_turns_and_unfoldings_with_k() {
-        let b = |k, l, unfold| EquivBounds {
-            k,
-            l,
-            unfold,
-            lists: None,
-        };
-        assert_eq!(
-            schedule(b(3, 2, 8)),
-            vec![b(1, 1, 2), b(2, 1, 3), b(2, 2, 3), b(3, 2, 8)]
-        );
-        assert_eq!(
-            schedule(b(2, 4, 2)),
-            vec![b(1, 1, 2), b(2, 1, 2), b(2, 2, 2), b(2, 3, 2), b(2, 4, 2)]
-        );
-        assert_eq!(
-            schedule(b(4, 1, 4)),
-            vec![b(1, 1, 2), b(2, 1, 3), b(3, 1, 4), b(4, 1, 4)]
-        );
-        assert_eq!(schedule(b(1, 1, 0)), vec![b(1, 1, 0)]);
-        assert_eq!(schedule(b(0, 3, 8)), vec![b(0, 3, 8)]);
-    }
 }

@@ -1,0 +1,260 @@
+//! The bounds a deepening comparison tries (`holi equiv` without `--k` and `--l`).
+//!
+//! Each level grows one bound of the level before, which the search completed, so the
+//! bounds of every level include those of the levels before and the last level
+//! completed is the answer's. The bound grown is the one whose last growth multiplied
+//! the search's configurations least (one never grown first, in the order l, k,
+//! unfoldings, list length): the levels' costs multiply, and a difference that needs
+//! twelve frames and two calls per context (Hobbit's `invariants-4`) or a hundred calls
+//! and one frame (`cross-reentrancy-param`) is out of reach of a schedule that grows
+//! every bound alike. A bound whose growth left the number of configurations as it was
+//! ended no path there; it waits until the others have made the search eight times
+//! larger, and when every bound waits, the deepening past the bounds asked stops. A
+//! bound that grew three levels in a row lets the next cheapest grow, so that a cheap
+//! bound that finds nothing (a list length) does not hold the others back. The counts
+//! are the search's, so the schedule is the same on every run.
+//!
+//! Up to bounds ([`Deepening::new`] without `past`), every bound stops at those; past
+//! them, k and l grow without end and the unfoldings and the list length where they were
+//! not given, until a difference is found or a limit stops the comparison.
+
+use super::EquivBounds;
+
+/// One of the bounds a level can grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    L,
+    K,
+    Unfold,
+    Lists,
+}
+
+/// The most levels in a row one bound grows while another could.
+const RUN: u32 = 3;
+
+/// The bounds in the order they are tried.
+const BOUNDS: [Bound; 4] = [Bound::L, Bound::K, Bound::Unfold, Bound::Lists];
+
+/// Which bounds may grow past those asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Past {
+    pub unfold: bool,
+    pub lists: bool,
+}
+
+/// The levels of a deepening comparison, chosen as the levels complete.
+#[derive(Debug)]
+pub struct Deepening {
+    /// The level being searched.
+    at: EquivBounds,
+    /// How far each bound may grow.
+    most: EquivBounds,
+    /// The configurations of the last level completed.
+    cost: Option<u64>,
+    /// The bound the level being searched grew.
+    grown: Option<Bound>,
+    /// How many levels in a row grew it.
+    run: u32,
+    /// By how much the last growth of each bound multiplied the configurations.
+    factors: [Option<f64>; 4],
+    /// For each bound whose last growth left the configurations as they were, their
+    /// number then.
+    idle: [Option<u64>; 4],
+}
+
+impl Deepening {
+    /// From k 1, l 1 (unfoldings and list length 2, or less if asked) up to `asked`,
+    /// or with `past` beyond it.
+    pub fn new(asked: EquivBounds, past: Option<Past>) -> Deepening {
+        let open = u32::MAX;
+        let most = match past {
+            None => asked,
+            Some(p) => EquivBounds {
+                k: open,
+                l: open,
+                unfold: if p.unfold { open } else { asked.unfold },
+                lists: asked.lists.map(|n| if p.lists { open } else { n }),
+            },
+        };
+        let at = if asked.k == 0 || asked.l == 0 {
+            asked
+        } else {
+            EquivBounds {
+                k: 1,
+                l: 1,
+                unfold: asked.unfold.min(2),
+                lists: asked.lists.map(|n| n.min(2)),
+            }
+        };
+        Deepening {
+            at,
+            most,
+            cost: None,
+            grown: None,
+            run: 0,
+            factors: [None; 4],
+            idle: [None; 4],
+        }
+    }
+
+    /// The first level.
+    pub fn first(&self) -> EquivBounds {
+        self.at
+    }
+
+    /// The level after the one being searched, which completed with `configurations`;
+    /// `None` when every bound is at its most.
+    pub fn next(&mut self, configurations: u64) -> Option<EquivBounds> {
+        if self.at.k == 0 || self.at.l == 0 {
+            return None;
+        }
+        if let (Some(bound), Some(cost)) = (self.grown, self.cost) {
+            let i = index(bound);
+            self.factors[i] = Some(configurations as f64 / cost.max(1) as f64);
+            if configurations == cost {
+                self.idle[i] = Some(cost);
+            }
+        }
+        self.cost = Some(configurations);
+        for idle in &mut self.idle {
+            if idle.is_some_and(|then| configurations >= then.saturating_mul(8)) {
+                *idle = None;
+            }
+        }
+        let growable: Vec<Bound> = BOUNDS
+            .into_iter()
+            .filter(|&b| value(&self.at, b) < value(&self.most, b))
+            .collect();
+        let busy: Vec<Bound> = growable
+            .iter()
+            .copied()
+            .filter(|&b| self.idle[index(b)].is_none())
+            .collect();
+        // Every bound grew without changing the search: larger ones are not searched.
+        if busy.is_empty() && self.most.k == u32::MAX {
+            return None;
+        }
+        let mut choices = if busy.is_empty() { growable } else { busy };
+        // A bound that grew three levels in a row lets another grow, so that a cheap
+        // one that finds nothing does not hold the others back.
+        if self.run >= RUN && choices.len() > 1 {
+            choices.retain(|&b| Some(b) != self.grown);
+        }
+        let bound = choices.into_iter().min_by(|&a, &b| {
+            let factor = |x: Bound| self.factors[index(x)].unwrap_or(0.0);
+            factor(a)
+                .total_cmp(&factor(b))
+                .then(index(a).cmp(&index(b)))
+        })?;
+        let now = value(&self.at, bound);
+        let step = match bound {
+            Bound::L | Bound::Unfold => (now / 4).max(1),
+            Bound::K | Bound::Lists => 1,
+        };
+        let grown = now.saturating_add(step).min(value(&self.most, bound));
+        match bound {
+            Bound::L => self.at.l = grown,
+            Bound::K => self.at.k = grown,
+            Bound::Unfold => self.at.unfold = grown,
+            Bound::Lists => self.at.lists = Some(grown),
+        }
+        self.run = if self.grown == Some(bound) {
+            self.run + 1
+        } else {
+            1
+        };
+        self.grown = Some(bound);
+        Some(self.at)
+    }
+}
+
+fn index(bound: Bound) -> usize {
+    match bound {
+        Bound::L => 0,
+        Bound::K => 1,
+        Bound::Unfold => 2,
+        Bound::Lists => 3,
+    }
+}
+
+/// A bound's value; a list length where no list crosses the interface never grows.
+fn value(bounds: &EquivBounds, bound: Bound) -> u32 {
+    match bound {
+        Bound::L => bounds.l,
+        Bound::K => bounds.k,
+        Bound::Unfold => bounds.unfold,
+        Bound::Lists => bounds.lists.unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(k: u32, l: u32, unfold: u32) -> EquivBounds {
+        EquivBounds {
+            k,
+            l,
+            unfold,
+            lists: None,
+        }
+    }
+
+    /// The levels a deepening tries when level `(k, l, unfold)` costs `cost` of it.
+    fn levels(
+        mut d: Deepening,
+        cost: impl Fn(EquivBounds) -> u64,
+        most: usize,
+    ) -> Vec<EquivBounds> {
+        let mut out = vec![d.first()];
+        while out.len() < most {
+            let Some(next) = d.next(cost(*out.last().unwrap_or(&d.first()))) else {
+                break;
+            };
+            out.push(next);
+        }
+        out
+    }
+
+    #[test]
+    fn up_to_the_bounds_asked_every_bound_reaches_them_and_the_last_level_is_theirs() {
+        let asked = b(3, 2, 8);
+        let tried = levels(Deepening::new(asked, None), |x| u64::from(x.k * x.l), 100);
+        assert_eq!(tried.first(), Some(&b(1, 1, 2)));
+        assert_eq!(tried.last(), Some(&asked));
+        for pair in tried.windows(2) {
+            let (a, z) = (pair[0], pair[1]);
+            assert!(
+                z.k >= a.k && z.l >= a.l && z.unfold >= a.unfold,
+                "{tried:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_cheapest_bound_grows_and_one_that_changes_nothing_waits() {
+        // k multiplies the cost by ten per frame, l by two per call; the unfoldings
+        // change nothing.
+        let cost = |x: EquivBounds| 10u64.pow(x.k) * 2u64.pow(x.l);
+        let past = Some(Past {
+            unfold: true,
+            lists: true,
+        });
+        let tried = levels(Deepening::new(b(4, 4, 4), past), cost, 20);
+        let last = tried.last().copied().unwrap_or(b(0, 0, 0));
+        assert!(last.l >= 15 && last.k <= 2, "{tried:?}");
+        // The unfoldings are tried again only once the search grew, never twice running.
+        let unfold = |w: &[EquivBounds]| w[1].unfold > w[0].unfold;
+        assert!(
+            !tried.windows(3).any(|w| unfold(&w[..2]) && unfold(&w[1..])),
+            "{tried:?}"
+        );
+    }
+
+    #[test]
+    fn a_bound_of_zero_is_the_only_level() {
+        let mut d = Deepening::new(b(0, 2, 4), None);
+        assert_eq!(d.first(), b(0, 2, 4));
+        assert_eq!(d.next(5), None);
+    }
+}
