@@ -49,6 +49,8 @@ pub struct Deepening {
     at: EquivBounds,
     /// How far each bound may grow.
     most: EquivBounds,
+    /// The bounds asked, which every deepening covers unless a limit stops it.
+    asked: EquivBounds,
     /// The configurations of the last level completed.
     cost: Option<u64>,
     /// The bound the level being searched grew.
@@ -89,6 +91,7 @@ impl Deepening {
         Deepening {
             at,
             most,
+            asked,
             cost: None,
             grown: None,
             run: 0,
@@ -130,11 +133,25 @@ impl Deepening {
             .copied()
             .filter(|&b| self.idle[index(b)].is_none())
             .collect();
-        // Every bound grew without changing the search: larger ones are not searched.
-        if busy.is_empty() && self.most.k == u32::MAX {
+        // Past the bounds asked, every bound grew without changing the search: larger
+        // ones are not searched. (Before them, they are: a timeout never covers less.)
+        let past_asked = BOUNDS
+            .into_iter()
+            .all(|b| value(&self.at, b) >= value(&self.asked, b));
+        if busy.is_empty() && past_asked && self.most.k == u32::MAX {
             return None;
         }
-        let mut choices = if busy.is_empty() { growable } else { busy };
+        let below: Vec<Bound> = growable
+            .iter()
+            .copied()
+            .filter(|&b| value(&self.at, b) < value(&self.asked, b))
+            .collect();
+        // When every bound waits, those still below the bounds asked grow first.
+        let mut choices = match (busy.is_empty(), below.is_empty()) {
+            (false, _) => busy,
+            (true, false) => below,
+            (true, true) => growable,
+        };
         // A bound that grew three levels in a row lets another grow, so that a cheap
         // one that finds nothing does not hold the others back.
         if self.run >= RUN && choices.len() > 1 {
@@ -249,6 +266,18 @@ mod tests {
             !tried.windows(3).any(|w| unfold(&w[..2]) && unfold(&w[1..])),
             "{tried:?}"
         );
+    }
+
+    #[test]
+    fn past_the_bounds_asked_a_search_that_no_growth_changes_stops_but_not_before_them() {
+        let past = Some(Past {
+            unfold: true,
+            lists: true,
+        });
+        let tried = levels(Deepening::new(b(4, 4, 4), past), |_| 7, 100);
+        let last = tried.last().copied().unwrap_or(b(0, 0, 0));
+        assert!(tried.len() < 100, "{tried:?}");
+        assert!(last.k >= 4 && last.l >= 4 && last.unfold >= 4, "{tried:?}");
     }
 
     #[test]
