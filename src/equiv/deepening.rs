@@ -11,14 +11,46 @@
 //! ended no path there; it waits until the others have made the search eight times
 //! larger, and when every bound waits, the deepening past the bounds asked stops. A
 //! bound that grew three levels in a row lets the next cheapest grow, so that a cheap
-//! bound that finds nothing (a list length) does not hold the others back. The counts
-//! are the search's, so the schedule is the same on every run.
+//! bound that finds nothing (a list length) does not hold the others back. A level that
+//! takes more than four times the configurations of the levels before is abandoned
+//! ([`Deepening::abandon`]): the growth that made it is counted as that costly and
+//! another bound grows instead (Pitts' example 3.14 with a fourth call at k 2 takes
+//! millions of configurations, and a third frame finds its difference in thousands).
+//! The counts are the search's, so the schedule is the same on every run.
 //!
 //! Up to bounds ([`Deepening::new`] without `past`), every bound stops at those; past
 //! them, k and l grow without end and the unfoldings and the list length where they were
 //! not given, until a difference is found or a limit stops the comparison.
 
-use super::EquivBounds;
+use std::fmt;
+
+/// The bounds of a comparison: k and l as in `holi check`, except that k counts only
+/// the frames of the client's calls, and the nested applications each library makes
+/// itself, its unfoldings of internal functions and recursion
+/// ([`crate::symbolic::config::Config::unfold`]).
+/// Where a list crosses the interface, the most elements of the lists the client plays
+/// ([`crate::symbolic::config::Config::lists`]); `None` in libraries without lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EquivBounds {
+    pub k: u32,
+    pub l: u32,
+    pub unfold: u32,
+    pub lists: Option<u32>,
+}
+
+impl fmt::Display for EquivBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "k = {}, l = {}, unfold = {}",
+            self.k, self.l, self.unfold
+        )?;
+        match self.lists {
+            Some(n) => write!(f, ", list length = {n}"),
+            None => Ok(()),
+        }
+    }
+}
 
 /// One of the bounds a level can grow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +60,9 @@ enum Bound {
     Unfold,
     Lists,
 }
+
+/// The least cap on a level's configurations ([`Deepening::cap`]).
+const LEAST_CAP: u64 = 50_000;
 
 /// The most levels in a row one bound grows while another could.
 const RUN: u32 = 3;
@@ -53,6 +88,14 @@ pub struct Deepening {
     asked: EquivBounds,
     /// The configurations of the last level completed.
     cost: Option<u64>,
+    /// The level last completed, from which the level being searched grew.
+    base: EquivBounds,
+    /// The configurations of all levels completed.
+    total: u64,
+    /// The bounds whose growth from `base` was abandoned at the cap.
+    abandoned: Vec<Bound>,
+    /// How many times the cap was doubled since `base` completed.
+    doubled: u32,
     /// The bound the level being searched grew.
     grown: Option<Bound>,
     /// How many levels in a row grew it.
@@ -93,6 +136,10 @@ impl Deepening {
             most,
             asked,
             cost: None,
+            base: at,
+            total: 0,
+            abandoned: Vec::new(),
+            doubled: 0,
             grown: None,
             run: 0,
             factors: [None; 4],
@@ -105,12 +152,46 @@ impl Deepening {
         self.at
     }
 
+    /// The most configurations the level being searched may take before it is
+    /// abandoned ([`Deepening::abandon`]): four times those of the levels completed
+    /// (at least [`LEAST_CAP`]), doubled each time every bound was abandoned.
+    pub fn cap(&self) -> u64 {
+        self.total
+            .saturating_mul(4)
+            .max(LEAST_CAP)
+            .saturating_mul(1 << self.doubled.min(40))
+    }
+
+    /// The level being searched reached the cap: the next level grows another bound
+    /// from the same level, or, when every bound was abandoned there, the cheapest
+    /// again under a doubled cap. The growth abandoned counts as at least as costly
+    /// as the cap says.
+    pub fn abandon(&mut self) -> Option<EquivBounds> {
+        let grown = self.grown?;
+        let i = index(grown);
+        let at_least = self.cap() as f64 / self.cost.unwrap_or(1).max(1) as f64;
+        self.factors[i] = Some(self.factors[i].unwrap_or(0.0).max(at_least));
+        self.abandoned.push(grown);
+        self.at = self.base;
+        self.run = 0;
+        if let Some(next) = self.choose() {
+            return Some(next);
+        }
+        self.abandoned.clear();
+        self.doubled += 1;
+        self.choose()
+    }
+
     /// The level after the one being searched, which completed with `configurations`;
     /// `None` when every bound is at its most.
     pub fn next(&mut self, configurations: u64) -> Option<EquivBounds> {
         if self.at.k == 0 || self.at.l == 0 {
             return None;
         }
+        self.base = self.at;
+        self.total = self.total.saturating_add(configurations);
+        self.abandoned.clear();
+        self.doubled = 0;
         if let (Some(bound), Some(cost)) = (self.grown, self.cost) {
             let i = index(bound);
             self.factors[i] = Some(configurations as f64 / cost.max(1) as f64);
@@ -124,9 +205,14 @@ impl Deepening {
                 *idle = None;
             }
         }
+        self.choose()
+    }
+
+    /// Grows the bound chosen from the level last completed.
+    fn choose(&mut self) -> Option<EquivBounds> {
         let growable: Vec<Bound> = BOUNDS
             .into_iter()
-            .filter(|&b| value(&self.at, b) < value(&self.most, b))
+            .filter(|&b| value(&self.at, b) < value(&self.most, b) && !self.abandoned.contains(&b))
             .collect();
         let busy: Vec<Bound> = growable
             .iter()
@@ -278,6 +364,38 @@ mod tests {
         let last = tried.last().copied().unwrap_or(b(0, 0, 0));
         assert!(tried.len() < 100, "{tried:?}");
         assert!(last.k >= 4 && last.l >= 4 && last.unfold >= 4, "{tried:?}");
+    }
+
+    #[test]
+    fn a_level_past_its_cap_is_abandoned_for_another_bound_from_the_level_before() {
+        // Past two calls per context, the search explodes; frames cost little.
+        let cost = |x: EquivBounds| {
+            if x.l <= 2 {
+                100 * u64::from(x.k)
+            } else {
+                1 << 40
+            }
+        };
+        let past = Some(Past {
+            unfold: false,
+            lists: false,
+        });
+        let mut d = Deepening::new(b(2, 2, 2), past);
+        let mut at = d.first();
+        let mut completed = vec![at];
+        for _ in 0..60 {
+            let next = if cost(at) >= d.cap() {
+                d.abandon()
+            } else {
+                completed.push(at);
+                d.next(cost(at))
+            };
+            let Some(next) = next else { break };
+            at = next;
+        }
+        let last = completed.last().copied().unwrap_or(b(0, 0, 0));
+        assert!(completed.iter().all(|x| x.l <= 2), "{completed:?}");
+        assert!(last.k >= 8, "{completed:?}");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 mod deepening;
 
-pub use deepening::{Deepening, Past};
+pub use deepening::{Deepening, EquivBounds, Past};
 
 use crate::client::{self, AtMove, Unwritten, Watch};
 use crate::concrete::{self, Cutoff, Limits, Outcome, ProgramIndex, Stop};
@@ -37,34 +37,6 @@ use std::path::PathBuf;
 /// binary search over ten elements. Each more multiplies the paths through code
 /// that recurses on the client's integers (sorting them, say) by their branching.
 pub const DEFAULT_UNFOLD: u32 = 4;
-
-/// The bounds of a comparison: k and l as in `holi check`, except that k counts only
-/// the frames of the client's calls, and the nested applications each library makes
-/// itself, its unfoldings of internal functions and recursion
-/// ([`crate::symbolic::config::Config::unfold`]).
-/// Where a list crosses the interface, the most elements of the lists the client plays
-/// ([`crate::symbolic::config::Config::lists`]); `None` in libraries without lists.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EquivBounds {
-    pub k: u32,
-    pub l: u32,
-    pub unfold: u32,
-    pub lists: Option<u32>,
-}
-
-impl fmt::Display for EquivBounds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "k = {}, l = {}, unfold = {}",
-            self.k, self.l, self.unfold
-        )?;
-        match self.lists {
-            Some(n) => write!(f, ", list length = {n}"),
-            None => Ok(()),
-        }
-    }
-}
 
 /// What a comparison is asked, beyond the search's bounds and limits.
 #[derive(Clone, Debug)]
@@ -293,20 +265,40 @@ pub fn run(
     let mut bounds = deepening.as_ref().map_or(asked, Deepening::first);
     let mut covered = None;
     let z3 = context::fresh();
+    let asked_cap = request.options.limits.max_configurations;
     let (bounds, comparison) = loop {
-        let options = CheckOptions {
+        // A deepening level that costs far more than the levels before is abandoned for
+        // the growth of another bound ([`Deepening::abandon`]).
+        let level_cap = deepening
+            .as_ref()
+            .map(Deepening::cap)
+            .filter(|&cap| asked_cap.is_none_or(|asked| cap < asked));
+        let mut options = CheckOptions {
             bounds: Bounds {
                 k: bounds.k,
                 l: bounds.l,
             },
             ..request.options.clone()
         };
+        if level_cap.is_some() {
+            options.limits.max_configurations = level_cap;
+        }
         let sizes = compare::Sizes {
             unfold: bounds.unfold,
             lists: bounds.lists.unwrap_or(0),
         };
         let comparison = compare::compare(&libs[0], &libs[1], &options, sizes, &z3, progress)
             .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
+        let capped = level_cap.is_some_and(|cap| comparison.stats.configurations >= cap)
+            && comparison.difference.is_none()
+            && comparison.stuck.is_empty()
+            && !stopped(&request.options.limits);
+        if capped {
+            if let Some(next) = deepening.as_mut().and_then(Deepening::abandon) {
+                bounds = next;
+                continue;
+            }
+        }
         let settled = comparison.difference.is_some()
             || !comparison.inconclusive.is_empty()
             || !comparison.stuck.is_empty();
@@ -396,6 +388,18 @@ pub fn run(
         covered,
         beyond,
     })
+}
+
+/// Whether the deadline has passed or the interrupt flag is set.
+fn stopped(limits: &crate::symbolic::Limits) -> bool {
+    let interrupted = limits
+        .interrupt
+        .as_ref()
+        .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
+    interrupted
+        || limits
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
 }
 
 /// The difference `d` rendered, its client written and run on each side.
