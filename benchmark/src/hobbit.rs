@@ -3,7 +3,8 @@
 //! time and answer side by side.
 //!
 //! Each pair runs once, `holi equiv FILE.bils --format json --timeout T` (the bounds
-//! deepen from 1, 1 to the defaults, so a limit still leaves the bounds covered), under
+//! deepen from 1, 1 past the defaults until a difference or the limit, so the limit
+//! leaves the bounds covered), under
 //! a wall-clock watchdog a few seconds past T. A verdict that contradicts the label is
 //! counted apart: it is the number that must stay 0.
 
@@ -208,8 +209,10 @@ fn write(
          within the bounds is missed: its difference needs larger bounds.\n\n",
     );
     md.push_str(
-        "An equivalent answer is within the largest bounds the deepening covered; where a \
-         limit stopped it before its last bounds (`cut`), the answer says so.\n\n",
+        "An equivalent answer is within the largest bounds the deepening covered. With \
+         `--timeout`, the deepening goes on past the default bounds until a difference is \
+         found or the time runs out (`cut`, which the answer says), or no bound's growth \
+         changes the search any more; so most equivalent pairs take the whole limit.\n\n",
     );
     md.push_str("| label | pairs | equivalent (of them cut) | inequivalent | inconclusive | stuck | not compared | wrong |\n|---|---|---|---|---|---|---|---|\n");
     for label in ["equivalent", "inequivalent"] {
@@ -249,7 +252,28 @@ fn write(
             .filter_map(|p| p.hobbit_seconds)
             .collect(),
     );
+    let apart = median(
+        pairs
+            .iter()
+            .filter(|p| p.expected == "inequivalent" && p.verdict == "inequivalent")
+            .map(|p| p.seconds)
+            .collect(),
+    );
+    let their_apart = median(
+        pairs
+            .iter()
+            .filter(|p| p.hobbit_answer == "no")
+            .filter_map(|p| p.hobbit_seconds)
+            .collect(),
+    );
     let show = |m: Option<f64>| m.map_or_else(|| "-".to_string(), |s| format!("{s:.3} s"));
+    let _ = writeln!(
+        md,
+        "\nMedian time to tell an inequivalent pair apart (with the client's replay and the \
+         process's start): {}; Hobbit's reported median over its `no` answers: {}.",
+        show(apart),
+        show(their_apart)
+    );
     let _ = writeln!(
         md,
         "\nMedian time of the pairs holi answered as labelled: {} ({} without those cut by \
