@@ -18,9 +18,11 @@
 //! millions of configurations, and a third frame finds its difference in thousands).
 //! The counts are the search's, so the schedule is the same on every run.
 //!
-//! Up to bounds ([`Deepening::new`] without `past`), every bound stops at those; past
-//! them, k and l grow without end and the unfoldings and the list length where they were
-//! not given, until a difference is found or a limit stops the comparison.
+//! Every deepening first grows the bounds up to those asked, each stopping there, as
+//! without a deadline, so that a deadline never leaves less covered than none would
+//! have by then. Past them ([`Deepening::new`] with `past`), k and l grow without end and
+//! the unfoldings and the list length where they were not given, until a difference is
+//! found or a limit stops the comparison.
 
 use std::fmt;
 
@@ -210,9 +212,15 @@ impl Deepening {
 
     /// Grows the bound chosen from the level last completed.
     fn choose(&mut self) -> Option<EquivBounds> {
+        // Up to the bounds asked first, as without a deadline, so that a deadline never
+        // leaves less covered than none would have by then; then past them.
+        let past_asked = BOUNDS
+            .into_iter()
+            .all(|b| value(&self.at, b) >= value(&self.asked, b));
+        let ceiling = if past_asked { self.most } else { self.asked };
         let growable: Vec<Bound> = BOUNDS
             .into_iter()
-            .filter(|&b| value(&self.at, b) < value(&self.most, b) && !self.abandoned.contains(&b))
+            .filter(|&b| value(&self.at, b) < value(&ceiling, b) && !self.abandoned.contains(&b))
             .collect();
         let busy: Vec<Bound> = growable
             .iter()
@@ -220,24 +228,11 @@ impl Deepening {
             .filter(|&b| self.idle[index(b)].is_none())
             .collect();
         // Past the bounds asked, every bound grew without changing the search: larger
-        // ones are not searched. (Before them, they are: a timeout never covers less.)
-        let past_asked = BOUNDS
-            .into_iter()
-            .all(|b| value(&self.at, b) >= value(&self.asked, b));
+        // ones are not searched.
         if busy.is_empty() && past_asked && self.most.k == u32::MAX {
             return None;
         }
-        let below: Vec<Bound> = growable
-            .iter()
-            .copied()
-            .filter(|&b| value(&self.at, b) < value(&self.asked, b))
-            .collect();
-        // When every bound waits, those still below the bounds asked grow first.
-        let mut choices = match (busy.is_empty(), below.is_empty()) {
-            (false, _) => busy,
-            (true, false) => below,
-            (true, true) => growable,
-        };
+        let mut choices = if busy.is_empty() { growable } else { busy };
         // A bound that grew three levels in a row lets another grow, so that a cheap
         // one that finds nothing does not hold the others back.
         if self.run >= RUN && choices.len() > 1 {
@@ -254,7 +249,7 @@ impl Deepening {
             Bound::L | Bound::Unfold => (now / 4).max(1),
             Bound::K | Bound::Lists => 1,
         };
-        let grown = now.saturating_add(step).min(value(&self.most, bound));
+        let grown = now.saturating_add(step).min(value(&ceiling, bound));
         match bound {
             Bound::L => self.at.l = grown,
             Bound::K => self.at.k = grown,
@@ -345,7 +340,9 @@ mod tests {
         });
         let tried = levels(Deepening::new(b(4, 4, 4), past), cost, 20);
         let last = tried.last().copied().unwrap_or(b(0, 0, 0));
-        assert!(last.l >= 15 && last.k <= 2, "{tried:?}");
+        // Up to the bounds asked first; past them, l grows and k stays.
+        assert!(tried.contains(&b(4, 4, 4)), "{tried:?}");
+        assert!(last.l >= 15 && last.k == 4, "{tried:?}");
         // The unfoldings are tried again only once the search grew, never twice running.
         let unfold = |w: &[EquivBounds]| w[1].unfold > w[0].unfold;
         assert!(
