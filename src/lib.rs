@@ -25,7 +25,7 @@
 //! | client synthesis, replay | [`client`], [`replay`] | counterexample → HOLi client → confirmed by the concrete interpreter |
 //! | the check pipeline | [`check`] | loaded library + request → search result, proof scope, replayed clients: one function for the CLI and the language server |
 //! | reading Hobbit's files | [`hobbit`] ([`hobbit::translate`]) | `.bils` source → two expressions with inferred types → two HOLi libraries, for `equiv` |
-//! | the equivalence pipeline | [`equiv`] | two loaded libraries + request → equivalent within the bounds, or a shortest difference with the client that shows it, run on each side |
+//! | the equivalence pipeline | [`equiv`] ([`equiv::Deepening`] the bounds a deepening comparison tries) | two loaded libraries + request → equivalent within the bounds, or a shortest difference with the client that shows it, run on each side |
 //! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code |
 //!
 //! Integer operators have exactly one definition, [`ops`], which both evaluators use.

@@ -156,7 +156,7 @@ impl Deepening {
 
     /// The most configurations the level being searched may take before it is
     /// abandoned ([`Deepening::abandon`]): four times those of the levels completed
-    /// (at least [`LEAST_CAP`]), doubled each time every bound was abandoned.
+    /// (at least `LEAST_CAP`), doubled each time every bound was abandoned.
     pub fn cap(&self) -> u64 {
         self.total
             .saturating_mul(4)
