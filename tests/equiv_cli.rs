@@ -954,6 +954,57 @@ public make (u:unit) :(unit -> int) = { fun (v:unit) :(int) -> c := !c + 1; !c }
 }
 
 #[test]
+fn past_the_default_bounds_a_probe_with_two_calls_finds_a_difference_deep_in_frames() {
+    // After Hobbit's invariants-4: the left diverges once the client's frames nest
+    // past the reset of the counter, which needs five frames with two calls, past the
+    // default k; the main lane grows from k 4, l 4, the probe from l 2.
+    let dir = files(&[(
+        "nest.bils",
+        "ref x = 0 in
+fun g ->
+  x := !x + 1;
+  (if !x > 3 then x := 0);
+  g ();
+  if (!x <= 6) then (x := !x + 1; ()) else _bot_
+|||
+fun g -> g (); ()",
+    )]);
+    let nest = path(dir.path(), "nest.bils");
+    let bounded = holi(&["equiv", &nest]);
+    assert_eq!(bounded.status.code(), Some(0), "{}", stdout(&bounded));
+    let past = holi(&["equiv", &nest, "--timeout", "60", "--format", "json"]);
+    assert_eq!(past.status.code(), Some(1), "{}", stdout(&past));
+    let doc: serde_json::Value = serde_json::from_slice(&past.stdout).expect("JSON");
+    assert_eq!(
+        doc["difference"]["replayed"]["status"], "confirmed",
+        "{doc}"
+    );
+    assert_eq!(doc["bounds"]["l"], 2, "{doc}");
+    assert!(doc["bounds"]["k"].as_u64().unwrap_or(0) > 4, "{doc}");
+    // What the answer covers is the main lane's: the default bounds.
+    assert_eq!(doc["covered"]["k"], 4, "{doc}");
+    assert_eq!(doc["covered"]["l"], 4, "{doc}");
+    // The levels say so: the main lane completed k 4, l 4 before any probe ran, and
+    // the last level is the probe's that found the difference.
+    let levels = doc["levels"].as_array().cloned().unwrap_or_default();
+    let first_probe = levels.iter().position(|l| l["probe"] == true);
+    let default = levels
+        .iter()
+        .position(|l| l["bounds"]["k"] == 4 && l["bounds"]["l"] == 4 && l["end"] == "complete");
+    assert!(default.is_some() && default < first_probe, "{levels:?}");
+    let last = levels.last().cloned().unwrap_or_default();
+    assert_eq!(
+        (&last["probe"], &last["end"]),
+        (&true.into(), &"difference".into())
+    );
+    let times: Vec<f64> = levels
+        .iter()
+        .filter_map(|l| l["seconds"].as_f64())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+}
+
+#[test]
 fn with_a_timeout_deepening_goes_past_the_default_bounds_and_one_instance_is_played() {
     // Hobbit's holik-file-lock-param-e: the left's `read` says false from the 30th
     // read on. Each `start` has its own counter (no globals), so the client plays one

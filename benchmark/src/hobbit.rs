@@ -46,7 +46,13 @@ struct Pair {
     why: String,
     /// Equivalent within the bounds covered when a limit stopped the deepening.
     cut: bool,
+    /// When the main lane completed the default bounds (k 4, l 4, 4 unfoldings, lists
+    /// of 3): the answer `holi equiv` gives without `--timeout`, from the levels.
+    to_defaults: Option<f64>,
 }
+
+/// The bounds `holi equiv` deepens to without `--timeout` on files without headers.
+const DEFAULTS: [(&str, u64); 4] = [("k", 4), ("l", 4), ("unfold", 4), ("list_length", 3)];
 
 pub fn run(args: HobbitArgs) -> Result<(), String> {
     let holi = process::locate_holi(args.holi)?;
@@ -73,6 +79,7 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
                 seconds: 0.0,
                 why: String::new(),
                 cut: false,
+                to_defaults: None,
             })
         })
         .collect();
@@ -129,6 +136,20 @@ fn measure(holi: &Path, suite: &Path, pair: &mut Pair, timeout: f64, supervisor:
         (serde_json::Value::Number(k), serde_json::Value::Number(l)) => format!("k{k} l{l}"),
         _ => "-".to_string(),
     };
+    pair.to_defaults = report["levels"].as_array().and_then(|levels| {
+        levels
+            .iter()
+            .find(|l| {
+                l["probe"] == false
+                    && l["end"] == "complete"
+                    && DEFAULTS.iter().all(|&(bound, least)| {
+                        // A list length is null where no list crosses the interface.
+                        let value = &l["bounds"][bound];
+                        value.is_null() || value.as_u64().is_some_and(|v| v >= least)
+                    })
+            })
+            .and_then(|l| l["seconds"].as_f64())
+    });
     if let Some(why) = report["inconclusive"].as_array().and_then(|a| a.first()) {
         pair.why = why.as_str().unwrap_or_default().to_string();
     }
@@ -170,17 +191,20 @@ fn write(
     timeout: f64,
     pairs: &[Pair],
 ) -> Result<(), String> {
-    let mut csv =
-        String::from("file,expected,verdict,covered,seconds,hobbit_seconds,hobbit_answer,why\n");
+    let mut csv = String::from(
+        "file,expected,verdict,covered,seconds,to_defaults,hobbit_seconds,hobbit_answer,why\n",
+    );
     for p in pairs {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.3},{},{},{}",
+            "{},{},{},{},{:.3},{},{},{},{}",
             p.file,
             p.expected,
             p.verdict,
             p.covered,
             p.seconds,
+            p.to_defaults
+                .map_or_else(String::new, |s| format!("{s:.3}")),
             p.hobbit_seconds.map_or_else(String::new, |s| s.to_string()),
             p.hobbit_answer,
             p.why.replace(',', ";")
@@ -266,7 +290,31 @@ fn write(
             .filter_map(|p| p.hobbit_seconds)
             .collect(),
     );
+    let defaults: Vec<f64> = pairs
+        .iter()
+        .filter(|p| p.expected == "equivalent" && p.verdict == "equivalent")
+        .filter_map(|p| p.to_defaults)
+        .collect();
+    let reached = defaults.len();
+    let to_defaults = median(defaults);
+    let their_yes = median(
+        pairs
+            .iter()
+            .filter(|p| p.hobbit_answer == "yes")
+            .filter_map(|p| p.hobbit_seconds)
+            .collect(),
+    );
     let show = |m: Option<f64>| m.map_or_else(|| "-".to_string(), |s| format!("{s:.3} s"));
+    let _ = writeln!(
+        md,
+        "\nEquivalent pairs equivalent within the default bounds (k 4, l 4, 4 unfoldings, \
+         lists of 3: the answer of `holi equiv` without `--timeout`), from the levels of \
+         the run: {reached} of {}; median time to that answer, from the start of the \
+         comparison: {}; Hobbit's reported median over its `yes` answers (proofs): {}.",
+        pairs.iter().filter(|p| p.expected == "equivalent").count(),
+        show(to_defaults),
+        show(their_yes)
+    );
     let _ = writeln!(
         md,
         "\nMedian time to tell an inequivalent pair apart (with the client's replay and the \
@@ -282,11 +330,11 @@ fn write(
         show(complete),
         show(theirs)
     );
-    md.push_str("| file | label | holi | covered | seconds | Hobbit | Hobbit s | why |\n|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| file | label | holi | covered | seconds | to defaults | Hobbit | Hobbit s | why |\n|---|---|---|---|---|---|---|---|---|\n");
     for p in pairs {
         let _ = writeln!(
             md,
-            "| {} | {} | {}{} | {} | {:.2} | {} | {} | {} |",
+            "| {} | {} | {}{} | {} | {:.2} | {} | {} | {} | {} |",
             p.file,
             p.expected,
             p.verdict,
@@ -299,6 +347,8 @@ fn write(
             },
             p.covered,
             p.seconds,
+            p.to_defaults
+                .map_or_else(String::new, |s| format!("{s:.3}")),
             p.hobbit_answer,
             p.hobbit_seconds.map_or_else(String::new, |s| s.to_string()),
             p.why.replace('|', "\\|"),

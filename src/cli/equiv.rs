@@ -649,6 +649,13 @@ fn json_report(c: &Compared, names: [&str; 2]) -> Value {
             "reason": format!("{:?}", p.reason),
             "span": { "start": p.span.start, "end": p.span.end },
         })).collect::<Vec<_>>(),
+        "levels": c.levels.iter().map(|level| json!({
+            "bounds": bounds(level.bounds),
+            "probe": level.probe,
+            "end": level.end.as_str(),
+            "configurations": level.configurations,
+            "seconds": level.seconds,
+        })).collect::<Vec<_>>(),
         "statistics": {
             "configurations": c.stats.configurations,
             "solver_queries": c.stats.solver_queries,

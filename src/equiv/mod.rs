@@ -22,7 +22,6 @@ use crate::library::{self, Library};
 use crate::link::{self, Files};
 use crate::replay::{self, REPLAY_LIMITS};
 use crate::symbolic::compare::{self, Comparison};
-use crate::symbolic::context;
 use crate::symbolic::moves;
 use crate::symbolic::product::{Difference, End, Incomparable, Mismatch, Side, StuckPlace};
 use crate::symbolic::{Bounds, CheckOptions, Progress, Stats};
@@ -216,6 +215,44 @@ pub struct Compared {
     /// When deepening stopped at a limit after it covered some bounds (the answer is
     /// then equivalent within those): the bounds it was searching, and why it stopped.
     pub beyond: Option<Beyond>,
+    /// Each comparison made, in order: one without deepening.
+    pub levels: Vec<Level>,
+}
+
+/// One comparison of a deepening (or the only one).
+#[derive(Clone, Copy, Debug)]
+pub struct Level {
+    pub bounds: EquivBounds,
+    /// Whether it was a probe's ([`Deepening::probing`]).
+    pub probe: bool,
+    pub end: LevelEnd,
+    pub configurations: u64,
+    /// The time from the start of the comparison to its end.
+    pub seconds: f64,
+}
+
+/// How a level ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelEnd {
+    /// Complete, no difference: the main lane covered its bounds; a probe, nothing.
+    Complete,
+    /// A difference was found.
+    Difference,
+    /// It reached its share of configurations and was abandoned for another.
+    Abandoned,
+    /// It got stuck or was inconclusive, or a limit stopped it.
+    Unsettled,
+}
+
+impl LevelEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LevelEnd::Complete => "complete",
+            LevelEnd::Difference => "difference",
+            LevelEnd::Abandoned => "abandoned",
+            LevelEnd::Unsettled => "unsettled",
+        }
+    }
 }
 
 /// Larger bounds a deepening comparison began but did not complete.
@@ -264,7 +301,9 @@ pub fn run(
     };
     let mut bounds = deepening.as_ref().map_or(asked, Deepening::first);
     let mut covered = None;
-    let z3 = context::fresh();
+    let mut solving = compare::Solving::new();
+    let started = std::time::Instant::now();
+    let mut levels = Vec::new();
     let asked_cap = request.options.limits.max_configurations;
     let (bounds, comparison) = loop {
         // A deepening level that costs far more than the levels before is abandoned for
@@ -287,25 +326,56 @@ pub fn run(
             unfold: bounds.unfold,
             lists: bounds.lists.unwrap_or(0),
         };
-        let comparison = compare::compare(&libs[0], &libs[1], &options, sizes, &z3, progress)
-            .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
+        let comparison =
+            compare::compare(&libs[0], &libs[1], &options, sizes, &mut solving, progress)
+                .map_err(|Incomparable(why)| EquivError::Incomparable(why))?;
         let capped = level_cap.is_some_and(|cap| comparison.stats.configurations >= cap)
             && comparison.difference.is_none()
             && comparison.stuck.is_empty()
-            && !stopped(&request.options.limits);
+            && !request.options.limits.stopped();
+        let configurations = comparison.stats.configurations;
+        let probing = deepening.as_ref().is_some_and(Deepening::probing);
+        let unsettled = !comparison.inconclusive.is_empty() || !comparison.stuck.is_empty();
+        levels.push(Level {
+            bounds,
+            probe: probing,
+            end: if comparison.difference.is_some() {
+                LevelEnd::Difference
+            } else if capped {
+                LevelEnd::Abandoned
+            } else if unsettled {
+                LevelEnd::Unsettled
+            } else {
+                LevelEnd::Complete
+            },
+            configurations,
+            seconds: started.elapsed().as_secs_f64(),
+        });
         if capped {
-            if let Some(next) = deepening.as_mut().and_then(Deepening::abandon) {
+            if let Some(next) = deepening.as_mut().and_then(|d| d.abandon(configurations)) {
                 bounds = next;
                 continue;
             }
         }
-        let settled = comparison.difference.is_some()
-            || !comparison.inconclusive.is_empty()
-            || !comparison.stuck.is_empty();
-        if !settled {
+        // A probe that got stuck or is inconclusive, but not for a limit of the whole
+        // comparison, leaves the answer to the other lanes: it covers nothing.
+        if probing
+            && comparison.difference.is_none()
+            && unsettled
+            && !request.options.limits.stopped()
+        {
+            match deepening.as_mut().and_then(Deepening::drop_probe) {
+                Some(next) => {
+                    bounds = next;
+                    continue;
+                }
+                None => break (bounds, comparison),
+            }
+        }
+        let settled = comparison.difference.is_some() || unsettled;
+        if !settled && !probing {
             covered = Some(bounds);
         }
-        let configurations = comparison.stats.configurations;
         match deepening.as_mut().filter(|_| !settled) {
             Some(d) => match d.next(configurations) {
                 Some(next) => bounds = next,
@@ -387,19 +457,8 @@ pub fn run(
         bounds,
         covered,
         beyond,
+        levels,
     })
-}
-
-/// Whether the deadline has passed or the interrupt flag is set.
-fn stopped(limits: &crate::symbolic::Limits) -> bool {
-    let interrupted = limits
-        .interrupt
-        .as_ref()
-        .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed));
-    interrupted
-        || limits
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
 }
 
 /// The difference `d` rendered, its client written and run on each side.

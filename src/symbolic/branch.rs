@@ -83,6 +83,14 @@ impl Decider {
         Decider::new(solver)
     }
 
+    /// This decider, made for another search, stopped by `brief`'s flag instead (a
+    /// search's flag may be its own: the memory limit's watch).
+    pub fn rebrief(&mut self, brief: &Brief) {
+        if let Some(flag) = brief.meter.interrupt() {
+            self.solver.interrupt_on(Arc::clone(flag));
+        }
+    }
+
     /// Starts the counts of queries, cached answers and work again from zero, for the
     /// next search that uses it.
     pub fn clear_counts(&mut self) {

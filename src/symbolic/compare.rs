@@ -35,17 +35,41 @@ pub struct Comparison<'p> {
     pub shortest: bool,
 }
 
+/// What the comparisons of one question share (the levels of a deepening): the
+/// thread's Z3 context and a solver, made at the first query. Each costs milliseconds
+/// to set up (a context, a solver's first push), more than a small level's whole
+/// search, and a comparison that asks nothing never sets them up; one sequence of
+/// levels still asks the same queries in the same order, so the answers stay the same
+/// run to run.
+pub struct Solving {
+    /// The solver of the last comparison, with its cache of answers.
+    decider: Option<Decider>,
+}
+
+impl Solving {
+    pub fn new() -> Solving {
+        // The thread's own context, which Z3 makes at its first use on the thread.
+        context::default_in_use();
+        Solving { decider: None }
+    }
+}
+
+impl Default for Solving {
+    fn default() -> Self {
+        Solving::new()
+    }
+}
+
 /// Searches for a shortest difference between `left` and `right` within the bounds
-/// and limits of `options` (of its techniques, only `memo`) and `sizes`, in the Z3
-/// context `z3` (a deepening comparison passes one context to every level: a new one
-/// costs milliseconds, and one sequence of levels still asks the same queries in the
-/// same order), calling `progress` now and then. Refused when their interfaces differ.
+/// and limits of `options` (of its techniques, only `memo`) and `sizes`, with the
+/// context and solver of `solving`, calling `progress` now and then. Refused when
+/// their interfaces differ.
 pub fn compare<'p>(
     left: &'p Library,
     right: &'p Library,
     options: &CheckOptions,
     sizes: Sizes,
-    z3: &z3::Context,
+    solving: &mut Solving,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Comparison<'p>, Incomparable> {
     let plain = CheckOptions {
@@ -59,7 +83,18 @@ pub fn compare<'p>(
     let game = ProductGame::new(left, right, &brief, sizes, options.techniques.memo)?;
     let (comparison, _) = brief.within_memory(
         &options.limits,
-        |brief| context::within(z3, || search(game, brief, progress)),
+        |brief| {
+            let decider = match solving.decider.take() {
+                Some(mut decider) => {
+                    decider.rebrief(brief);
+                    decider
+                }
+                None => Decider::within(brief),
+            };
+            let (comparison, decider) = search(game, brief, decider, progress);
+            solving.decider = Some(decider);
+            comparison
+        },
         |comparison| &mut comparison.inconclusive,
     );
     Ok(comparison)
@@ -70,20 +105,22 @@ pub fn compare<'p>(
 fn search<'p>(
     game: ProductGame<'p>,
     brief: &Brief,
+    decider: Decider,
     progress: &mut dyn FnMut(&Progress),
-) -> Comparison<'p> {
-    let mut explorer = Explorer::playing(game, brief, Decider::within(brief));
+) -> (Comparison<'p>, Decider) {
+    let mut explorer = Explorer::playing(game, brief, decider);
     let end = explorer.advance(progress);
     let difference = explorer.game().shortest().cloned();
     let stuck = explorer.game().stuck().to_vec();
     let subsumed = explorer.game().subsumed();
-    let mut result = explorer.finish();
+    let (mut result, decider) = explorer.finish_keeping();
     result.stats.subsumed += subsumed;
-    Comparison {
+    let comparison = Comparison {
         shortest: difference.is_some() && end == Advance::Done,
         difference,
         stuck,
         stats: result.stats,
         inconclusive: result.inconclusive,
-    }
+    };
+    (comparison, decider)
 }

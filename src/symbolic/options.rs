@@ -1,7 +1,7 @@
 //! What a check is asked ([`CheckOptions`]): the bounds, the techniques of the
 //! search, the limits and how it runs, with their defaults.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -130,6 +130,17 @@ pub struct Limits {
     pub max_memory: Option<u64>,
     /// Set from another thread (Ctrl-C) to stop the search cleanly.
     pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// Whether the work must stop now whatever it has left to do: the interrupt flag
+    /// is set or the deadline has passed.
+    pub fn stopped(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
 }
 
 impl Default for Limits {

@@ -383,16 +383,14 @@ impl Met {
         false
     }
 
-    /// Whether `pair`, at the client's turn, was met before ([`Met::subsumed`]); with
-    /// `one_instance`, whether the client has called a public method is part of its key.
-    fn pair(&mut self, pair: &Pair, one_instance: bool) -> bool {
+    /// Whether `pair`, at the client's turn, was met before ([`Met::subsumed`]), where
+    /// the client may call `callable` of its functions; with `one_instance`, whether
+    /// the client has called a public method is part of its key.
+    fn pair(&mut self, pair: &Pair, callable: &[Callable], one_instance: bool) -> bool {
         if !self.on {
             return false;
         }
-        let functions: Vec<(Name, Name)> = pair
-            .distinct_functions()
-            .map(|c| (c.left.0, c.right.0))
-            .collect();
+        let functions: Vec<(Name, Name)> = callable.iter().map(|c| (c.left.0, c.right.0)).collect();
         let key = memo::pair_key(&mut self.memo, &pair.left, &pair.right, &functions);
         let tag = if one_instance && pair.started { 3 } else { 0 };
         self.subsumed(tag, &key, pair.moves())
@@ -553,7 +551,16 @@ impl<'p> ProductGame<'p> {
     /// while its budget lasts — a call of each public method and of each function the
     /// libraries passed it, each played on both sides with the same values.
     fn client_moves(&mut self, mut pair: Pair<'p>, search: &mut impl Search<'p, Pair<'p>>) {
-        if !search.opponent(&mut pair) || self.met.pair(&pair, self.one_instance) {
+        if !search.opponent(&mut pair) {
+            return;
+        }
+        // With the memo (as in `check`), twins of functions are not called.
+        let functions: Vec<Callable> = if self.met.on {
+            pair.distinct_functions().copied().collect()
+        } else {
+            pair.functions.iter().copied().collect()
+        };
+        if self.met.pair(&pair, &functions, self.one_instance) {
             return;
         }
         let (llib, rlib) = (self.left.lib, self.right.lib);
@@ -571,12 +578,6 @@ impl<'p> ProductGame<'p> {
                     &[]
                 } else {
                     &self.methods
-                };
-                // With the memo (as in `check`), twins of functions are not called.
-                let functions: Vec<Callable> = if self.met.on {
-                    pair.distinct_functions().copied().collect()
-                } else {
-                    pair.functions.iter().copied().collect()
                 };
                 let public = methods.iter().map(|c| (c, true));
                 for (callable, method) in public.chain(functions.iter().map(|c| (c, false))) {

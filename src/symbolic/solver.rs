@@ -37,9 +37,10 @@ pub enum Answer {
 }
 
 pub struct Solver {
-    /// First, so that it is dropped (its thread joined) before the Z3 solver.
-    watchdog: Watchdog,
-    z3: z3::Solver,
+    /// The Z3 solver and its watchdog, made at the first query: a Z3 context and a
+    /// solver's first push cost milliseconds each, more than a small search that asks
+    /// nothing (the context is the thread's, made by Z3's first use on it).
+    live: Option<Live>,
     /// An empty solver of the same context ([`Solver::clear_interrupt`]), made when
     /// first needed: a Z3 solver's first push costs milliseconds (its SMT core is set
     /// up), as much as a small search, and most searches are never cut short.
@@ -78,13 +79,9 @@ impl Default for Solver {
 
 impl Solver {
     pub fn new() -> Solver {
-        let z3 = z3::Solver::new();
-        z3.set_params(&no_ctrl_c());
-        let watchdog = Watchdog::start(ContextPtr(z3.get_context().get_z3_context()));
         Solver {
-            z3,
+            live: None,
             blank: None,
-            watchdog,
             asserted: Vec::new(),
             ints: FxHashMap::default(),
             bools: FxHashMap::default(),
@@ -173,14 +170,14 @@ impl Solver {
         self.sync(pc);
         self.queries += 1;
         let cond = self.condition(term, holds);
-        self.z3.push();
-        self.z3.assert(&cond);
+        self.live().z3.push();
+        self.live().z3.assert(&cond);
         let (result, cut) = self.run(limit);
         let answer = match (result, cut) {
             // Z3 gives its own reasons for a cancelled check (often "incomplete").
             (SatResult::Unknown, Some(Cut::TimedOut)) => Answer::TimedOut,
             (SatResult::Unknown, Some(Cut::Interrupted)) => Answer::Interrupted,
-            (SatResult::Sat, _) => match self.z3.get_model() {
+            (SatResult::Sat, _) => match self.live().z3.get_model() {
                 Some(model) => {
                     let witness = relevant
                         .into_iter()
@@ -195,12 +192,13 @@ impl Solver {
             },
             (SatResult::Unsat, _) => Answer::Unsat,
             (SatResult::Unknown, None) => Answer::Unknown(
-                self.z3
+                self.live()
+                    .z3
                     .get_reason_unknown()
                     .unwrap_or_else(|| "unknown".to_string()),
             ),
         };
-        self.z3.pop(1);
+        self.live().z3.pop(1);
         answer
     }
 
@@ -617,15 +615,15 @@ impl Solver {
             self.bools.clear();
         }
         self.sync(pc);
-        self.z3.push();
+        self.live().z3.push();
         for (i, t) in terms.iter().enumerate() {
             let value = self.int_of(t);
-            self.z3.assert(slot(i).eq(value));
+            self.live().z3.assert(slot(i).eq(value));
         }
         let inside: Vec<Bool> = regions.iter().map(|r| (*r).clone()).collect();
-        self.z3.assert(Bool::or(&inside).not());
+        self.live().z3.assert(Bool::or(&inside).not());
         let (result, _) = self.run(limit);
-        self.z3.pop(1);
+        self.live().z3.pop(1);
         result == SatResult::Unsat
     }
 
@@ -642,9 +640,10 @@ impl Solver {
         {
             return (SatResult::Unknown, Some(Cut::Interrupted));
         }
-        self.watchdog.arm(limit);
-        let result = self.z3.check();
-        let cut = self.watchdog.disarm();
+        let live = self.live();
+        live.watchdog.arm(limit);
+        let result = live.z3.check();
+        let cut = live.watchdog.disarm();
         if cut.is_some() {
             self.clear_interrupt();
         }
@@ -671,7 +670,21 @@ impl Solver {
     /// Z3 stops), and so is every later query at its start.
     pub fn interrupt_on(&mut self, flag: Arc<AtomicBool>) {
         self.user = Some(Arc::clone(&flag));
-        self.watchdog.lock().user = Some(flag);
+        if let Some(live) = &self.live {
+            live.watchdog.lock().user = Some(flag);
+        }
+    }
+
+    /// The Z3 solver and its watchdog, made now if not yet.
+    fn live(&mut self) -> &mut Live {
+        let user = self.user.clone();
+        self.live.get_or_insert_with(|| {
+            let z3 = z3::Solver::new();
+            z3.set_params(&no_ctrl_c());
+            let watchdog = Watchdog::start(ContextPtr(z3.get_context().get_z3_context()));
+            watchdog.lock().user = user;
+            Live { watchdog, z3 }
+        })
     }
 
     fn symbol(&mut self, n: u32) -> Int {
@@ -698,13 +711,13 @@ impl Solver {
             .count();
         let extra = self.asserted.len() - common;
         if extra > 0 {
-            self.z3.pop(extra as u32);
+            self.live().z3.pop(extra as u32);
             self.asserted.truncate(common);
         }
         for node in &chain[common..] {
             let cond = self.condition(&node.term, node.holds);
-            self.z3.push();
-            self.z3.assert(&cond);
+            self.live().z3.push();
+            self.live().z3.assert(&cond);
             self.asserted.push(Arc::clone(node));
         }
     }
@@ -861,6 +874,13 @@ pub(crate) fn int_const(c: &BigInt) -> Int {
     }
 }
 
+/// A solver's Z3 solver, with the watchdog that cuts its queries short.
+struct Live {
+    /// First, so that it is dropped (its thread joined) before the Z3 solver.
+    watchdog: Watchdog,
+    z3: z3::Solver,
+}
+
 /// Why the watchdog cut a query short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Cut {
@@ -873,7 +893,7 @@ struct ContextPtr(z3_sys::Z3_context);
 
 // SAFETY: the pointer is only ever passed to `Z3_interrupt`, which Z3 documents as the
 // way to stop a computation from another thread. The context outlives the watchdog:
-// `Solver` declares its watchdog first, so the watchdog's thread is joined before the
+// `Live` declares its watchdog first, so the watchdog's thread is joined before the
 // Z3 solver (which holds the context) is dropped.
 unsafe impl Send for ContextPtr {}
 
@@ -1717,7 +1737,7 @@ mod tests {
         let mut solver = Solver::new();
         // SAFETY: the context is alive (the solver holds it); the watchdog does the
         // same from its thread.
-        unsafe { z3_sys::Z3_interrupt(solver.z3.get_context().get_z3_context()) };
+        unsafe { z3_sys::Z3_interrupt(solver.live().z3.get_context().get_z3_context()) };
         solver.clear_interrupt();
         let (within, doubled) = even_up_to_200();
         let region = solver
