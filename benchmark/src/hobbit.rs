@@ -86,14 +86,21 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let started = meta::utc_now();
     let supervisor = Supervisor::default();
-    let size = pairs.len().div_ceil(args.jobs.max(1)).max(1);
-    let chunks: Vec<&mut [Pair]> = pairs.chunks_mut(size).collect();
+    // Each job takes the next pair not taken: the equivalent pairs, which run to the
+    // limit, come first in the suite and would otherwise all fall to one job.
+    let queue: Vec<std::sync::Mutex<&mut Pair>> =
+        pairs.iter_mut().map(std::sync::Mutex::new).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
-        for chunk in chunks {
-            let (holi, suite, supervisor) = (&holi, &suite, &supervisor);
+        for _ in 0..args.jobs.max(1) {
+            let (holi, suite, supervisor, queue, next) =
+                (&holi, &suite, &supervisor, &queue, &next);
             s.spawn(move || {
-                for pair in chunk {
-                    measure(holi, suite, pair, args.timeout, supervisor);
+                while let Some(slot) =
+                    queue.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    let Ok(mut pair) = slot.lock() else { continue };
+                    measure(holi, suite, &mut pair, args.timeout, supervisor);
                     eprintln!("{}: {} ({:.2} s)", pair.file, pair.verdict, pair.seconds);
                 }
             });
