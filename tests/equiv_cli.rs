@@ -954,6 +954,41 @@ public make (u:unit) :(unit -> int) = { fun (v:unit) :(int) -> c := !c + 1; !c }
 }
 
 #[test]
+fn an_equivalent_answer_names_the_bounds_covered_when_a_probe_ended_the_deepening() {
+    // Hobbit's gc-equiv-2: past the default bounds no growth changes the search; the
+    // main lane stops first, the probes last, and the answer is still k 4, l 4.
+    let dir = files(&[(
+        "gc.bils",
+        "ref f = (fun () -> ()) in
+fun () -> ref l = () in
+f := (fun () -> !l); !f ()
+|||
+fun () -> ()",
+    )]);
+    let out = holi(&[
+        "equiv",
+        &path(dir.path(), "gc.bils"),
+        "--timeout",
+        "60",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["bounds"], doc["covered"], "{doc}");
+    assert_eq!(
+        (&doc["bounds"]["k"], &doc["bounds"]["l"]),
+        (&4.into(), &4.into())
+    );
+    let levels = doc["levels"].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        levels.last().map(|l| l["probe"].clone()),
+        Some(true.into()),
+        "{levels:?}"
+    );
+}
+
+#[test]
 fn past_the_default_bounds_a_probe_with_two_calls_finds_a_difference_deep_in_frames() {
     // After Hobbit's invariants-4: the left diverges once the client's frames nest
     // past the reset of the counter, which needs five frames with two calls, past the

@@ -369,7 +369,14 @@ pub fn run(
                     bounds = next;
                     continue;
                 }
-                None => break (bounds, comparison),
+                // No lane is left: the answer is the main lane's, which the probe's
+                // bounds (above it in one bound) do not touch.
+                None => {
+                    let mut comparison = comparison;
+                    comparison.stuck.clear();
+                    comparison.inconclusive.clear();
+                    break (bounds, comparison);
+                }
             }
         }
         let settled = comparison.difference.is_some() || unsettled;
@@ -438,14 +445,16 @@ pub fn run(
         None if !stuck.is_empty() => Verdict::Stuck,
         None => Verdict::Equivalent,
     };
+    // An equivalent answer is about the bounds covered, even when the last level
+    // searched was a probe's.
     let (bounds, beyond) = match covered {
-        Some(reached) if verdict == Verdict::Equivalent && !inconclusive.is_empty() => (
-            reached,
-            Some(Beyond {
+        Some(reached) if verdict == Verdict::Equivalent => {
+            let beyond = (!inconclusive.is_empty()).then(|| Beyond {
                 bounds,
                 why: std::mem::take(&mut inconclusive),
-            }),
-        ),
+            });
+            (reached, beyond)
+        }
         _ => (bounds, None),
     };
     Ok(Compared {
