@@ -206,8 +206,9 @@ pub struct Compared {
     pub stats: Stats,
     /// Why the answer is not complete.
     pub inconclusive: Vec<String>,
-    /// The bounds of the last comparison: where the difference was found, or where the
-    /// search stopped.
+    /// The bounds the answer is about: where the difference was found (a probe's
+    /// bounds when a probe found it), where the search stopped, or for an equivalent
+    /// answer the bounds covered.
     pub bounds: EquivBounds,
     /// The largest bounds within which the search was complete and found no
     /// difference.
