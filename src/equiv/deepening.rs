@@ -28,8 +28,8 @@
 //! bound held at two: more frames with two calls per context, more calls with two
 //! frames. Growing either bound from the bounds asked multiplies what the other bound
 //! allows, while a difference may need many of one and few of the other. Each level
-//! goes to the lane that has spent the fewest configurations, so the probes take about
-//! a third of the work. A probe's level that completes covers nothing the answer claims
+//! goes to the lane that has spent the fewest configurations, so while all three grow
+//! each takes about a third of the work. A probe's level that completes covers nothing the answer claims
 //! (its bounds are not above the main lane's); a difference it finds is one all the same.
 
 use std::fmt;
@@ -202,7 +202,7 @@ impl Deepening {
 /// some calls; from the bounds asked up, growing one bound multiplies configurations
 /// that grow with the other, and `invariants-4` (twelve frames, two calls) or
 /// `yy_17-feb-23_6_ineq` (five calls, two frames) are out of reach of the main lane
-/// within seconds, and found in a second by a probe.
+/// within a minute, and found within ten seconds by a probe.
 fn probes(asked: EquivBounds, past: Past) -> Vec<Lane> {
     const LOW: u32 = 2;
     let most = beyond(asked, past);
