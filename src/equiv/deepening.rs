@@ -29,8 +29,9 @@
 //! frames. Growing either bound from the bounds asked multiplies what the other bound
 //! allows, while a difference may need many of one and few of the other. Each level
 //! goes to the lane that has spent the fewest configurations, so while all three grow
-//! each takes about a third of the work. A probe's level that completes covers nothing the answer claims
-//! (its bounds are not above the main lane's); a difference it finds is one all the same.
+//! each takes about a third of the work. A probe's level that completes covers nothing
+//! the answer claims (its bounds are not above the main lane's); a difference it finds
+//! is one all the same.
 
 use std::fmt;
 
