@@ -88,19 +88,13 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
     let supervisor = Supervisor::default();
     // Each job takes the next pair not taken: the equivalent pairs, which run to the
     // limit, come first in the suite and would otherwise all fall to one job.
-    let queue: Vec<std::sync::Mutex<&mut Pair>> =
-        pairs.iter_mut().map(std::sync::Mutex::new).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let queue = std::sync::Mutex::new(pairs.iter_mut());
     std::thread::scope(|s| {
         for _ in 0..args.jobs.max(1) {
-            let (holi, suite, supervisor, queue, next) =
-                (&holi, &suite, &supervisor, &queue, &next);
+            let (holi, suite, supervisor, queue) = (&holi, &suite, &supervisor, &queue);
             s.spawn(move || {
-                while let Some(slot) =
-                    queue.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
-                    let Ok(mut pair) = slot.lock() else { continue };
-                    measure(holi, suite, &mut pair, args.timeout, supervisor);
+                while let Some(pair) = queue.lock().ok().and_then(|mut q| q.next()) {
+                    measure(holi, suite, pair, args.timeout, supervisor);
                     eprintln!("{}: {} ({:.2} s)", pair.file, pair.verdict, pair.seconds);
                 }
             });
@@ -276,13 +270,17 @@ fn write(
             .map(|p| p.seconds)
             .collect(),
     );
-    let theirs = median(
-        pairs
-            .iter()
-            .filter(|p| p.hobbit_answer == "yes" || p.hobbit_answer == "no")
-            .filter_map(|p| p.hobbit_seconds)
-            .collect(),
-    );
+    // Hobbit's reported median over the pairs it gave one of `answers`.
+    let hobbit = |answers: &[&str]| {
+        median(
+            pairs
+                .iter()
+                .filter(|p| answers.contains(&p.hobbit_answer.as_str()))
+                .filter_map(|p| p.hobbit_seconds)
+                .collect(),
+        )
+    };
+    let theirs = hobbit(&["yes", "no"]);
     let apart = median(
         pairs
             .iter()
@@ -290,13 +288,7 @@ fn write(
             .map(|p| p.seconds)
             .collect(),
     );
-    let their_apart = median(
-        pairs
-            .iter()
-            .filter(|p| p.hobbit_answer == "no")
-            .filter_map(|p| p.hobbit_seconds)
-            .collect(),
-    );
+    let their_apart = hobbit(&["no"]);
     let defaults: Vec<f64> = pairs
         .iter()
         .filter(|p| p.expected == "equivalent" && p.verdict == "equivalent")
@@ -304,13 +296,7 @@ fn write(
         .collect();
     let reached = defaults.len();
     let to_defaults = median(defaults);
-    let their_yes = median(
-        pairs
-            .iter()
-            .filter(|p| p.hobbit_answer == "yes")
-            .filter_map(|p| p.hobbit_seconds)
-            .collect(),
-    );
+    let their_yes = hobbit(&["yes"]);
     let show = |m: Option<f64>| m.map_or_else(|| "-".to_string(), |s| format!("{s:.3} s"));
     let _ = writeln!(
         md,

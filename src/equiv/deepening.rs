@@ -103,7 +103,7 @@ pub struct Deepening {
     /// How far the probes may grow, once the main lane is past the bounds asked.
     past: Option<Past>,
     /// Whether the probes were started.
-    probing: bool,
+    probes_started: bool,
 }
 
 impl Deepening {
@@ -116,7 +116,7 @@ impl Deepening {
             current: 0,
             main: true,
             past,
-            probing: false,
+            probes_started: false,
         }
     }
 
@@ -155,9 +155,9 @@ impl Deepening {
         let lane = &mut self.lanes[self.current];
         let next = lane.next(configurations);
         // Once the main lane completed the bounds asked, the probes start beside it.
-        if main && !self.probing && lane.completed_asked() {
+        if main && !self.probes_started && lane.completed_asked() {
             if let Some(past) = self.past {
-                self.probing = true;
+                self.probes_started = true;
                 let asked = lane.asked;
                 for probe in probes(asked, past) {
                     self.lanes.push(probe);

@@ -677,12 +677,13 @@ impl Solver {
 
     /// The Z3 solver and its watchdog, made now if not yet.
     fn live(&mut self) -> &mut Live {
-        let user = self.user.clone();
+        // Called several times per query: the flag is cloned only when the solver is made.
+        let user = &self.user;
         self.live.get_or_insert_with(|| {
             let z3 = z3::Solver::new();
             z3.set_params(&no_ctrl_c());
             let watchdog = Watchdog::start(ContextPtr(z3.get_context().get_z3_context()));
-            watchdog.lock().user = user;
+            watchdog.lock().user = user.clone();
             Live { watchdog, z3 }
         })
     }
