@@ -2,12 +2,14 @@
 //! side for free; the other is decided without Z3 where possible, by a model found by
 //! changing only symbols the path condition leaves free ([`local_witness`]), or by the
 //! answer to an earlier question that is the same up to renaming of symbols
-//! ([`Question`], [`Answers`]); only then is Z3 asked. [`Sides`] is what a step and
+//! ([`Question`], [`Answers`]), or, where the decider presolves, exactly by
+//! [`presolve`]; only then is Z3 asked. [`Sides`] is what a step and
 //! the over-approximation's client turn ask of the search that decides.
 
 use super::brief::Brief;
 use super::config::{connected, Config};
 use super::memo;
+use super::presolve::{self, Decision};
 use super::solver::{Answer, Solver};
 use super::term::{Node, Term, Witness, TREE_WALK};
 use crate::syntax::ast::BinOp;
@@ -59,6 +61,11 @@ pub struct Decider {
     answers: Answers,
     /// Questions answered by the cache.
     pub cached: u64,
+    /// Whether small questions are decided without Z3 ([`presolve`]). Its models are
+    /// not Z3's, so the values of traces differ: `holi check`'s stay pinned as they are.
+    presolving: bool,
+    /// Questions decided without Z3.
+    pub presolved: u64,
 }
 
 impl Decider {
@@ -67,7 +74,14 @@ impl Decider {
             solver,
             answers: Answers::default(),
             cached: 0,
+            presolving: false,
+            presolved: 0,
         }
+    }
+
+    /// Decides small questions without Z3 from now on ([`presolve`]).
+    pub fn presolve_small_questions(&mut self) {
+        self.presolving = true;
     }
 
     /// A decider with a solver of its own, stopped by `brief`'s flag and answering
@@ -97,6 +111,7 @@ impl Decider {
         self.solver.queries = 0;
         self.solver.work = 0;
         self.cached = 0;
+        self.presolved = 0;
     }
 
     /// Which sides of `cond` (≠ 0, = 0) are satisfiable with the path condition of
@@ -168,6 +183,23 @@ impl Decider {
                 }
             }
             None => {}
+        }
+        if self.presolving {
+            match presolve::decide(&question.parts, &question.symbols, &cfg.witness) {
+                Some(Decision::Sat(values)) => {
+                    if let Some(w) = question.merge(&cfg.witness, &values) {
+                        self.presolved += 1;
+                        self.answers.remember(key, Some(values));
+                        return Ok(Some(Arc::new(w)));
+                    }
+                }
+                Some(Decision::Unsat) => {
+                    self.presolved += 1;
+                    self.answers.remember(key, None);
+                    return Ok(None);
+                }
+                None => {}
+            }
         }
         match self.solver.check(&cfg.pc, cond, holds, cfg.next_sym, limit) {
             Answer::Sat(w) => {
@@ -350,6 +382,8 @@ pub struct Question {
     pub key: Vec<u32>,
     /// The symbols of the question, in the order the key names them.
     pub symbols: Vec<u32>,
+    /// The question's conjuncts, the condition's side last: `term ≠ 0` is `holds`.
+    pub parts: Vec<(Term, bool)>,
     /// Conjuncts left out of the question, in the order they were left out, each with
     /// a symbol that occurs nowhere else in the question and that can always be chosen
     /// to satisfy it (see [`solvable_for`]).
@@ -405,12 +439,12 @@ impl Question {
                 }
             }
         }
-        let parts: Vec<(&Term, bool)> = conjuncts
+        let parts: Vec<(Term, bool)> = conjuncts
             .iter()
             .zip(&included)
             .filter(|(_, &inc)| inc)
-            .map(|(p, _)| (&p.term, p.holds))
-            .chain(std::iter::once((cond, holds)))
+            .map(|(p, _)| (p.term.clone(), p.holds))
+            .chain(std::iter::once((cond.clone(), holds)))
             .collect();
         // The symbols in order of first appearance, each named by its position.
         let mut symbols = Vec::new();
@@ -435,6 +469,7 @@ impl Question {
         Question {
             key,
             symbols,
+            parts,
             eliminated,
         }
     }

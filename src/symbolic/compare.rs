@@ -89,7 +89,11 @@ pub fn compare<'p>(
                     decider.rebrief(brief);
                     decider
                 }
-                None => Decider::within(brief),
+                None => {
+                    let mut decider = Decider::within(brief);
+                    decider.presolve_small_questions();
+                    decider
+                }
             };
             let (comparison, decider) = search(game, brief, decider, progress);
             solving.decider = Some(decider);

@@ -10,7 +10,8 @@
 //! own, or another made from it), taking each one [`step`]: running
 //! internal steps with [`machine`], making boundary moves with [`moves`] (leaving out
 //! client calls no shortest failing trace makes, [`relevance`]) and deciding
-//! symbolic branches with [`branch`] (without Z3 where it can) and [`solver`] (Z3,
+//! symbolic branches with [`branch`] (without Z3 where it can; `holi equiv` also
+//! decides small questions exactly with [`presolve`]) and [`solver`] (Z3,
 //! incremental, [`branch::Decider`]), pruning client turns subsumed by explored ones
 //! with [`subsume`] (over [`memo`]; regions of values by [`difference`], [`linear`] or
 //! Z3), and keeping what it finds in [`findings`] (failures, stuck paths, the bound of branch
@@ -59,6 +60,7 @@ pub mod outcome;
 pub mod overapprox;
 pub mod part_search;
 pub mod plan;
+pub mod presolve;
 pub mod product;
 pub mod race;
 pub mod relevance;
