@@ -301,6 +301,23 @@ fn integers_in(value: &TraceValue, path: &mut Vec<Proj>, out: &mut Vec<Vec<Proj>
     }
 }
 
+/// The paths to the integers of every value of type `ty` (a list's are not fixed by
+/// its type and are left out).
+fn integer_paths(ty: &Type, path: &mut Vec<Proj>, out: &mut Vec<Vec<Proj>>) {
+    match ty {
+        Type::Int | Type::Bool => out.push(path.clone()),
+        Type::Pair(a, b) => {
+            path.push(Proj::Fst);
+            integer_paths(a, path, out);
+            path.pop();
+            path.push(Proj::Snd);
+            integer_paths(b, path, out);
+            path.pop();
+        }
+        _ => {}
+    }
+}
+
 /// The part of a value at a path.
 fn value_at<'v>(value: &'v TraceValue, path: &[Proj]) -> Option<&'v TraceValue> {
     let mut v = value;
@@ -939,6 +956,26 @@ impl<'a> Generator<'a> {
         out
     }
 
+    /// Folds the integers of every cell the client holds a slot for into the log, as
+    /// it reads them when the library's move gives it control: two libraries that
+    /// leave different contents in a disclosed cell then give different logs. A slot
+    /// not yet filled holds the same fresh cell with either library.
+    fn read_cells(&self, watch: &Watch) -> Vec<Expr> {
+        let mut out = Vec::new();
+        for (name, ty) in &self.script.locations {
+            let Some(slot) = self.slots.get(name) else {
+                continue;
+            };
+            let content = e(ExprKind::Load(Box::new(e(ExprKind::Deref(ident(slot))))));
+            let mut paths = Vec::new();
+            integer_paths(ty, &mut Vec::new(), &mut paths);
+            for path in paths {
+                out.push(fold_into(watch.log, project(content.clone(), &path)));
+            }
+        }
+        out
+    }
+
     /// What the client does in its turn before a move: make its new locations, then
     /// write the cells (`before` is the call of `frame` the turn ends with, `None` for
     /// its return).
@@ -990,6 +1027,9 @@ impl<'a> Generator<'a> {
         let script = self.script;
         let frame = &script.frames[index];
         let mut parts = self.captures(index, None, param);
+        if let (Some(watch), true) = (self.watch, index > 0) {
+            parts.extend(self.read_cells(&watch));
+        }
         for (a, call) in frame.calls.iter().enumerate() {
             parts.extend(self.turn(index, Some(a), &call.writes)?);
             let target = if let Some(r) = self.fun_refs.get(&call.target) {
@@ -1018,6 +1058,9 @@ impl<'a> Generator<'a> {
             let watched = !watching.is_empty();
             let mut stores = watching;
             stores.extend(self.captures(index, Some(a), param));
+            if let Some(watch) = self.watch {
+                stores.extend(self.read_cells(&watch));
+            }
             if watched || self.uses_result(index, a) {
                 parts.push(e(ExprKind::Let(
                     ident("result"),

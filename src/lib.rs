@@ -50,7 +50,8 @@
 //! * **References are names that cross the boundary only in moves.** A location is
 //!   disclosed when it is part of a move's value or lies in a disclosed cell the library
 //!   wrote; at each client turn every disclosed cell may hold the client's choice (made
-//!   lazily, when the library next reads the cell), and wherever the client supplies a
+//!   lazily, when the library next reads the cell; `holi equiv` makes it at the turn, so
+//!   that its two sides read one write), and wherever the client supplies a
 //!   reference it is a fresh one or one it knows. `==` on locations compares names and
 //!   never reaches the solver. A library without `ref` never creates a location: its
 //!   search is exactly the one of HOLiK's fragment (`tests/search_statistics.rs`).

@@ -636,9 +636,19 @@ fn json_follows_its_schema_for_every_verdict() {
             "public f (x:int) :(int) = { assert(x < 5); x };",
         ),
         ("dao.holi", dao.as_str()),
+        (
+            "callback.holi",
+            "import cb :(unit -> unit)\npublic f (r:ref int) :(int) = { r := 1; cb (); !r };",
+        ),
+        (
+            "constant.holi",
+            "import cb :(unit -> unit)\npublic f (r:ref int) :(int) = { r := 1; cb (); 1 };",
+        ),
     ]);
     let d = dir.path();
-    let runs: [(&[&str], &str); 6] = [
+    let runs: [(&[&str], &str); 7] = [
+        // Cells of the client's, written while the library waits: store entries.
+        (&["callback.holi", "constant.holi"], "inequivalent"),
         // Deepening stopped by a limit after covering some bounds: `beyond`.
         (
             &["dao.holi", "dao.holi", "--max-configurations", "2000"],
@@ -1069,4 +1079,108 @@ let read = (fun () -> readMAX := !readMAX - 1; true) in read",
     // client calls it once.
     let trace = doc["difference"]["trace"].to_string();
     assert_eq!(trace.matches("call start").count(), 1, "{trace}");
+}
+
+/// Runs `holi equiv` on two sources at k 2, l 2: the exit code and the text.
+fn equiv_of(left: &str, right: &str) -> (Option<i32>, String) {
+    let dir = files(&[("left.holi", left), ("right.holi", right)]);
+    let d = dir.path();
+    let o = holi(&[
+        "equiv",
+        &path(d, "left.holi"),
+        &path(d, "right.holi"),
+        "--k",
+        "2",
+        "--l",
+        "2",
+    ]);
+    (o.status.code(), stdout(&o) + &stderr(&o))
+}
+
+#[test]
+fn references_that_cross_the_interface_are_compared_by_what_the_client_can_read() {
+    // What a library leaves in a cell it returns: the client reads it.
+    let one = "public get (u:unit) :(ref int) = { ref 1 };";
+    let (code, out) = equiv_of(one, "public get (u:unit) :(ref int) = { ref 2 };");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("in the cells the client holds"), "{out}");
+    assert!(out.contains("replayed: the client below"), "{out}");
+    assert!(out.contains("holi_log__ * 1000003 + !!q1"), "{out}");
+    let written_later = "public get (u:unit) :(ref int) = { let c = ref 0 in c := 1; c };";
+    assert_eq!(equiv_of(one, written_later).0, Some(0));
+    // What a library writes to the client's cell, however it computes it.
+    let five = "public set (r:ref int) :(unit) = { r := 5 };";
+    let (code, out) = equiv_of(
+        five,
+        "public set (r:ref int) :(unit) = { r := (!r + 5) - !r };",
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = equiv_of(five, "public set (r:ref int) :(unit) = { r := 4 };");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("call set(r1)"), "{out}");
+}
+
+#[test]
+fn the_client_passes_one_cell_twice_and_writes_cells_while_the_library_waits() {
+    // Aliasing: `fst p` and `snd p` are one cell when the client passes it twice.
+    let (code, out) = equiv_of(
+        "public two (p:(ref int * ref int)) :(int) = { (fst p) := 1; (snd p) := 2; !(fst p) };",
+        "public two (p:(ref int * ref int)) :(int) = { (fst p) := 1; (snd p) := 2; 1 };",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("call two(r1, r1)"), "{out}");
+    assert!(out.contains("ret two(2)"), "{out}");
+    // A write of the client's during a callback is read by one side only.
+    let (code, out) = equiv_of(
+        "import cb :(unit -> unit)\npublic f (r:ref int) :(int) = { r := 1; cb (); !r };",
+        "import cb :(unit -> unit)\npublic f (r:ref int) :(int) = { r := 1; cb (); 1 };",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("ret cb(()) [r1 := x2]"), "{out}");
+    assert!(out.contains("replayed: the client below"), "{out}");
+}
+
+#[test]
+fn functions_left_in_disclosed_cells_are_called_by_the_client() {
+    let plus = |body: &str| {
+        format!(
+            "public get (u:unit) :(ref (int -> int)) = {{ ref (fun (x:int) :(int) -> {body}) }};"
+        )
+    };
+    let (code, out) = equiv_of(&plus("x + 1"), &plus("1 + x"));
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = equiv_of(&plus("x + 1"), &plus("x + 2"));
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("{q1 = m1}"), "{out}");
+    assert!(out.contains("replayed: the client below"), "{out}");
+}
+
+#[test]
+fn the_reference_examples_are_told_from_their_fixes_and_equal_to_themselves() {
+    let lend = example("lend.holi");
+    let o = holi(&[
+        "equiv",
+        &lend,
+        &example("lend_fixed.holi"),
+        "--k",
+        "1",
+        "--l",
+        "1",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("left     fails an assert"), "{out}");
+    assert!(out.contains("replayed: the client below"), "{out}");
+    for name in [
+        "lend",
+        "lend_fixed",
+        "account",
+        "move_all",
+        "lock",
+        "awkward",
+    ] {
+        let file = example(&format!("{name}.holi"));
+        let o = holi(&["equiv", &file, &file, "--k", "2", "--l", "2"]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stdout(&o));
+    }
 }

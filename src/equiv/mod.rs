@@ -630,8 +630,9 @@ fn confirm(
         return Replay::Unwritten("no run".to_string());
     };
     // Different moves are not enough: the moves after them may hide the difference
-    // (a side that diverges later). The runs must end differently.
-    if left == right || left_end == right_end {
+    // (a side that diverges later). The runs must end differently. Alike moves may
+    // part only in what they leave in the cells the client holds, which it reads.
+    if (left == right && !holds_cells(shown)) || left_end == right_end {
         let reason =
             format!("both runs end alike ({left_end:?}): this client does not tell them apart");
         return Replay::Mismatch {
@@ -644,6 +645,26 @@ fn confirm(
         right,
         ends: Box::new([left_end, right_end]),
     }
+}
+
+/// Whether the client holds cells by the moves of `shown`: then two alike moves can
+/// leave different contents in them.
+fn holds_cells(shown: &Shown) -> bool {
+    fn in_value(v: &TraceValue) -> bool {
+        match v {
+            TraceValue::Ref(_) => true,
+            TraceValue::Pair(a, b) => in_value(a) || in_value(b),
+            TraceValue::List(items) => items.iter().any(in_value),
+            _ => false,
+        }
+    }
+    let parting = [&shown.left, &shown.right]
+        .into_iter()
+        .filter_map(|p| match p {
+            Parting::Moved { concrete, .. } => Some(concrete),
+            _ => None,
+        });
+    (shown.concrete.0.iter().chain(parting)).any(|m| in_value(&m.value))
 }
 
 /// The name of the client's count of its functions' invocations.

@@ -138,6 +138,29 @@ pub fn generate_each<'p>(
     }
 }
 
+/// Every way the client may have written the disclosed cells at its turn, each with
+/// the configuration it leads to: every pending cell (in order of disclosure, then
+/// those the client's writes disclose) gets a value by [`generate_each`], materialised
+/// now rather than when first read. `holi equiv` writes them so: its two sides read a
+/// cell at different times, and must read one write.
+pub fn write_disclosed<'p>(cfg: Config<'p>, lib: &'p Library, out: &mut dyn FnMut(Config<'p>)) {
+    // A cell of unknown type (ill-typed programs only) stays pending: a read of it is
+    // stuck, as in `holi check`.
+    let pending = cfg.heap.as_deref().and_then(|h| {
+        h.disclosed.iter().find_map(|&n| {
+            let ty = h.cells.get(n as usize).and_then(|c| c.ty)?;
+            h.pending(n).then_some((n, ty))
+        })
+    });
+    match pending {
+        None => out(cfg),
+        Some((n, ty)) => generate_each(cfg, lib, ty, &mut |mut c, value| {
+            c.client_write(n, value);
+            write_disclosed(c, lib, out)
+        }),
+    }
+}
+
 /// The list `items`, then every list that extends it by at most `more` elements of
 /// type `element`, shorter lists first.
 fn lists_each<'p>(

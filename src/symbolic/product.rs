@@ -30,9 +30,15 @@
 //! ([`Config::unfold`]); a path on which either side runs out of frames or
 //! unfoldings ends there without a verdict on what follows.
 //!
-//! The interface may not pass references yet: a client's writes to a disclosed cell
-//! are read lazily by each side, at different times, and would need one symbol for
-//! both ([`ProductGame::new`] refuses such an interface).
+//! References crossing the interface are names too (`../shared/notes/ml-references.md`):
+//! each side discloses its locations in the order its moves show them, so the n-th
+//! disclosed location of the left corresponds to the n-th of the right, and a move
+//! that passes a location must pass corresponding ones. At each client turn the
+//! client writes every disclosed cell, the same values on both sides
+//! ([`moves::write_disclosed`]: `holi check` materialises a write when the library
+//! reads it, but the two sides read at different times and must read one write). At
+//! each library move the client may read every disclosed cell, so the contents of
+//! corresponding cells are compared as the move's values are.
 
 use super::branch::Sides;
 use super::brief::Brief;
@@ -72,7 +78,7 @@ impl fmt::Display for Side {
 
 /// A function the client may call on both sides: a public method, or the n-th
 /// library function passed to it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Callable {
     left: (Name, TypeId),
     right: (Name, TypeId),
@@ -427,7 +433,7 @@ impl<'p> ProductGame<'p> {
     /// length of the lists the client plays, [`Config::lists`]), and
     /// configurations met before not explored again if `memo` ([`Met`]); refused
     /// unless both have the same public methods and imports (by name, with the same
-    /// types) and no reference crosses the interface.
+    /// types).
     pub fn new(
         left: &'p Library,
         right: &'p Library,
@@ -464,19 +470,6 @@ impl<'p> ProductGame<'p> {
             (right, imports(right)),
             &mut problems,
         );
-        for (name, callable) in methods.iter().chain(&imported) {
-            let ty = callable.left.1;
-            if problems.is_empty() && left.types.mentions_ref(ty) {
-                problems.push(Mismatch {
-                    name: name.clone(),
-                    what: format!(
-                        "`{name}` passes references (`{}`): holi equiv does not compare such interfaces yet",
-                        left.types.display(ty)
-                    ),
-                    sides: vec![Side::Left, Side::Right],
-                });
-            }
-        }
         if !problems.is_empty() {
             return Err(Incomparable(problems));
         }
@@ -593,9 +586,9 @@ impl<'p> ProductGame<'p> {
         next.into_iter().rev().for_each(|c| search.push(c));
     }
 
-    /// The pairs of one client move played on each side (the same values: the sides
-    /// share their symbols and client names, and the interface has no references, so
-    /// each side has one way to play it).
+    /// The pairs of one client move played on each side, with the client's writes to
+    /// the disclosed cells (the same values: the sides share their symbols and client
+    /// names, and offer the locations each has disclosed in the same order).
     fn both(
         &self,
         pair: &Pair<'p>,
@@ -607,16 +600,28 @@ impl<'p> ProductGame<'p> {
             search.inconclusive("the two sides offer the client different moves".to_string());
             return;
         }
+        let written = |cfg, lib| {
+            let mut out = Vec::new();
+            moves::write_disclosed(cfg, lib, &mut |c| out.push(c));
+            out
+        };
         for (l, r) in left.into_iter().zip(right) {
-            next.push(Pair {
-                left: l,
-                right: r,
-                turn: Turn::Left,
-                left_end: None,
-                functions: pair.functions.clone(),
-                started: pair.started,
-                parted: None,
-            });
+            let (l, r) = (written(l, self.left.lib), written(r, self.right.lib));
+            if l.len() != r.len() {
+                search.inconclusive("the two sides offer the client different writes".to_string());
+                return;
+            }
+            for (l, r) in l.into_iter().zip(r) {
+                next.push(Pair {
+                    left: l,
+                    right: r,
+                    turn: Turn::Left,
+                    left_end: None,
+                    functions: pair.functions.clone(),
+                    started: pair.started,
+                    parted: None,
+                });
+            }
         }
     }
 }
@@ -838,6 +843,7 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
                 }
                 _ => false,
             };
+        let (left_sees, right_sees) = (disclosed(&pair.left), disclosed(&right));
         let shape = target
             && matched.values(
                 (self.libs[0], &pair.left),
@@ -845,7 +851,17 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
                 (self.libs[1], &right),
                 &rm.value,
                 self.imports,
-            );
+            )
+            && left_sees.len() == right_sees.len()
+            && left_sees.iter().zip(&right_sees).all(|(l, r)| {
+                matched.values(
+                    (self.libs[0], &pair.left),
+                    l,
+                    (self.libs[1], &right),
+                    r,
+                    self.imports,
+                )
+            });
         if !shape {
             let what = if target {
                 "the values differ in shape or in the functions passed".to_string()
@@ -864,7 +880,15 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
             if let Some(w) = different {
                 let mut differing = right.clone();
                 differing.assume(equal.clone(), false, Arc::clone(&w));
-                let what = "the integers differ".to_string();
+                let in_cells = [&pair.left, &right]
+                    .iter()
+                    .any(|c| c.heap.as_ref().is_some_and(|h| !h.disclosed.is_empty()));
+                let what = if in_cells {
+                    "the integers differ (in the moves or in the cells the client holds)"
+                } else {
+                    "the integers differ"
+                };
+                let what = what.to_string();
                 self.parted(pair.clone(), ends, differing, w, what);
             }
             let Some(w) = same else {
@@ -876,7 +900,12 @@ impl<'p, S: Search<'p, Pair<'p>>> SideTurn<'_, 'p, S> {
         pair.right = right;
         pair.turn = Turn::Client;
         pair.left_end = None;
-        pair.functions.extend(matched.functions);
+        for f in matched.functions {
+            // A function left in a disclosed cell is met again at every move.
+            if !pair.functions.contains(&f) {
+                pair.functions.push_back(f);
+            }
+        }
         self.search.push(pair);
     }
 }
@@ -913,6 +942,14 @@ impl Matched {
             }
             // Lists of different lengths differ whatever their elements.
             (Value::Nil, Value::Nil) => true,
+            // Locations correspond when each side disclosed them as the same one.
+            (Value::Loc(a), Value::Loc(b)) => {
+                let at = |cfg: &Config, n: u32| {
+                    let heap = cfg.heap.as_deref()?;
+                    heap.disclosed.iter().position(|&m| m == n)
+                };
+                at(left.1, *a).is_some_and(|i| at(right.1, *b) == Some(i))
+            }
             // The client's own function on both sides: the same one, or a difference
             // its calls show.
             (Value::Fun(a), Value::Fun(b)) if !a.is_library_owned() && !b.is_library_owned() => {
@@ -1046,6 +1083,22 @@ impl<'p, S: Search<'p, Pair<'p>>> Search<'p> for SideTurn<'_, 'p, S> {
     fn inconclusive(&mut self, reason: String) {
         self.search.inconclusive(reason);
     }
+}
+
+/// The contents of the disclosed cells, in order of disclosure: what the client can
+/// read after a library move. (A cell whose content was never written holds nothing
+/// the client could read: `Unit` stands for it on both sides.)
+fn disclosed(cfg: &Config) -> Vec<Value> {
+    let Some(heap) = cfg.heap.as_deref() else {
+        return Vec::new();
+    };
+    (heap.disclosed.iter())
+        .map(|&n| {
+            (heap.cells.get(n as usize))
+                .and_then(|c| c.content.clone())
+                .unwrap_or(Value::Unit)
+        })
+        .collect()
 }
 
 /// Whether `a` and `b` are certainly one value: equal constants, or one shared term.
