@@ -158,6 +158,7 @@ struct Truth {
 }
 
 /// A term's value as a function of the conjunct's one symbol.
+#[derive(Clone)]
 enum Value {
     /// `Σ k·symbol + c` (several symbols, until the atom that collects them).
     Linear(BTreeMap<u32, BigInt>, BigInt),
@@ -196,15 +197,6 @@ fn value(
     };
     done.insert(std::sync::Arc::as_ptr(node), v.clone());
     Ok(v)
-}
-
-impl Clone for Value {
-    fn clone(&self) -> Value {
-        match self {
-            Value::Linear(k, c) => Value::Linear(k.clone(), c.clone()),
-            Value::Truth(s) => Value::Truth(s.clone()),
-        }
-    }
 }
 
 fn binary(op: BinOp, a: Value, b: Value, over: &mut Option<u32>) -> Result<Value, Beyond> {
