@@ -17,7 +17,7 @@
 use crate::diagnostics::Diagnostic;
 use crate::syntax::ast::*;
 use crate::syntax::lexer::Token;
-use chumsky::error::{Rich, RichPattern, RichReason};
+use chumsky::error::{EmptyErr, Rich, RichPattern, RichReason};
 use chumsky::input::{Checkpoint, Cursor, Input as _, ValueInput};
 use chumsky::inspector::Inspector;
 use chumsky::prelude::*;
@@ -45,7 +45,23 @@ pub const MAX_NESTING: usize = if cfg!(debug_assertions) {
 };
 
 type Err<'t, 's> = Rich<'t, Token<'s>, SimpleSpan>;
-type Extra<'t, 's> = extra::Full<Err<'t, 's>, ParseState, ()>;
+type Extra<'t, E> = extra::Full<E, ParseState, ()>;
+
+/// The parser's error type: [`Err`] for diagnostics, or `EmptyErr` for the first
+/// attempt, which only says whether the tokens parse: rich errors record every
+/// alternative tried even when the parse succeeds, which costs a third of a small
+/// `holi equiv` ([`parse_tokens`]).
+trait ParseError<'t, I: chumsky::input::Input<'t>>:
+    chumsky::error::Error<'t, I> + chumsky::error::LabelError<'t, I, &'static str> + 't
+{
+}
+
+impl<'t, I, E> ParseError<'t, I> for E
+where
+    I: chumsky::input::Input<'t>,
+    E: chumsky::error::Error<'t, I> + chumsky::error::LabelError<'t, I, &'static str> + 't,
+{
+}
 
 /// Diagnostics the parser finds without failing (constructs that need parentheses, mixed
 /// operators, bad literals). Rolled back with the input when an alternative is abandoned.
@@ -117,13 +133,14 @@ fn construct(e: &Expr) -> (&'static str, &'static str) {
 /// One left-associative layer of a group of operators (`* /`, `+ -` or comparisons). Mixing
 /// two operators of one group without parentheses is ambiguous in HOLiK; holi groups to the
 /// left and warns.
-fn binary_layer<'t, 's: 't, I>(
-    below: Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
-    ops: Boxed<'t, 't, I, BinOp, Extra<'t, 's>>,
-    operand: Handle<'t, 's, I>,
-) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
+fn binary_layer<'t, 's: 't, I, E>(
+    below: Boxed<'t, 't, I, Expr, Extra<'t, E>>,
+    ops: Boxed<'t, 't, I, BinOp, Extra<'t, E>>,
+    operand: Handle<'t, I, E>,
+) -> Boxed<'t, 't, I, Expr, Extra<'t, E>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     below
         .then(
@@ -165,14 +182,15 @@ where
 }
 
 /// The right-associative layers `&&` and `||`: `a && b && c` is `a && (b && c)`.
-fn right_layer<'t, 's: 't, I>(
-    below: Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
+fn right_layer<'t, 's: 't, I, E>(
+    below: Boxed<'t, 't, I, Expr, Extra<'t, E>>,
     token: Token<'s>,
     op: BinOp,
-    operand: Handle<'t, 's, I>,
-) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
+    operand: Handle<'t, I, E>,
+) -> Boxed<'t, 't, I, Expr, Extra<'t, E>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     below
         .then(just(token).ignore_then(operand).or_not())
@@ -186,9 +204,11 @@ where
         .boxed()
 }
 
-fn type_parser<'t, 's: 't, I>() -> impl Parser<'t, I, Type, Extra<'t, 's>> + Clone
+fn type_parser<'t, 's: 't, I, E>(
+) -> impl Parser<'t, I, Type, Extra<'t, E>> + Clone + use<'t, 's, I, E>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     recursive(|ty| {
         let atom = type_atom(ty);
@@ -232,11 +252,13 @@ where
 /// `int`, `unit`, `bool`, `ref` before an atom, or a parenthesised `ty`, each followed by
 /// any number of `list` (a name, not a keyword: it binds tighter than `ref`, so that
 /// `ref int list` holds a list).
-fn type_atom<'t, 's: 't, I>(
-    ty: impl Parser<'t, I, Type, Extra<'t, 's>> + Clone + 't,
-) -> impl Parser<'t, I, Type, Extra<'t, 's>> + Clone
+fn type_atom<'t, 's: 't, I, E, P>(
+    ty: P,
+) -> impl Parser<'t, I, Type, Extra<'t, E>> + Clone + use<'t, 's, I, E, P>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
+    P: Parser<'t, I, Type, Extra<'t, E>> + Clone + 't,
 {
     recursive(|atom| {
         let base = choice((
@@ -255,9 +277,11 @@ where
 }
 
 /// `(x:t) :(t')`, shared by methods, `letrec` and `fun`.
-fn signature<'t, 's: 't, I>() -> impl Parser<'t, I, (Ident, Type, Type), Extra<'t, 's>> + Clone
+fn signature<'t, 's: 't, I, E>(
+) -> impl Parser<'t, I, (Ident, Type, Type), Extra<'t, E>> + Clone + use<'t, 's, I, E>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     let ty = type_parser();
     ident()
@@ -269,9 +293,10 @@ where
         .map(|((param, param_ty), ret_ty)| (param, param_ty, ret_ty))
 }
 
-fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone
+fn ident<'t, 's: 't, I, E>() -> impl Parser<'t, I, Ident, Extra<'t, E>> + Clone + use<'t, 's, I, E>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     select! { Token::Ident(name) => name }
         .map_with(|name: &str, e| Ident {
@@ -282,9 +307,11 @@ where
 }
 
 /// An integer literal as an exact integer; over-long literals are reported and read as 0.
-fn literal<'t, 's: 't, I>() -> impl Parser<'t, I, BigInt, Extra<'t, 's>> + Clone
+fn literal<'t, 's: 't, I, E>(
+) -> impl Parser<'t, I, BigInt, Extra<'t, E>> + Clone + use<'t, 's, I, E>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     select! { Token::Int(text) => text }
         .validate(|text: &str, e, _| {
@@ -309,10 +336,10 @@ where
 }
 
 /// A handle on the parser `expr[L]` for some level `L`.
-type Handle<'t, 's, I> = Recursive<Direct<'t, 't, I, Expr, Extra<'t, 's>>>;
+type Handle<'t, I, E> = Recursive<Direct<'t, 't, I, Expr, Extra<'t, E>>>;
 
 /// Handles on every level, filled while the levels are built (see [`expressions`]).
-type Handles<'t, 's, I> = Rc<RefCell<Vec<Option<Handle<'t, 's, I>>>>>;
+type Handles<'t, I, E> = Rc<RefCell<Vec<Option<Handle<'t, I, E>>>>>;
 
 /// The expression parsers `expr[L]`, `L` in 1..=13, returning `expr[13]` and a weak handle
 /// on `expr[10]` (usable while the first lives), which reads what stands on the right of
@@ -323,9 +350,10 @@ type Handles<'t, 's, I> = Rc<RefCell<Vec<Option<Handle<'t, 's, I>>>>>;
 /// down to `expr[1]`: level `L` is built inside level `L + 1`'s definition, and each level
 /// records its weak handle in `handles` before building the levels below it, so that once
 /// those are built every handle is known.
-fn expressions<'t, 's: 't, I>() -> (Handle<'t, 's, I>, Handle<'t, 's, I>)
+fn expressions<'t, 's: 't, I, E>() -> (Handle<'t, I, E>, Handle<'t, I, E>)
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     let handles = Rc::new(RefCell::new(vec![None; TOP as usize + 1]));
     let top = build_level(TOP, handles.clone());
@@ -336,14 +364,15 @@ where
     (top, assigned)
 }
 
-fn build_level<'t, 's: 't, I>(level: u8, handles: Handles<'t, 's, I>) -> Handle<'t, 's, I>
+fn build_level<'t, 's: 't, I, E>(level: u8, handles: Handles<'t, I, E>) -> Handle<'t, I, E>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     recursive(move |this| {
         handles.borrow_mut()[level as usize] = Some(this);
         let below = (level > 1).then(|| build_level(level - 1, handles.clone()));
-        let known: Vec<Option<Handle<'t, 's, I>>> = handles.borrow().clone();
+        let known: Vec<Option<Handle<'t, I, E>>> = handles.borrow().clone();
         let at = move |l: u8| match &known[l as usize] {
             Some(handle) => handle.clone(),
             None => unreachable!("every level's handle is recorded before it is used"),
@@ -364,11 +393,12 @@ enum Operand {
 
 /// Every construct that starts with a keyword, a name, `!`, `(` or a literal, with its
 /// priority group (1 = tightest, 13 = loosest).
-fn atom_parser<'t, 's: 't, I>(
-    at: &impl Fn(u8) -> Handle<'t, 's, I>,
-) -> Boxed<'t, 't, I, (Expr, u8), Extra<'t, 's>>
+fn atom_parser<'t, 's: 't, I, E>(
+    at: &impl Fn(u8) -> Handle<'t, I, E>,
+) -> Boxed<'t, 't, I, (Expr, u8), Extra<'t, E>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     choice((
         ident()
@@ -521,12 +551,13 @@ where
 }
 
 /// `expr[level]`: the construct at its start may be at most as loose as `level`.
-fn level_parser<'t, 's: 't, I>(
+fn level_parser<'t, 's: 't, I, E>(
     level: u8,
-    at: &impl Fn(u8) -> Handle<'t, 's, I>,
-) -> Boxed<'t, 't, I, Expr, Extra<'t, 's>>
+    at: &impl Fn(u8) -> Handle<'t, I, E>,
+) -> Boxed<'t, 't, I, Expr, Extra<'t, E>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
     let mul_ops = choice((
         just(Token::Star).to(BinOp::Mul),
@@ -724,11 +755,13 @@ enum Item {
     Main(Main),
 }
 
-fn program_parser<'t, 's: 't, I>() -> impl Parser<'t, I, Program, Extra<'t, 's>>
+fn program_parser<'t, 's: 't, I, E>(
+) -> impl Parser<'t, I, Program, Extra<'t, E>> + use<'t, 's, I, E>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
+    E: ParseError<'t, I>,
 {
-    let (expr, assigned) = expressions::<I>();
+    let (expr, assigned) = expressions::<I, E>();
     let body = expr.delimited_by(just(Token::LBrace), just(Token::RBrace));
     let bound = select! { Token::Int(text) => text }
         .validate(|text: &str, e, _| match text.parse::<u32>() {
@@ -1008,14 +1041,26 @@ pub fn parse_tokens(
         .iter()
         .map(|(t, s)| (*t, SimpleSpan::from(s.clone())))
         .collect();
-    let input = spanned.as_slice().map(eoi, |(t, s)| (t, s));
-    let mut state = ParseState {
+    let fresh = || ParseState {
         file: file.to_string(),
         diagnostics: Vec::new(),
     };
-    let (program, errors) = program_parser()
-        .parse_with_state(input, &mut state)
-        .into_output_errors();
+    // First without rich errors: the parsers are the same, so a parse without errors
+    // gives the same program and warnings. Only a file with a syntax error is parsed
+    // again, for the diagnostics.
+    let mut state = fresh();
+    let input = spanned.as_slice().map(eoi, |(t, s)| (t, s));
+    let fast: ParseResult<Program, EmptyErr> = program_parser().parse_with_state(input, &mut state);
+    let (program, errors) = match fast.into_output_errors() {
+        (Some(program), errors) if errors.is_empty() => (Some(program), Vec::new()),
+        _ => {
+            state = fresh();
+            let input = spanned.as_slice().map(eoi, |(t, s)| (t, s));
+            let rich: ParseResult<Program, Err> =
+                program_parser().parse_with_state(input, &mut state);
+            rich.into_output_errors()
+        }
+    };
     let mut diagnostics = state.diagnostics;
     for error in errors {
         diagnostics.push(syntax_error(file, tokens, &error));
