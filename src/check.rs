@@ -402,6 +402,16 @@ impl Attempting<'_> {
                         .collect(),
                     revealed: revealed.iter().map(place).collect(),
                     recursive: recursive.iter().map(place).collect(),
+                    cells: (proof::cells(lib, &found).into_iter())
+                        .map(|cell| {
+                            let owner = if cell.client_may_hold {
+                                "the client may hold and write them"
+                            } else {
+                                "private"
+                            };
+                            format!("{} ({}): {owner}", cell.name, place(&cell.span))
+                        })
+                        .collect(),
                     obligations,
                     smtlib,
                 }

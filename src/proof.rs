@@ -23,9 +23,9 @@
 //! the library's own calls, and discharges each obligation with one Z3 query whose
 //! negation must be unsatisfiable. It answers "not covered" for what the argument
 //! does not cover (more library functions reaching the client than it follows; a
-//! reference holding anything but an integer; ML-like references; nonlinear
-//! arithmetic; recursion or paths beyond its budget; paths that get stuck) and never
-//! turns Z3's `unknown` into a proof.
+//! reference or cell holding a pair, a list or a cell; nonlinear arithmetic;
+//! recursion or paths beyond its budget; paths that get stuck) and never turns Z3's
+//! `unknown` into a proof.
 //!
 //! Two refinements make the argument reach further (`lang/proofs.md` §1):
 //!
@@ -56,6 +56,28 @@
 //!   functions whose argument and result hold no function are read so (a function
 //!   passed in may be the library's own, which is not a client turn); calling any other
 //!   one again is inlined up to the depth budget.
+//! * **Functions in references and cells.** Every function the library stores in a
+//!   reference or a cell (and every function one holds initially) is checked like a
+//!   method, as if it had reached the client, and whatever is read from there is
+//!   called as a client's function is: "`I` holds here; then any store satisfying `I`
+//!   and `R`". That reading is sound for the same reason as for functions the client
+//!   passes back, which may be the library's own.
+//! * **The heap** (`lang/proofs.md` §7). A cell's key is its allocation site and the
+//!   activation that allocated it: the cells one activation allocates are one object
+//!   (`make`'s `lock` and `balance`). A fact about a site's cells holds of every
+//!   object's cells at every client turn, and a step relates each object's cells
+//!   before and after a turn (not those of objects made during it). The certificate
+//!   lists the sites whose cells may reach the client ([`Certificate::disclosed`]):
+//!   no fact is about them, their cells take any value at each turn, and a cell the
+//!   client passes is each of them the path knows of, or a new one of its own, each
+//!   on a path of its own. Every other site's cells must never reach the client
+//!   (as an argument, a result, or inside a pair; a function hides what it
+//!   captured); when one does, the checker stops, and [`find`] adds the site and
+//!   searches again. A function that captured cells is checked on cells of new
+//!   objects of their sites (those of one object staying of one object), which the
+//!   invariant describes as it describes every object.
+
+mod sites;
 
 use crate::library::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
 use crate::library::{Initial, Library};
@@ -65,6 +87,7 @@ use crate::symbolic::worker::no_ctrl_c;
 use crate::syntax::ast::{BinOp, Span, Visibility};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
+use sites::Sites;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -163,7 +186,8 @@ pub struct FactDisplay<'a> {
 
 impl fmt::Display for FactDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |r: RefId| self.lib.refs[r as usize].as_str();
+        let sites = std::cell::OnceCell::new();
+        let name = |r: RefId| ref_name(self.lib, sites.get_or_init(|| Sites::of(self.lib)), r);
         match self.fact.terms.as_slice() {
             [(r, c)] if c.is_one() => write!(f, "{} ≥ {}", name(*r), self.fact.constant)?,
             [(r, c)] if (-c).is_one() => write!(f, "{} ≤ {}", name(*r), -&self.fact.constant)?,
@@ -264,7 +288,8 @@ pub struct StepDisplay<'a> {
 
 impl fmt::Display for StepDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |r: &RefId| self.lib.refs[*r as usize].as_str();
+        let sites = std::cell::OnceCell::new();
+        let name = |r: &RefId| ref_name(self.lib, sites.get_or_init(|| Sites::of(self.lib)), *r);
         match self.step {
             Step::KeptWhile { guard, value, kept } => {
                 let (g, r) = (name(guard), name(kept));
@@ -285,11 +310,30 @@ impl fmt::Display for StepDisplay<'_> {
 }
 
 /// What a proof consists of: the invariant `I` at client turns and the turn relation
-/// `R` (empty: any change that keeps `I`).
+/// `R` (empty: any change that keeps `I`), and the allocation sites whose cells the
+/// client may hold (`lang/proofs.md` §7).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Certificate {
     pub invariant: Vec<Fact>,
     pub steps: Vec<Step>,
+    /// The sites (by their keys' `r`: the number of references plus the site's) whose
+    /// cells may reach the client: it may write them at any turn, so no fact is about
+    /// them; any other site's cells must never reach it.
+    pub disclosed: Vec<RefId>,
+}
+
+impl Certificate {
+    /// Drops the facts and steps about cells the client may hold.
+    fn forget_disclosed(&mut self) {
+        let disclosed = &self.disclosed;
+        self.invariant
+            .retain(|f| f.refs().all(|r| !disclosed.contains(&r)));
+        self.steps.retain(|s| {
+            let mut refs = s.before_refs();
+            refs.push(s.after_ref());
+            refs.iter().all(|r| !disclosed.contains(r))
+        });
+    }
 }
 
 /// A function the client can call: a public method, or a library function that
@@ -505,6 +549,7 @@ pub fn find(lib: &Library, candidates: &Certificate, budget: Budget) -> (Certifi
     let guards = guards(lib);
     let kept: HashSet<&Fact> = found.invariant.iter().collect();
     let mut again = candidates.clone();
+    again.disclosed = found.disclosed.clone();
     for fact in &candidates.invariant {
         if fact.guard.is_some() || kept.contains(fact) {
             continue;
@@ -610,6 +655,7 @@ fn find_asking(
     // and so every other obligation of that round vacuous: dropped before it, they
     // leave one round less, with the same outcome.
     found.invariant.retain(|f| !f.broken_initially(lib));
+    found.forget_disclosed();
     loop {
         let mut checker = Checker::new(lib, &found, budget.clone(), true);
         checker.asking = asking;
@@ -617,6 +663,12 @@ fn find_asking(
         let (facts, steps) = checker.broken.take().unwrap_or_default();
         let failed = checker.failed.take();
         match run {
+            // The client may hold cells of that site: nothing is known of what they
+            // hold at its turns. At most one more round per site.
+            Err(Stop::Discloses(r)) => {
+                found.disclosed.push(r);
+                found.forget_disclosed();
+            }
             Err(Stop::Refuted(o)) => return (found, Outcome::Refuted(o)),
             Err(Stop::NotCovered(why)) => return (found, Outcome::NotCovered(why)),
             Err(Stop::Unknown(why)) => return (found, Outcome::Unknown(why)),
@@ -728,18 +780,96 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
             add(fact);
         }
     }
+    // The cells of each allocation site that holds integers, as the references above.
+    let sites = Sites::of(lib);
+    let integers = |site: &sites::Site| {
+        (site.content)
+            .is_some_and(|ty| matches!(lib.types.node(ty), TypeNode::Int | TypeNode::Bool))
+    };
+    let site_ref = |s: usize| (lib.refs.len() + s) as RefId;
+    for (s, site) in sites.sites.iter().enumerate() {
+        if !integers(site) {
+            continue;
+        }
+        let r = site_ref(s);
+        for bound in site.initial.iter().chain([&BigInt::from(0)]) {
+            add(Fact::at_least(r, bound.clone()));
+            add(Fact::at_most(r, bound.clone()));
+        }
+        let least = site
+            .constants
+            .iter()
+            .min()
+            .map(|v| Fact::at_least(r, v.clone()));
+        let most = site
+            .constants
+            .iter()
+            .max()
+            .map(|v| Fact::at_most(r, v.clone()));
+        for fact in least.into_iter().chain(most) {
+            add(fact);
+        }
+    }
     let mut steps = Vec::new();
     if cut && !may_call_client(lib) {
-        return Certificate { invariant, steps };
+        return Certificate {
+            invariant,
+            steps,
+            disclosed: Vec::new(),
+        };
+    }
+    // A site's guard goes with the sites of its object (one activation allocates
+    // them), the only cells a fact may relate it to.
+    for (s, site) in sites.sites.iter().enumerate() {
+        if !integers(site) {
+            continue;
+        }
+        let r = site_ref(s);
+        for value in &site.constants {
+            if site.tested.contains(value) {
+                for kept in sites.of_code(site.code) {
+                    if !integers(&sites.sites[kept]) {
+                        continue;
+                    }
+                    let kept = site_ref(kept);
+                    let value = value.clone();
+                    steps.push(Step::KeptWhile {
+                        guard: r,
+                        value: value.clone(),
+                        kept,
+                    });
+                    if value.is_zero() {
+                        steps.push(Step::KeptAbove {
+                            guard: r,
+                            value,
+                            kept,
+                        });
+                    }
+                }
+            }
+            steps.push(Step::KeptOrSet {
+                r,
+                value: value.clone(),
+            });
+        }
+        steps.push(Step::NeverDecreases(r));
+        steps.push(Step::NeverIncreases(r));
     }
     let together = used_together(lib);
     let every: Vec<RefId> = (0..lib.refs.len() as RefId).collect();
     for (r, of_r) in constants.into_iter().enumerate() {
+        if !matches!(lib.store.get(r), Some(Initial::Int(_))) {
+            continue;
+        }
         for value in of_r {
             let guards = !cut || tested[r].contains(&value);
             for &kept in if cut { &together[r] } else { &every } {
                 if !guards {
                     break;
+                }
+                // A reference of functions keeps no value the checker looks at.
+                if !matches!(lib.store.get(kept as usize), Some(Initial::Int(_))) {
+                    continue;
                 }
                 steps.push(Step::KeptWhile {
                     guard: r as RefId,
@@ -763,7 +893,11 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
         steps.push(Step::NeverDecreases(r as RefId));
         steps.push(Step::NeverIncreases(r as RefId));
     }
-    Certificate { invariant, steps }
+    Certificate {
+        invariant,
+        steps,
+        disclosed: Vec::new(),
+    }
 }
 
 /// Whether some code of the library may call a function of the client's: it imports
@@ -975,6 +1109,45 @@ fn stored_bounds(lib: &Library) -> Vec<Vec<BigInt>> {
     out
 }
 
+/// An allocation site of a library, as a certificate describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellSite {
+    /// `cell x` (`lang/proofs.md` §7).
+    pub name: String,
+    /// The `ref` that allocates its cells.
+    pub span: Span,
+    /// Whether the certificate lets its cells reach the client.
+    pub client_may_hold: bool,
+}
+
+/// The allocation sites of `lib`, in order, with the ownership `certificate` gives
+/// them.
+pub fn cells(lib: &Library, certificate: &Certificate) -> Vec<CellSite> {
+    let sites = Sites::of(lib);
+    (0..sites.sites.len())
+        .map(|s| {
+            let r = (lib.refs.len() + s) as RefId;
+            CellSite {
+                name: ref_name(lib, &sites, r),
+                span: sites.sites[s].span.clone(),
+                client_may_hold: certificate.disclosed.contains(&r),
+            }
+        })
+        .collect()
+}
+
+/// How a proof names the key `r`: a reference by its name, the cells of an allocation
+/// site as `cell x` (`x` the variable `let` binds them to).
+fn ref_name(lib: &Library, sites: &Sites, r: RefId) -> String {
+    if let Some(name) = lib.refs.get(r as usize) {
+        return name.clone();
+    }
+    match sites.sites.get(r as usize - lib.refs.len()) {
+        Some(site) => format!("cell {}", site.name),
+        None => format!("a cell of the client's ({r})"),
+    }
+}
+
 /// The most library functions reaching the client that the checker checks.
 pub const MAX_REVEALED: usize = 64;
 
@@ -982,6 +1155,9 @@ enum Stop {
     Refuted(Obligation),
     NotCovered(String),
     Unknown(String),
+    /// A cell of this site (its key's `r`) reaches the client, which the certificate
+    /// does not allow ([`Certificate::disclosed`]).
+    Discloses(RefId),
 }
 
 fn not_covered<T>(why: impl Into<String>) -> Result<T, Stop> {
@@ -997,6 +1173,36 @@ enum Val {
     Method(MethodId),
     /// A function of the client's (an import, or a function the client passed), of
     /// this type.
+    Client(TypeId),
+    /// A location: a cell of an allocation site or of the client's.
+    Loc(Key),
+}
+
+/// What the checker keeps a value of: a reference of the library's (`inst` 0); a
+/// cell of an allocation site (`r`: the number of references plus the site's; `inst`:
+/// the activation that allocated it, so that the cells one activation allocates are
+/// one object); or a cell of the client's (`r`: the number of references and sites
+/// plus the type of what it holds; `inst`: its own number). Instance numbers are
+/// never reused, so on one path two keys are one cell exactly when they are equal
+/// ([`Checker::fresh_on`] makes every aliasing a path of its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Key {
+    r: RefId,
+    inst: u32,
+}
+
+impl Key {
+    fn global(r: RefId) -> Key {
+        Key { r, inst: 0 }
+    }
+}
+
+/// What a key's `r` stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Global,
+    Site(usize),
+    /// A cell of the client's that holds values of this type.
     Client(TypeId),
 }
 
@@ -1019,6 +1225,13 @@ struct Path {
     condition: Vec<Bool>,
     store: Store,
     assumed: Vec<Rc<Assumed>>,
+    /// The cells the client may hold that the path knows of (its own, and those of
+    /// allocation sites the certificate says may reach it), each once: what a
+    /// location the client passes may be besides a new one.
+    disclosed: imbl::Vector<Key>,
+    /// The activations that allocated cells on the path since it began: their objects
+    /// did not exist then, so the turn relation says nothing of them.
+    created: imbl::OrdSet<u32>,
 }
 
 /// The references' values on a path: those written since `base`, and the rest as
@@ -1026,14 +1239,14 @@ struct Path {
 #[derive(Clone)]
 struct Store {
     base: Rc<Assumed>,
-    written: imbl::OrdMap<RefId, Int>,
+    written: imbl::OrdMap<Key, Int>,
 }
 
 impl Store {
-    fn get(&self, r: RefId) -> Int {
-        match self.written.get(&r) {
+    fn get(&self, k: Key) -> Int {
+        match self.written.get(&k) {
             Some(v) => v.clone(),
-            None => self.base.value(r),
+            None => self.base.value(k),
         }
     }
 }
@@ -1043,9 +1256,9 @@ impl Store {
 struct Assumed {
     id: u64,
     initial: Option<Vec<Int>>,
-    values: RefCell<HashMap<RefId, Int>>,
-    /// Which reference each symbol made so far stands for.
-    reference: RefCell<HashMap<Dynamic, RefId>>,
+    values: RefCell<HashMap<Key, Int>>,
+    /// Which reference or cell each symbol made so far stands for.
+    reference: RefCell<HashMap<Dynamic, Key>>,
     /// After a client turn: the store before it, to which the turn relation relates
     /// this one.
     before: Option<Before>,
@@ -1058,12 +1271,12 @@ struct Before {
     store: Store,
     /// For each symbol of a written reference's term, the references whose terms
     /// mention it.
-    written_mentions: HashMap<Dynamic, Vec<RefId>>,
+    written_mentions: HashMap<Dynamic, Vec<Key>>,
 }
 
 impl Before {
     fn new(store: Store) -> Before {
-        let mut written_mentions: HashMap<Dynamic, Vec<RefId>> = HashMap::new();
+        let mut written_mentions: HashMap<Dynamic, Vec<Key>> = HashMap::new();
         let mut seen = HashSet::new();
         for (r, v) in store.written.iter() {
             let mut of_r = HashSet::new();
@@ -1080,7 +1293,7 @@ impl Before {
     }
 
     /// The symbols of `r`'s term.
-    fn symbols(&self, r: RefId) -> Vec<Dynamic> {
+    fn symbols(&self, r: Key) -> Vec<Dynamic> {
         match self.store.written.get(&r) {
             Some(v) => {
                 let mut out = HashSet::new();
@@ -1092,8 +1305,8 @@ impl Before {
     }
 
     /// The references whose terms mention `symbol`.
-    fn mentioning(&self, symbol: &Dynamic) -> Vec<RefId> {
-        let mut out: Vec<RefId> = (self.written_mentions.get(symbol).into_iter().flatten())
+    fn mentioning(&self, symbol: &Dynamic) -> Vec<Key> {
+        let mut out: Vec<Key> = (self.written_mentions.get(symbol).into_iter().flatten())
             .copied()
             .collect();
         let base = self.store.base.reference.borrow();
@@ -1106,11 +1319,12 @@ impl Before {
     }
 }
 
-/// A fact of the invariant or a step of the turn relation, by its index.
+/// A fact of the invariant or a step of the turn relation, by its index, at an
+/// instance (0 for facts and steps over the library's references).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Part {
-    Fact(usize),
-    Step(usize),
+    Fact(usize, u32),
+    Step(usize, u32),
 }
 
 impl Assumed {
@@ -1129,15 +1343,20 @@ impl Assumed {
         self.initial.is_none()
     }
 
-    /// `r`'s value here.
-    fn value(&self, r: RefId) -> Int {
+    /// `k`'s value here.
+    fn value(&self, k: Key) -> Int {
         if let Some(initial) = &self.initial {
-            return initial[r as usize].clone();
+            if let Some(v) = initial.get(k.r as usize).filter(|_| k.inst == 0) {
+                return v.clone();
+            }
         }
         let mut values = self.values.borrow_mut();
-        let v = values.entry(r).or_insert_with(|| {
-            let v = Int::new_const(format!("s{}_{r}", self.id));
-            self.reference.borrow_mut().insert(Dynamic::from_ast(&v), r);
+        let v = values.entry(k).or_insert_with(|| {
+            let v = match k.inst {
+                0 => Int::new_const(format!("s{}_{}", self.id, k.r)),
+                i => Int::new_const(format!("s{}_{}_{i}", self.id, k.r)),
+            };
+            self.reference.borrow_mut().insert(Dynamic::from_ast(&v), k);
             v
         });
         v.clone()
@@ -1145,15 +1364,17 @@ impl Assumed {
 
     /// The symbols `part` mentions here.
     fn symbols(&self, part: Part, certificate: &Certificate) -> Vec<Dynamic> {
-        let at = |r: RefId| Dynamic::from_ast(&self.value(r));
+        let at = |r: RefId, inst: u32| Dynamic::from_ast(&self.value(Key { r, inst }));
         match part {
-            Part::Fact(f) => certificate.invariant[f].refs().map(at).collect(),
-            Part::Step(s) => {
+            Part::Fact(f, i) => (certificate.invariant[f].refs())
+                .map(|r| at(r, i))
+                .collect(),
+            Part::Step(s, i) => {
                 let step = &certificate.steps[s];
-                let mut out = vec![at(step.after_ref())];
+                let mut out = vec![at(step.after_ref(), i)];
                 if let Some(before) = &self.before {
                     for r in step.before_refs() {
-                        out.extend(before.symbols(r));
+                        out.extend(before.symbols(Key { r, inst: i }));
                     }
                 }
                 out
@@ -1167,11 +1388,14 @@ impl Assumed {
             return made.clone();
         }
         let made = match (part, &self.before) {
-            (Part::Fact(f), _) => certificate.invariant[f].holds(|r| self.value(r)),
-            (Part::Step(s), Some(before)) => {
-                certificate.steps[s].holds(|r| before.store.get(r), |r| self.value(r))
+            (Part::Fact(f, inst), _) => {
+                certificate.invariant[f].holds(|r| self.value(Key { r, inst }))
             }
-            (Part::Step(_), None) => Bool::from_bool(true),
+            (Part::Step(s, inst), Some(before)) => certificate.steps[s].holds(
+                |r| before.store.get(Key { r, inst }),
+                |r| self.value(Key { r, inst }),
+            ),
+            (Part::Step(..), None) => Bool::from_bool(true),
         };
         self.made.borrow_mut().insert(part, made.clone());
         made
@@ -1238,6 +1462,14 @@ struct Checker<'l> {
     facts_of: Vec<Vec<usize>>,
     steps_after: Vec<Vec<usize>>,
     steps_before: Vec<Vec<usize>>,
+    /// The library's allocation sites; keys of their cells come after the references.
+    sites: Sites,
+    /// The global references that hold functions, with the type of those functions.
+    fun_refs: HashMap<RefId, TypeId>,
+    /// The activation being evaluated (its cells' instance), and the last instance
+    /// number given.
+    activation: u32,
+    instances: u32,
 }
 
 impl<'l> Checker<'l> {
@@ -1251,7 +1483,8 @@ impl<'l> Checker<'l> {
         crate::symbolic::context::default_in_use();
         let solver = z3::Solver::new();
         solver.set_params(&no_ctrl_c());
-        let n = lib.refs.len();
+        let sites = Sites::of(lib);
+        let n = lib.refs.len() + sites.sites.len();
         let (mut facts_of, mut steps_after, mut steps_before) = (
             vec![Vec::new(); n],
             vec![Vec::new(); n],
@@ -1294,7 +1527,107 @@ impl<'l> Checker<'l> {
             facts_of,
             steps_after,
             steps_before,
+            sites,
+            fun_refs: HashMap::new(),
+            activation: 0,
+            instances: 0,
         }
+    }
+
+    /// What `r` of a key stands for.
+    fn kind(&self, r: RefId) -> Kind {
+        let (refs, sites) = (self.lib.refs.len(), self.sites.sites.len());
+        match (r as usize).checked_sub(refs) {
+            None => Kind::Global,
+            Some(s) if s < sites => Kind::Site(s),
+            Some(s) => Kind::Client((s - sites) as TypeId),
+        }
+    }
+
+    /// The key `r` of the cells of site `s`.
+    fn site_ref(&self, s: usize) -> RefId {
+        (self.lib.refs.len() + s) as RefId
+    }
+
+    /// The type of what the cell `k` holds.
+    fn content(&self, k: Key) -> Option<TypeId> {
+        match self.kind(k.r) {
+            Kind::Global => None,
+            Kind::Site(s) => self.sites.sites[s].content,
+            Kind::Client(ty) => Some(ty),
+        }
+    }
+
+    /// Whether the client may hold cells of `r` (a site the certificate says may reach
+    /// it, or the client's own).
+    fn client_may_hold(&self, r: RefId) -> bool {
+        match self.kind(r) {
+            Kind::Global => false,
+            Kind::Site(_) => self.certificate.disclosed.contains(&r),
+            Kind::Client(_) => true,
+        }
+    }
+
+    fn new_instance(&mut self) -> u32 {
+        self.instances += 1;
+        self.instances
+    }
+
+    /// The facts of the invariant that mention `r`.
+    fn facts_of(&self, r: RefId) -> &[usize] {
+        self.facts_of.get(r as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The steps of the turn relation that constrain `r` after a turn.
+    fn steps_after(&self, r: RefId) -> &[usize] {
+        self.steps_after.get(r as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The steps of the turn relation that mention `r` before a turn.
+    fn steps_before(&self, r: RefId) -> &[usize] {
+        self.steps_before.get(r as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether a fact or step over these references is over the library's references
+    /// alone.
+    fn over_globals(&self, mut refs: impl Iterator<Item = RefId>) -> bool {
+        refs.all(|r| self.kind(r) == Kind::Global)
+    }
+
+    /// Every fact and step is over the library's references, or over the cells of one
+    /// object (the sites one code allocates) that the client cannot hold: what the
+    /// argument of `lang/proofs.md` §7 covers.
+    fn certificate_is_covered(&self) -> Result<(), Stop> {
+        let certificate = self.certificate;
+        let groups = (certificate
+            .invariant
+            .iter()
+            .map(|f| f.refs().collect::<Vec<_>>()))
+        .chain(certificate.steps.iter().map(|s| {
+            let mut refs = s.before_refs();
+            refs.push(s.after_ref());
+            refs
+        }));
+        for refs in groups {
+            let mut codes = BTreeSet::new();
+            for &r in &refs {
+                match self.kind(r) {
+                    Kind::Global => {
+                        codes.insert(None);
+                    }
+                    Kind::Site(s) if !self.client_may_hold(r) => {
+                        codes.insert(Some(self.sites.sites[s].code));
+                    }
+                    Kind::Site(_) | Kind::Client(_) => {
+                        return not_covered("a fact about a cell the client may write")
+                    }
+                }
+            }
+            if codes.len() > 1 {
+                return not_covered("a fact relating cells of different objects");
+            }
+        }
+        Ok(())
     }
 
     fn outcome(&mut self) -> Outcome {
@@ -1321,13 +1654,15 @@ impl<'l> Checker<'l> {
             Err(Stop::Refuted(o)) => Outcome::Refuted(o),
             Err(Stop::NotCovered(why)) => Outcome::NotCovered(why),
             Err(Stop::Unknown(why)) => Outcome::Unknown(why),
+            Err(Stop::Discloses(r)) => Outcome::NotCovered(format!(
+                "a cell `{}` reaches the client, and the certificate takes it as private",
+                ref_name(self.lib, &self.sites, r)
+            )),
         }
     }
 
     fn run(&mut self) -> Result<(), Stop> {
-        if self.lib.uses_refs {
-            return not_covered("the library uses ML-like references");
-        }
+        self.certificate_is_covered()?;
         if self.lib.types.any_list() {
             return not_covered(format!(
                 "the library uses lists; those the client plays had at most {} elements",
@@ -1335,9 +1670,34 @@ impl<'l> Checker<'l> {
             ));
         }
         let mut initial = Vec::new();
+        let mut stored_functions = Vec::new();
         for (r, value) in self.lib.store.iter().enumerate() {
             match value {
                 Initial::Int(v) => initial.push(int(v)),
+                // A reference that holds functions: whatever it holds is checked like a
+                // method, and what is read from it is called as the client's function
+                // is (module docs), so its value is never asked for.
+                Initial::Name(name) => {
+                    let (value, ty) = match name {
+                        GlobalName::Method(m) => {
+                            let code = self.lib.methods[*m as usize].code;
+                            (Val::Method(*m), self.lib.code(code).ty)
+                        }
+                        GlobalName::Import(i) => {
+                            let ty = self.lib.imports[*i as usize].ty;
+                            (Val::Client(ty), ty)
+                        }
+                        GlobalName::Undeclared(_) => {
+                            return not_covered(format!(
+                                "the reference `{}` holds an undeclared name",
+                                self.lib.refs[r]
+                            ))
+                        }
+                    };
+                    self.fun_refs.insert(r as RefId, ty);
+                    stored_functions.push(value);
+                    initial.push(Int::from_i64(0));
+                }
                 Initial::Absent => {
                     return not_covered(format!(
                         "the reference `{}` is never declared",
@@ -1346,12 +1706,6 @@ impl<'l> Checker<'l> {
                 }
                 Initial::Unit | Initial::Nil | Initial::Pair(..) | Initial::Loc(_) => {
                     return not_covered("a reference holds a location")
-                }
-                Initial::Name(_) => {
-                    return not_covered(format!(
-                        "the reference `{}` holds a function",
-                        self.lib.refs[r]
-                    ))
                 }
             }
         }
@@ -1365,9 +1719,14 @@ impl<'l> Checker<'l> {
                 written: imbl::OrdMap::new(),
             },
             assumed: Vec::new(),
+            disclosed: imbl::Vector::new(),
+            created: imbl::OrdSet::new(),
         };
         self.keeps_invariant(&start, Obligation::Initially)?;
         self.relation_is_a_preorder()?;
+        for value in stored_functions {
+            self.reveal(&value)?;
+        }
         for &m in &self.lib.public {
             let method = &self.lib.methods[m as usize];
             self.callables.push(Callable {
@@ -1393,6 +1752,18 @@ impl<'l> Checker<'l> {
             return Ok(());
         }
         let mut path = self.entered();
+        // One object of each code that allocates cells, so that the steps over cells
+        // are asked too.
+        let codes: BTreeSet<CodeId> = self.sites.sites.iter().map(|s| s.code).collect();
+        for code in codes {
+            let inst = self.new_instance();
+            for s in self.sites.of_code(code).collect::<Vec<_>>() {
+                path.store.get(Key {
+                    r: self.site_ref(s),
+                    inst,
+                });
+            }
+        }
         let first = path.store.clone();
         self.keeps_steps(&first, &path, Obligation::Reflexive)?;
         self.turn(&mut path);
@@ -1408,17 +1779,31 @@ impl<'l> Checker<'l> {
     fn check_callable(&mut self, callee: Callee, code_id: CodeId, env: Env) -> Result<(), Stop> {
         self.callee = callee.clone();
         let code = self.lib.code(code_id);
-        let path = self.entered();
+        let mut path = self.entered();
         let entry = path.store.clone();
+        // Cells it captured that the client may hold: what the client passes may be
+        // one of them.
+        let mut captured = Vec::new();
+        for v in &env {
+            locations(v, &mut captured);
+        }
+        for k in captured {
+            if self.client_may_hold(k.r) && !path.disclosed.contains(&k) {
+                path.disclosed.push_back(k);
+            }
+        }
         let mut inner = env.clone();
         if code.recursive {
             inner.push_front(Val::Closure(code_id, env));
         }
-        inner.push_front(self.fresh(code.param_ty));
-        for (path, result) in self.inlined(path, code_id, inner, 0)? {
-            self.reveal(&result)?;
-            self.keeps_invariant(&path, Obligation::AtReturn(callee.clone()))?;
-            self.keeps_steps(&entry, &path, Obligation::StepAtReturn(callee.clone()))?;
+        for (path, argument) in self.fresh_on(path, code.param_ty)? {
+            let mut inner = inner.clone();
+            inner.push_front(argument);
+            for (mut path, result) in self.inlined(path, code_id, inner, 0)? {
+                self.hand_over(&mut path, &result)?;
+                self.keeps_invariant(&path, Obligation::AtReturn(callee.clone()))?;
+                self.keeps_steps(&entry, &path, Obligation::StepAtReturn(callee.clone()))?;
+            }
         }
         Ok(())
     }
@@ -1434,6 +1819,8 @@ impl<'l> Checker<'l> {
                 written: imbl::OrdMap::new(),
             },
             assumed: vec![base],
+            disclosed: imbl::Vector::new(),
+            created: imbl::OrdSet::new(),
         }
     }
 
@@ -1469,9 +1856,76 @@ impl<'l> Checker<'l> {
             TypeNode::Int | TypeNode::Bool => Val::Int(self.symbol()),
             TypeNode::Pair(a, b) => Val::Pair(Rc::new(self.fresh(a)), Rc::new(self.fresh(b))),
             TypeNode::Arrow(..) => Val::Client(ty),
-            // Refused before any evaluation ([`Library::uses_refs`], [`crate::library::ir::Types::any_list`]).
+            // Lists are refused before any evaluation ([`crate::library::ir::Types::any_list`]);
+            // locations are made by [`Checker::fresh_on`], which calls this for the rest.
             TypeNode::Ref(_) | TypeNode::List(_) => Val::Unit,
         }
+    }
+
+    /// Every value of type `ty` the client may give on `path`: a location it passes is
+    /// each cell of that type it may hold that the path knows of, or a new cell of its
+    /// own (which it may hold from then on), each on a path of its own.
+    fn fresh_on(&mut self, path: Path, ty: TypeId) -> Result<Vec<(Path, Val)>, Stop> {
+        match self.lib.types.node(ty) {
+            TypeNode::Ref(content) => {
+                if !self.plain_content(Some(content)) {
+                    return not_covered("a cell of the client's holds a pair, a list or a cell");
+                }
+                let mut out = Vec::new();
+                for &k in &path.disclosed {
+                    if self.content(k) == Some(content) {
+                        out.push((path.clone(), Val::Loc(k)));
+                    }
+                }
+                let clients = (self.lib.refs.len() + self.sites.sites.len()) as RefId;
+                let k = Key {
+                    r: clients + content,
+                    inst: self.new_instance(),
+                };
+                let mut path = path;
+                path.disclosed.push_back(k);
+                out.push((path, Val::Loc(k)));
+                Ok(out)
+            }
+            TypeNode::Pair(a, b) => {
+                let mut out = Vec::new();
+                for (path, x) in self.fresh_on(path, a)? {
+                    for (path, y) in self.fresh_on(path, b)? {
+                        out.push((path, Val::Pair(Rc::new(x.clone()), Rc::new(y))));
+                    }
+                }
+                Ok(out)
+            }
+            _ => Ok(vec![(path, self.fresh(ty))]),
+        }
+    }
+
+    /// Whether cells holding `content` are covered: an integer, a truth value, `()`
+    /// or a function.
+    fn plain_content(&self, content: Option<TypeId>) -> bool {
+        content.is_some_and(|ty| {
+            matches!(
+                self.lib.types.node(ty),
+                TypeNode::Int | TypeNode::Bool | TypeNode::Unit | TypeNode::Arrow(..)
+            )
+        })
+    }
+
+    /// `v` reaches the client on `path`: each cell in it (not inside a function) is
+    /// one the client holds from now on, which the certificate must allow, and each
+    /// library function in it is checked like a method ([`Checker::reveal`]).
+    fn hand_over(&mut self, path: &mut Path, v: &Val) -> Result<(), Stop> {
+        let mut cells = Vec::new();
+        handed(v, &mut cells);
+        for k in cells {
+            if !self.client_may_hold(k.r) {
+                return Err(Stop::Discloses(k.r));
+            }
+            if !path.disclosed.contains(&k) {
+                path.disclosed.push_back(k);
+            }
+        }
+        self.reveal(v)
     }
 
     /// Asserts `asked` and what `path` assumes: its branch conditions, and the facts of
@@ -1490,10 +1944,27 @@ impl<'l> Checker<'l> {
         let included = if whole {
             let mut all = BTreeSet::new();
             for (g, assumed) in path.assumed.iter().enumerate() {
-                let facts = (0..certificate.invariant.len()).map(Part::Fact);
-                let steps = (0..certificate.steps.len()).map(Part::Step);
+                let facts = (0..certificate.invariant.len())
+                    .filter(|&f| self.over_globals(certificate.invariant[f].refs()))
+                    .map(|f| Part::Fact(f, 0));
+                let steps = (0..certificate.steps.len())
+                    .filter(|&s| self.over_globals(certificate.steps[s].before_refs().into_iter()))
+                    .map(|s| Part::Step(s, 0));
                 let steps = steps.filter(|_| assumed.before.is_some());
                 all.extend(facts.chain(steps).map(|part| (g, part)));
+                // Over cells: at each instance whose cells the store was asked for.
+                let mut cells: Vec<Key> = assumed.values.borrow().keys().copied().collect();
+                if let Some(before) = &assumed.before {
+                    cells.extend(before.store.written.keys());
+                    cells.extend(before.store.base.values.borrow().keys());
+                }
+                for k in cells.into_iter().filter(|k| k.inst != 0) {
+                    let facts = self.facts_of(k.r).iter().map(|&f| Part::Fact(f, k.inst));
+                    let steps = (self.steps_after(k.r).iter().chain(self.steps_before(k.r)))
+                        .filter(|_| assumed.before.is_some())
+                        .map(|&s| Part::Step(s, k.inst));
+                    all.extend(facts.chain(steps).map(|part| (g, part)));
+                }
             }
             all
         } else {
@@ -1525,15 +1996,17 @@ impl<'l> Checker<'l> {
             for (g, assumed) in path.assumed.iter().enumerate() {
                 let mut parts = Vec::new();
                 let of = assumed.reference.borrow().get(&symbol).copied();
-                if let Some(r) = of {
-                    parts.extend(self.facts_of[r as usize].iter().map(|&f| Part::Fact(f)));
+                if let Some(k) = of {
+                    parts.extend(self.facts_of(k.r).iter().map(|&f| Part::Fact(f, k.inst)));
                     if assumed.before.is_some() {
-                        parts.extend(self.steps_after[r as usize].iter().map(|&s| Part::Step(s)));
+                        let steps = self.steps_after(k.r).iter();
+                        parts.extend(steps.map(|&s| Part::Step(s, k.inst)));
                     }
                 }
                 if let Some(before) = &assumed.before {
-                    for r in before.mentioning(&symbol) {
-                        parts.extend(self.steps_before[r as usize].iter().map(|&s| Part::Step(s)));
+                    for k in before.mentioning(&symbol) {
+                        let steps = self.steps_before(k.r).iter();
+                        parts.extend(steps.map(|&s| Part::Step(s, k.inst)));
                     }
                 }
                 for part in parts {
@@ -1644,16 +2117,34 @@ impl<'l> Checker<'l> {
     fn keeps_invariant(&mut self, path: &Path, what: Obligation) -> Result<(), Stop> {
         let certificate = self.certificate;
         let store = &path.store;
+        let globals = store.written.keys().filter(|k| k.inst == 0);
         let asked: BTreeSet<usize> = if self.asking.sliced && store.base.is_assumed() {
-            (store.written.keys())
-                .flat_map(|r| self.facts_of[*r as usize].iter().copied())
+            globals
+                .flat_map(|k| self.facts_of(k.r).iter().copied())
                 .collect()
         } else {
-            (0..certificate.invariant.len()).collect()
+            (0..certificate.invariant.len())
+                .filter(|&f| self.over_globals(certificate.invariant[f].refs()))
+                .collect()
         };
-        let goals: Vec<(usize, Bool)> = (asked.into_iter())
-            .map(|f| (f, certificate.invariant[f].holds(|r| store.get(r))))
+        let mut goals: Vec<(usize, Bool)> = (asked.into_iter())
+            .map(|f| {
+                (
+                    f,
+                    certificate.invariant[f].holds(|r| store.get(Key::global(r))),
+                )
+            })
             .collect();
+        // Facts over cells, at each instance with a cell written: the others keep the
+        // values they were assumed to have.
+        let mut cells = BTreeSet::new();
+        for k in store.written.keys().filter(|k| k.inst != 0) {
+            cells.extend(self.facts_of(k.r).iter().map(|&f| (f, k.inst)));
+        }
+        for (f, inst) in cells {
+            let holds = certificate.invariant[f].holds(|r| store.get(Key { r, inst }));
+            goals.push((f, holds));
+        }
         let Some((mut broken, steps)) = self.broken.take() else {
             return self.prove_all(path, goals, what);
         };
@@ -1670,23 +2161,49 @@ impl<'l> Checker<'l> {
         let certificate = self.certificate;
         let after = &path.store;
         let sliced = self.asking.sliced;
-        let asked: BTreeSet<usize> = if sliced && Rc::ptr_eq(&before.base, &after.base) {
-            (before.written.keys().chain(after.written.keys()))
-                .flat_map(|r| self.steps_after[*r as usize].iter().copied())
+        let same_base = sliced && Rc::ptr_eq(&before.base, &after.base);
+        // The cells asked about: those written, from the same store; otherwise every
+        // cell the path asked for. Not those of objects made on the path, which did
+        // not exist at `before`.
+        let mut keys: BTreeSet<Key> = before
+            .written
+            .keys()
+            .chain(after.written.keys())
+            .copied()
+            .collect();
+        if !same_base {
+            for assumed in &path.assumed {
+                keys.extend(assumed.values.borrow().keys().filter(|k| k.inst != 0));
+            }
+        }
+        keys.retain(|k| !path.created.contains(&k.inst));
+        let mut asked: BTreeSet<(usize, u32)> = if same_base {
+            (keys.iter().filter(|k| k.inst == 0))
+                .flat_map(|k| self.steps_after(k.r).iter().map(|&s| (s, 0)))
                 .collect()
         } else {
-            (0..certificate.steps.len()).collect()
+            (0..certificate.steps.len())
+                .filter(|&s| self.over_globals(certificate.steps[s].before_refs().into_iter()))
+                .map(|s| (s, 0))
+                .collect()
         };
+        for k in keys.iter().filter(|k| k.inst != 0) {
+            asked.extend(self.steps_after(k.r).iter().map(|&s| (s, k.inst)));
+        }
         let goals: Vec<(usize, Bool)> = (asked.into_iter())
-            .filter(|&i| {
-                let r = certificate.steps[i].after_ref();
-                !sliced || before.get(r) != after.get(r)
+            .filter(|&(i, inst)| {
+                let k = Key {
+                    r: certificate.steps[i].after_ref(),
+                    inst,
+                };
+                !sliced || before.get(k) != after.get(k)
             })
-            .map(|i| {
-                (
-                    i,
-                    certificate.steps[i].holds(|r| before.get(r), |r| after.get(r)),
-                )
+            .map(|(i, inst)| {
+                let holds = certificate.steps[i].holds(
+                    |r| before.get(Key { r, inst }),
+                    |r| after.get(Key { r, inst }),
+                );
+                (i, holds)
             })
             .collect();
         let Some((facts, mut broken)) = self.broken.take() else {
@@ -1796,7 +2313,7 @@ impl<'l> Checker<'l> {
     /// captured.
     fn reveal(&mut self, v: &Val) -> Result<(), Stop> {
         let (callee, code, env) = match v {
-            Val::Int(_) | Val::Unit | Val::Client(_) => return Ok(()),
+            Val::Int(_) | Val::Unit | Val::Client(_) | Val::Loc(_) => return Ok(()),
             Val::Pair(a, b) => {
                 self.reveal(a)?;
                 return self.reveal(b);
@@ -1810,14 +2327,15 @@ impl<'l> Checker<'l> {
                 (Callee::Function(span), method.code, Env::new())
             }
             Val::Closure(code, env) => {
-                let env: Env = env.iter().map(|v| self.generalise(v)).collect();
+                let env = self.generalise_all(env);
                 let span = self.lib.code(*code).span.clone();
                 (Callee::Function(span), *code, env)
             }
         };
         let mut key = format!("{code}");
+        let mut order = Vec::new();
         for v in &env {
-            shape(v, &mut key);
+            shape(v, &mut key, &mut order);
         }
         if !self.revealed.insert(key) {
             return Ok(());
@@ -1831,14 +2349,38 @@ impl<'l> Checker<'l> {
         Ok(())
     }
 
-    /// `v` with every integer in it replaced by a fresh symbol: a function the client
-    /// calls later sees what it captured, whatever that was.
-    fn generalise(&mut self, v: &Val) -> Val {
+    /// `env` with every integer in it replaced by a fresh symbol, and every cell by
+    /// a cell of the same site (or the client's) of a new object, cells of one object
+    /// staying of one object: a function the client calls later sees what it
+    /// captured, whatever that holds by then.
+    fn generalise_all(&mut self, env: &Env) -> Env {
+        let mut objects = HashMap::new();
+        env.iter()
+            .map(|v| self.generalise(v, &mut objects))
+            .collect()
+    }
+
+    fn generalise(&mut self, v: &Val, objects: &mut HashMap<u32, u32>) -> Val {
         match v {
             Val::Int(_) => Val::Int(self.symbol()),
-            Val::Pair(a, b) => Val::Pair(Rc::new(self.generalise(a)), Rc::new(self.generalise(b))),
-            Val::Closure(code, env) => {
-                Val::Closure(*code, env.iter().map(|v| self.generalise(v)).collect())
+            Val::Pair(a, b) => Val::Pair(
+                Rc::new(self.generalise(a, objects)),
+                Rc::new(self.generalise(b, objects)),
+            ),
+            Val::Closure(code, env) => Val::Closure(
+                *code,
+                env.iter().map(|v| self.generalise(v, objects)).collect(),
+            ),
+            Val::Loc(k) => {
+                let inst = match objects.get(&k.inst) {
+                    Some(&inst) => inst,
+                    None => {
+                        let inst = self.new_instance();
+                        objects.insert(k.inst, inst);
+                        inst
+                    }
+                };
+                Val::Loc(Key { r: k.r, inst })
             }
             Val::Unit | Val::Method(_) | Val::Client(_) => v.clone(),
         }
@@ -1881,8 +2423,19 @@ impl<'l> Checker<'l> {
             ExprKind::Int(n) => vec![(path, Val::Int(int(n)))],
             ExprKind::Unit => vec![(path, Val::Unit)],
             ExprKind::Deref(r) => {
-                let v = Val::Int(path.store.get(*r));
+                let v = match self.fun_refs.get(r) {
+                    Some(&ty) => Val::Client(ty),
+                    None => Val::Int(path.store.get(Key::global(*r))),
+                };
                 vec![(path, v)]
+            }
+            ExprKind::Assign(r, rhs) if self.fun_refs.contains_key(r) => {
+                let mut out = Vec::new();
+                for (path, v) in self.eval(path, rhs, env, depth)? {
+                    self.reveal(&v)?;
+                    out.push((path, Val::Unit));
+                }
+                out
             }
             ExprKind::Assign(r, rhs) => {
                 let mut out = Vec::new();
@@ -1893,7 +2446,7 @@ impl<'l> Checker<'l> {
                             self.lib.refs[*r as usize]
                         ));
                     };
-                    path.store.written.insert(*r, v);
+                    path.store.written.insert(Key::global(*r), v);
                     out.push((path, Val::Unit));
                 }
                 out
@@ -1940,6 +2493,11 @@ impl<'l> Checker<'l> {
                 let mut out = Vec::new();
                 for (path, av) in self.eval(path, a, env.clone(), depth)? {
                     for (path, bv) in self.eval(path, b, env.clone(), depth)? {
+                        // Locations compare by identity, which a path decides.
+                        if let (BinOp::Eq, Val::Loc(x), Val::Loc(y)) = (op, &av, &bv) {
+                            out.push((path, Val::Int(Int::from_i64(i64::from(x == y)))));
+                            continue;
+                        }
                         let (x, y) = (integer(av.clone())?, integer(bv)?);
                         out.extend(self.binary(path, *op, x, y, &e.span)?);
                     }
@@ -1993,14 +2551,88 @@ impl<'l> Checker<'l> {
                 }
                 out
             }
-            // Refused in `run`, before any evaluation.
-            ExprKind::Alloc(..) | ExprKind::Load(_) | ExprKind::Store(..) => {
-                return not_covered("the library uses ML-like references")
+            ExprKind::Alloc(init, _) => {
+                let Some(site) = self.sites.at(e) else {
+                    return not_covered("an allocation outside the library's code");
+                };
+                let key = Key {
+                    r: self.site_ref(site),
+                    inst: self.activation,
+                };
+                let mut out = Vec::new();
+                for (mut path, v) in self.eval(path, init, env, depth)? {
+                    if !path.created.contains(&key.inst) {
+                        // The object's first cell: its other cells do not exist yet, so
+                        // nothing is known of them until they are allocated.
+                        path.created.insert(key.inst);
+                        let code = self.sites.sites[site].code;
+                        for s in self.sites.of_code(code).collect::<Vec<_>>() {
+                            let k = Key {
+                                r: self.site_ref(s),
+                                inst: key.inst,
+                            };
+                            let symbol = self.symbol();
+                            path.store.written.insert(k, symbol);
+                        }
+                    }
+                    self.write(&mut path, key, v)?;
+                    out.push((path, Val::Loc(key)));
+                }
+                out
+            }
+            ExprKind::Load(target) => {
+                let mut out = Vec::new();
+                for (path, v) in self.eval(path, target, env, depth)? {
+                    let Val::Loc(k) = v else {
+                        return not_covered("a read through something not a location");
+                    };
+                    let content = self.content(k);
+                    let v = match content.map(|ty| (ty, self.lib.types.node(ty))) {
+                        Some((_, TypeNode::Int | TypeNode::Bool)) => Val::Int(path.store.get(k)),
+                        Some((_, TypeNode::Unit)) => Val::Unit,
+                        // What a cell of functions holds was checked like a method when
+                        // it was stored, and is called as the client's function is.
+                        Some((ty, TypeNode::Arrow(..))) => Val::Client(ty),
+                        _ => return not_covered("a cell that holds a pair, a list or a cell"),
+                    };
+                    out.push((path, v));
+                }
+                out
+            }
+            ExprKind::Store(target, value) => {
+                let mut out = Vec::new();
+                for (path, t) in self.eval(path, target, env.clone(), depth)? {
+                    let Val::Loc(k) = t else {
+                        return not_covered("a write through something not a location");
+                    };
+                    for (mut path, v) in self.eval(path, value, env.clone(), depth)? {
+                        self.write(&mut path, k, v)?;
+                        out.push((path, Val::Unit));
+                    }
+                }
+                out
             }
             ExprKind::Nil | ExprKind::Cons(..) | ExprKind::Match(..) => {
                 return not_covered("the library uses lists")
             }
         })
+    }
+
+    /// `v` written to the cell `k` on `path`. A function stored in a cell is checked
+    /// like a method (module docs), so only cells of integers keep what they hold.
+    fn write(&mut self, path: &mut Path, k: Key, v: Val) -> Result<(), Stop> {
+        match self.content(k).map(|ty| self.lib.types.node(ty)) {
+            Some(TypeNode::Int | TypeNode::Bool) => {
+                let Val::Int(x) = v else {
+                    return not_covered("a cell of integers is given something else");
+                };
+                path.store.written.insert(k, x);
+                Ok(())
+            }
+            Some(TypeNode::Unit) => Ok(()),
+            Some(TypeNode::Arrow(..)) => self.reveal(&v),
+            _ => not_covered("a cell that holds a pair, a list or a cell"),
+        }
     }
 
     fn binary(
@@ -2059,7 +2691,10 @@ impl<'l> Checker<'l> {
         depth: u32,
     ) -> Result<Vec<(Path, Val)>, Stop> {
         *self.running.entry(code).or_default() += 1;
+        let activation = self.new_instance();
+        let caller = std::mem::replace(&mut self.activation, activation);
         let out = self.eval(path, &self.lib.code(code).body, env, depth);
+        self.activation = caller;
         if let Some(n) = self.running.get_mut(&code) {
             *n -= 1;
         }
@@ -2067,12 +2702,12 @@ impl<'l> Checker<'l> {
     }
 
     /// Whether a call of `code` is summarised rather than inlined: it is running
-    /// already, and neither its argument nor its result holds a function (module docs).
+    /// already, and neither its argument nor its result holds a function or a cell
+    /// (module docs; a cell passed there may be private, which a client's is not).
     fn summarises(&self, code: CodeId) -> bool {
         let f = self.lib.code(code);
-        self.running.get(&code).is_some_and(|&n| n > 0)
-            && !has_arrow(self.lib, f.param_ty)
-            && !has_arrow(self.lib, f.ret_ty)
+        let plain = |ty| !has_arrow(self.lib, ty) && !self.lib.types.mentions_ref(ty);
+        self.running.get(&code).is_some_and(|&n| n > 0) && plain(f.param_ty) && plain(f.ret_ty)
     }
 
     /// A call of `code`, which is running already, read as a client call is: `I` holds
@@ -2086,10 +2721,11 @@ impl<'l> Checker<'l> {
         env: Env,
         at: &Expr,
     ) -> Result<Vec<(Path, Val)>, Stop> {
-        let env: Env = env.iter().map(|v| self.generalise(v)).collect();
+        let env = self.generalise_all(&env);
         let mut key = format!("running {code}");
+        let mut order = Vec::new();
         for v in &env {
-            shape(v, &mut key);
+            shape(v, &mut key, &mut order);
         }
         let f = self.lib.code(code);
         if self.revealed.insert(key) {
@@ -2144,7 +2780,7 @@ impl<'l> Checker<'l> {
             }
             Val::Client(ty) => {
                 // A client turn: the invariant must hold, then anything it allows.
-                self.reveal(&arg)?;
+                self.hand_over(&mut path, &arg)?;
                 let what = Obligation::BeforeClientCall(self.callee.clone(), at.span.clone());
                 self.keeps_invariant(&path, what)?;
                 self.turn(&mut path);
@@ -2154,10 +2790,9 @@ impl<'l> Checker<'l> {
                 let Some((_, ret)) = self.lib.types.arrow(ty) else {
                     return not_covered("a client value applied that is not a function");
                 };
-                let result = self.fresh(ret);
-                Ok(vec![(path, result)])
+                self.fresh_on(path, ret)
             }
-            Val::Int(_) | Val::Unit | Val::Pair(..) => {
+            Val::Int(_) | Val::Unit | Val::Pair(..) | Val::Loc(_) => {
                 not_covered("an application of a non-function")
             }
         }
@@ -2175,26 +2810,63 @@ fn has_arrow(lib: &Library, ty: TypeId) -> bool {
 }
 
 /// Appends to `key` what tells apart the functions of one code that reach the client:
-/// the shape of what they captured, integers aside ([`Checker::generalise`]).
-fn shape(v: &Val, key: &mut String) {
+/// the shape of what they captured, integers aside, and which cells are of one object
+/// (numbered in `order` of appearance) ([`Checker::generalise`]).
+fn shape(v: &Val, key: &mut String, order: &mut Vec<u32>) {
     match v {
         Val::Int(_) => key.push_str(" int"),
         Val::Unit => key.push_str(" unit"),
         Val::Pair(a, b) => {
             key.push_str(" (");
-            shape(a, key);
-            shape(b, key);
+            shape(a, key, order);
+            shape(b, key, order);
             key.push(')');
         }
         Val::Closure(code, env) => {
             key.push_str(&format!(" fun{code}["));
             for v in env {
-                shape(v, key);
+                shape(v, key, order);
             }
             key.push(']');
         }
         Val::Method(m) => key.push_str(&format!(" m{m}")),
         Val::Client(ty) => key.push_str(&format!(" client{ty}")),
+        Val::Loc(k) => {
+            let object = match order.iter().position(|&i| i == k.inst) {
+                Some(n) => n,
+                None => {
+                    order.push(k.inst);
+                    order.len() - 1
+                }
+            };
+            key.push_str(&format!(" cell{}#{object}", k.r));
+        }
+    }
+}
+
+/// The cells in `v`, those its functions captured included.
+fn locations(v: &Val, out: &mut Vec<Key>) {
+    match v {
+        Val::Loc(k) => out.push(*k),
+        Val::Pair(a, b) => {
+            locations(a, out);
+            locations(b, out);
+        }
+        Val::Closure(_, env) => env.iter().for_each(|v| locations(v, out)),
+        Val::Int(_) | Val::Unit | Val::Method(_) | Val::Client(_) => {}
+    }
+}
+
+/// The cells the client gets with `v`: those in it, not inside a function (a function
+/// hides what it captured).
+fn handed(v: &Val, out: &mut Vec<Key>) {
+    match v {
+        Val::Loc(k) => out.push(*k),
+        Val::Pair(a, b) => {
+            handed(a, out);
+            handed(b, out);
+        }
+        Val::Closure(..) | Val::Int(_) | Val::Unit | Val::Method(_) | Val::Client(_) => {}
     }
 }
 
@@ -2216,7 +2888,7 @@ mod tests {
     fn invariant(facts: Vec<Fact>) -> Certificate {
         Certificate {
             invariant: facts,
-            steps: Vec::new(),
+            ..Certificate::default()
         }
     }
 
@@ -2407,11 +3079,15 @@ mod tests {
     fn what_the_argument_does_not_cover_is_said() {
         let cases = [
             ("public m (x:int) :(int) = { x * x };", "nonlinear"),
-            (
-                "fun f := g; private g (x:int) :(int) = { x }; public m (x:int) :(int) = { x };",
-                "holds a function",
-            ),
             ("public m (u:unit) :(unit) = { sned 1 };", "stuck"),
+            (
+                "ref int g := ref 0; public m (u:unit) :(int) = { !g };",
+                "holds a location",
+            ),
+            (
+                "public m (u:unit) :(int) = { let c = ref (1, 2) in fst !c };",
+                "holds a pair",
+            ),
         ];
         for (source, why) in cases {
             match check(&library(source), &Certificate::default(), Budget::default()) {
@@ -2422,12 +3098,153 @@ mod tests {
     }
 
     #[test]
-    fn libraries_with_references_are_not_covered() {
-        let lib = library("public m (u:unit) :(int) = { let c = ref 0 in c := 1; !c };");
-        assert!(lib.uses_refs);
-        assert_eq!(
-            check(&lib, &Certificate::default(), Budget::default()),
-            Outcome::NotCovered("the library uses ML-like references".to_string())
+    fn the_cells_of_each_object_keep_the_facts_of_their_site() {
+        // `account` makes one object per call; a withdrawal from another account
+        // during `send` leaves this one's balance alone, and any object's balance
+        // stays non-negative.
+        let source = "import send :(int -> unit)
+            public account (u:unit) :(int -> unit) = {
+              let balance = ref 100 in
+              fun (m:int) :(unit) ->
+                if m <= !balance then
+                  balance := !balance - m; send m; assert (0 <= !balance)
+                else ()
+            };";
+        let lib = library(source);
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let shown: Vec<String> = (found.invariant.iter())
+            .map(|f| f.display(&lib).to_string())
+            .collect();
+        assert!(shown.contains(&"cell balance ≥ 0".to_string()), "{shown:?}");
+        assert!(found.disclosed.is_empty());
+        // Paying out first, a reentrant withdrawal overdraws it.
+        let lib = library(&source.replace(
+            "balance := !balance - m; send m;",
+            "send m; balance := !balance - m;",
+        ));
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_relation_between_the_cells_of_one_object_proves_the_lock() {
+        let source = "import listener :((unit -> int) -> unit)
+            public make (u:unit) :(int -> unit) = {
+              let lock = ref 0 in
+              let balance = ref 100 in
+              fun (m:int) :(unit) ->
+                if !lock == 0 && m <= !balance then
+                  lock := 1;
+                  listener (fun (u:unit) :(int) -> !lock);
+                  balance := !balance - m;
+                  lock := 0;
+                  assert (0 <= !balance)
+                else ()
+            };";
+        let lib = library(source);
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let steps: Vec<String> = (found.steps.iter())
+            .map(|s| s.display(&lib).to_string())
+            .collect();
+        assert!(
+            steps.contains(&"while cell lock > 0, cell balance′ = cell balance".to_string()),
+            "{steps:?}"
+        );
+    }
+
+    #[test]
+    fn a_cell_that_reaches_the_client_is_described_by_no_fact() {
+        // The cell goes to the client, which may write anything there: only the
+        // library's own copy is trusted.
+        let lent = "import visit :(ref int -> unit)
+            int total := 0;
+            public deposit (m:int) :(unit) = {
+              if 0 < m then (let c = ref m in visit c; total := !total + m; assert (0 <= !total))
+              else ()
+            };";
+        let lib = library(lent);
+        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        assert_eq!(found.disclosed.len(), 1);
+        let cell = found.disclosed[0];
+        assert!(found.invariant.iter().all(|f| f.refs().all(|r| r != cell)));
+        // Trusting the lent cell fails: the client may have written it.
+        let lib = library(&lent.replace("total := !total + m", "total := !total + !c"));
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+        // A certificate that keeps the cell private is not the argument.
+        let private = Certificate {
+            invariant: vec![Fact::at_least((lib.refs.len()) as RefId, 1)],
+            ..Certificate::default()
+        };
+        assert!(
+            matches!(
+                check(&lib, &private, Budget::default()),
+                Outcome::NotCovered(_)
+            ),
+            "a fact about a cell that reaches the client"
+        );
+    }
+
+    #[test]
+    fn each_aliasing_of_the_clients_cells_is_a_path() {
+        let moves = |guarded: bool| {
+            let guard = if guarded { "src == dst" } else { "0 == 1" };
+            format!(
+                "public move_all (p:ref int * ref int) :(unit) = {{
+                   let src = fst p in let dst = snd p in
+                   if {guard} then ()
+                   else (let before = !src + !dst in
+                         dst := !dst + !src; src := 0;
+                         assert (!src + !dst == before))
+                 }};"
+            )
+        };
+        let lib = library(&moves(true));
+        let outcome = check(&lib, &Certificate::default(), Budget::default());
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        // Without the guard, moving a cell into itself empties it.
+        let lib = library(&moves(false));
+        let outcome = check(&lib, &Certificate::default(), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_function_stored_in_a_reference_is_checked_like_a_method() {
+        // `run` calls what `list` holds; each function stored there is checked.
+        let source = |assertion: &str| {
+            format!(
+                "private empty (x:int) :(unit) = {{ () }};
+                 fun list := empty;
+                 int cnt := 0;
+                 public enlist (n:int) :(unit) = {{
+                   let l = !list in list := (fun (z:int) :(unit) -> assert ({assertion}); l z)
+                 }};
+                 public run (u:unit) :(unit) = {{ !list 1 }};"
+            )
+        };
+        let lib = library(&source("0 <= !cnt"));
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Proved { ref revealed, .. } if revealed.len() == 2),
+            "{outcome:?}"
+        );
+        let lib = library(&source("0 < !cnt"));
+        let (_, outcome) = find(&lib, &candidates(&lib), Budget::default());
+        assert!(
+            matches!(outcome, Outcome::Refuted(Obligation::Assert(_))),
+            "{outcome:?}"
         );
     }
 
@@ -2701,16 +3518,16 @@ mod tests {
         // "While lock is 0, c is unchanged", alone: a turn could set lock to 1 and
         // then change c.
         let alone = Certificate {
-            invariant: Vec::new(),
             steps: vec![kept(c)],
+            ..Certificate::default()
         };
         assert_eq!(
             check(&lib, &alone, Budget::default()),
             Outcome::Refuted(Obligation::Transitive)
         );
         let both = Certificate {
-            invariant: Vec::new(),
             steps: vec![kept(c), kept(lock)],
+            ..Certificate::default()
         };
         assert!(matches!(
             check(&lib, &both, Budget::default()),

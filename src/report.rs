@@ -25,7 +25,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.9.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.10.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -36,7 +36,8 @@ pub enum Scope {
     /// Safe for every k and l: the certificate holi's proof checker ([`crate::proof`])
     /// accepted (the invariant at client turns and the turn relation, a fact each; the
     /// places of the library functions that reach the client, and of those whose
-    /// recursive calls the proof summarised, checked like methods),
+    /// recursive calls the proof summarised, checked like methods; the cells the
+    /// library allocates, each with whether the client may hold them),
     /// how many obligations Z3 discharged for it, and where they were written as
     /// SMT-LIB (`--certificate`).
     AllBounds {
@@ -44,6 +45,7 @@ pub enum Scope {
         turn_relation: Vec<String>,
         revealed: Vec<String>,
         recursive: Vec<String>,
+        cells: Vec<String>,
         obligations: usize,
         smtlib: Option<String>,
     },
@@ -193,6 +195,8 @@ pub struct JsonCertificate<'r> {
     pub revealed: &'r [String],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub recursive: &'r [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub cells: &'r [String],
     pub obligations: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub smtlib: Option<&'r str>,
@@ -594,6 +598,7 @@ impl Report<'_> {
                     turn_relation,
                     revealed,
                     recursive,
+                    cells,
                     obligations,
                     smtlib,
                 }) => Some(JsonCertificate {
@@ -601,6 +606,7 @@ impl Report<'_> {
                     turn_relation,
                     revealed,
                     recursive,
+                    cells,
                     obligations: *obligations,
                     smtlib: smtlib.as_deref(),
                 }),
@@ -749,6 +755,7 @@ impl Report<'_> {
                     turn_relation,
                     revealed,
                     recursive,
+                    cells,
                     obligations,
                     smtlib,
                 }) => {
@@ -784,6 +791,10 @@ impl Report<'_> {
                              client turns): {}",
                             recursive.join(", ")
                         );
+                    }
+                    if !cells.is_empty() {
+                        let _ =
+                            writeln!(out, "  cells, by where they are made: {}", cells.join("; "));
                     }
                     let written = smtlib
                         .as_ref()

@@ -510,12 +510,36 @@ fn safe_libraries_are_proved_for_every_bound_or_say_why_not() {
         json["certificate"]["obligations"].as_u64().unwrap()
     );
 
-    let unproved = "examples/flat_combiner_fixed.holi";
+    // Cells, by allocation site, with whether the client may hold them.
+    let account = "examples/account_fixed.holi";
+    let stdout = text(&holi(&["check", account]).stdout);
+    assert!(
+        stdout.contains("invariant at every client turn: cell balance ≥ 0")
+            && stdout.contains(
+                "cells, by where they are made: cell balance (examples/account_fixed.holi:8:17): private"
+            ),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&holi(&["check", account, "--format", "json"]).stdout).unwrap();
+    assert_eq!(
+        json["certificate"]["cells"][0],
+        "cell balance (examples/account_fixed.holi:8:17): private"
+    );
+
+    // A global reference that holds a location is outside the argument.
+    let unproved = dir.path().join("global_cell.holi");
+    std::fs::write(
+        &unproved,
+        "ref int g := ref 0;\npublic set (x:int) :(unit) = { !g := x };\n",
+    )
+    .unwrap();
+    let unproved = unproved.to_str().unwrap();
     let out = holi(&["check", unproved]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("(not proved for larger bounds: the reference `list` holds a function)"),
+        stdout.contains("(not proved for larger bounds: a reference holds a location)"),
         "{stdout}"
     );
     assert_eq!(holi(&["check", unproved, "--prove"]).status.code(), Some(3));
@@ -525,7 +549,7 @@ fn safe_libraries_are_proved_for_every_bound_or_say_why_not() {
     assert!(json.get("certificate").is_none());
     // Nothing is written for a library that is not proved.
     holi(&["check", unproved, "--certificate", dir_arg]);
-    assert!(!dir.path().join("flat_combiner_fixed.smt2").exists());
+    assert!(!dir.path().join("global_cell.smt2").exists());
 
     let skipped = text(&holi(&["check", fixed, "--no-prove"]).stdout);
     assert!(skipped.contains("not attempted (--no-prove)"), "{skipped}");

@@ -16,9 +16,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// The safe libraries of issue 15: the fixed examples, then the HOLiK corpus files with
-/// no failing trace at any bound.
-const EXAMPLES: [&str; 4] = ["dao", "double_free", "file_lock", "flat_combiner"];
+/// The safe libraries of issues 15 and 45: the fixed examples (those with ML-like
+/// references too), `awkward`, then the HOLiK corpus files with no failing trace at any
+/// bound.
+const EXAMPLES: [&str; 8] = [
+    "dao",
+    "double_free",
+    "file_lock",
+    "flat_combiner",
+    "lend",
+    "move_all",
+    "account",
+    "lock",
+];
 const CORPUS: [&str; 7] = [
     "awkward_safe",
     "cross_reentrancy_safe",
@@ -70,6 +80,7 @@ pub fn run(args: ProofsArgs) -> Result<(), String> {
         .iter()
         .map(|n| root.join(format!("examples/{n}_fixed.holi")))
         .collect();
+    files.push(root.join("examples/awkward.holi"));
     files.extend(CORPUS.iter().map(|n| programs.join(format!("{n}.holi"))));
     files.retain(|f| f.is_file());
     let certificates = args.out.join("certificates");

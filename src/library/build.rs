@@ -151,6 +151,7 @@ pub fn build(program: &Program) -> Library {
         ref_declared,
         store,
         cells,
+        cell_names: compiler.cell_names,
         undeclared,
         public,
         method_spans,
@@ -229,6 +230,7 @@ struct Compiler<'r> {
     codes: Vec<FunCode>,
     refs: Names,
     undeclared: Names,
+    cell_names: Vec<(Span, String)>,
 }
 
 impl Compiler<'_> {
@@ -364,6 +366,9 @@ impl Compiler<'_> {
                 boxed(self, locals, f),
             ),
             A::Let(x, e, body) => {
+                if matches!(e.kind, A::Alloc(_)) {
+                    self.cell_names.push((e.span.clone(), x.name.clone()));
+                }
                 let e = boxed(self, locals, e);
                 locals.push(x.name.clone());
                 let body = boxed(self, locals, body);

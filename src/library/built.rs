@@ -80,6 +80,9 @@ pub struct Library {
     /// them no location ever exists, and the search is exactly the one for HOLiK's
     /// fragment; with them, the prunings not argued for locations are off.
     pub uses_refs: bool,
+    /// The names `let x = ref …` gives the cells it allocates, by the place of the
+    /// `ref`: how a proof names the cells of that allocation (`lang/proofs.md`).
+    pub cell_names: Vec<(Span, String)>,
 }
 
 impl Library {

@@ -154,6 +154,7 @@ impl Library {
             ref_declared,
             store,
             cells: copy.cells,
+            cell_names: self.cell_names.clone(),
             undeclared,
             public,
             method_spans,

@@ -665,3 +665,52 @@ pub fn list_library() -> BoxedStrategy<String> {
         })
         .boxed()
 }
+
+/// A small library of objects: `make` allocates two cells `a` and `b` and returns a
+/// closure over them that runs a block (over the cells, its parameter, a reference
+/// `r0` and a callback; `peek` lends a cell to the client), calls back and checks a
+/// bound of a cell, alone, with a second
+/// closure that reads `a`, or with the cell `b` itself; beside a public method over
+/// `r0`.
+pub fn object_library() -> BoxedStrategy<String> {
+    let over_cells = Scope {
+        refs: 1,
+        vars: vec!["x"],
+        int_funs: vec!["ext".to_string()],
+        cells: vec!["a".to_string(), "b".to_string()],
+    };
+    let plain = Scope {
+        cells: vec![],
+        ..over_cells.clone()
+    };
+    (
+        (-1i64..3, -1i64..3, -1i64..3),
+        block(&over_cells, vec!["cb".into()]),
+        0u8..3,
+        block(&plain, vec!["cb".into()]),
+        (0u8..2, 0u8..3, -1i64..3),
+    )
+        .prop_map(|((r0, va, vb), body, shape, other, (cell, op, bound))| {
+            // A last check about a cell, which holds only if what the library and the
+            // client can do to it keeps it so.
+            let cell = ["a", "b"][cell as usize];
+            let op = ["<=", "==", "<"][op as usize];
+            let check = format!("assert ({bound} {op} !{cell})");
+            let closure = format!("(fun (x:int) :(unit) -> ({body}; cb (); {check}))");
+            let (ty, result) = match shape {
+                0 => ("int -> unit".to_string(), closure),
+                1 => (
+                    "(int -> unit) * (unit -> int)".to_string(),
+                    format!("({closure}, (fun (z:unit) :(int) -> !a))"),
+                ),
+                _ => ("(int -> unit) * ref int".to_string(), format!("({closure}, b)")),
+            };
+            format!(
+                "import ext :(int -> int)\nimport cb :(unit -> unit)\nimport peek :(ref int -> unit)\n\
+                 int r0 := {r0};\n\
+                 public make (u:unit) :({ty}) = {{ let a = ref {va} in let b = ref {vb} in {result} }};\n\
+                 public m (x:int) :(unit) = {{ {other} }};\n"
+            )
+        })
+        .boxed()
+}

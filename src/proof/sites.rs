@@ -1,0 +1,222 @@
+//! The cells a library allocates, by allocation site (a `ref e` in its code), as the
+//! proof checker needs them (`lang/proofs.md` §7): which code's activation allocates
+//! each (the cells one activation allocates form one object, as `make`'s `lock` and
+//! `balance`), what its cells hold, how a proof names them, and the constants the
+//! code gives them (for candidate facts).
+//!
+//! Which site a `!x` or `x := e` goes through is known here only when `x` is a
+//! variable bound to the `ref` itself (`let x = ref 0 in …`, possibly captured by a
+//! closure); the checker does not need it (it follows locations as values), only the
+//! candidates do, and fewer candidates never make a wrong proof.
+
+use crate::library::ir::{CodeId, Expr, ExprKind, TypeId};
+use crate::library::Library;
+use crate::syntax::ast::{BinOp, Span};
+use num_bigint::BigInt;
+use std::collections::HashMap;
+
+/// One allocation site.
+pub struct Site {
+    /// The code whose body holds the `ref` (not inside a nested function): one
+    /// activation of it allocates one cell of each of its sites.
+    pub code: CodeId,
+    pub span: Span,
+    /// The type of what its cells hold (unknown only in an ill-typed program).
+    pub content: Option<TypeId>,
+    /// The variable `let` binds the cell to, made unique (`balance`, `balance#2`), or
+    /// `ref#n` for the n-th site when no `let` names it.
+    pub name: String,
+    /// The constants its cells start with, are assigned or compared with, and 0, each
+    /// once, in order of appearance.
+    pub constants: Vec<BigInt>,
+    /// Those they are tested against (compared with, or 0 for `if !x`).
+    pub tested: Vec<BigInt>,
+    /// The constant the `ref` starts its cells with, if it is one.
+    pub initial: Option<BigInt>,
+}
+
+pub struct Sites {
+    pub sites: Vec<Site>,
+    /// Each `ref` expression's site, by its address in the library (which the checker
+    /// borrows for as long as it uses this table).
+    by_expr: HashMap<*const Expr, usize>,
+}
+
+impl Sites {
+    pub fn of(lib: &Library) -> Sites {
+        let mut walk = Walk {
+            lib,
+            sites: Vec::new(),
+            by_expr: HashMap::new(),
+            visited: vec![false; lib.codes.len()],
+        };
+        for method in &lib.methods {
+            walk.code(method.code, &[]);
+        }
+        for code in 0..lib.codes.len() {
+            walk.code(code as CodeId, &[]);
+        }
+        let mut sites = walk.sites;
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, site) in sites.iter_mut().enumerate() {
+            let named = (lib.cell_names.iter()).find(|(span, _)| *span == site.span);
+            site.name = match named {
+                Some((_, name)) => {
+                    let n = seen.entry(name.clone()).or_default();
+                    *n += 1;
+                    match *n {
+                        1 => name.clone(),
+                        n => format!("{name}#{n}"),
+                    }
+                }
+                None => format!("ref#{}", i + 1),
+            };
+        }
+        Sites {
+            sites,
+            by_expr: walk.by_expr,
+        }
+    }
+
+    /// The site of the `ref` expression `e`.
+    pub fn at(&self, e: &Expr) -> Option<usize> {
+        self.by_expr.get(&(e as *const Expr)).copied()
+    }
+
+    /// The sites one activation of `code` allocates.
+    pub fn of_code(&self, code: CodeId) -> impl Iterator<Item = usize> + '_ {
+        (0..self.sites.len()).filter(move |&s| self.sites[s].code == code)
+    }
+}
+
+struct Walk<'l> {
+    lib: &'l Library,
+    sites: Vec<Site>,
+    by_expr: HashMap<*const Expr, usize>,
+    visited: Vec<bool>,
+}
+
+fn add(to: &mut Vec<BigInt>, v: &BigInt) {
+    if !to.contains(v) {
+        to.push(v.clone());
+    }
+}
+
+impl Walk<'_> {
+    /// Walks `code`'s body once, in the environment it is made in (`outer`: the site of
+    /// each variable in scope that is bound to a `ref`, innermost last).
+    fn code(&mut self, code: CodeId, outer: &[Option<usize>]) {
+        if std::mem::replace(&mut self.visited[code as usize], true) {
+            return;
+        }
+        let f = self.lib.code(code);
+        let mut env = outer.to_vec();
+        if f.recursive {
+            env.push(None);
+        }
+        env.push(None);
+        self.expr(code, &f.body, &mut env);
+    }
+
+    /// The site variable `i` is bound to.
+    fn local(env: &[Option<usize>], e: &Expr) -> Option<usize> {
+        match e.kind {
+            ExprKind::Local(i) => env.len().checked_sub(1 + i as usize).and_then(|j| env[j]),
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, code: CodeId, e: &Expr, env: &mut Vec<Option<usize>>) {
+        match &e.kind {
+            ExprKind::Alloc(init, ty) => {
+                let initial = match &init.kind {
+                    ExprKind::Int(v) => Some(v.clone()),
+                    _ => None,
+                };
+                let mut constants = Vec::new();
+                if let Some(v) = &initial {
+                    add(&mut constants, v);
+                }
+                add(&mut constants, &BigInt::from(0));
+                self.by_expr.insert(e as *const Expr, self.sites.len());
+                self.sites.push(Site {
+                    code,
+                    span: e.span.clone(),
+                    content: *ty,
+                    name: String::new(),
+                    constants,
+                    tested: Vec::new(),
+                    initial,
+                });
+            }
+            ExprKind::Store(target, value) => {
+                if let (Some(s), ExprKind::Int(v)) = (Self::local(env, target), &value.kind) {
+                    add(&mut self.sites[s].constants, v);
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let read = |x: &Expr| match &x.kind {
+                    ExprKind::Load(target) => Self::local(env, target),
+                    _ => None,
+                };
+                let (s, v) = match (&a.kind, &b.kind) {
+                    (_, ExprKind::Int(v)) => (read(a), v),
+                    (ExprKind::Int(v), _) => (read(b), v),
+                    _ => (None, &BigInt::ZERO),
+                };
+                if let Some(s) = s {
+                    add(&mut self.sites[s].constants, v);
+                    if matches!(
+                        op,
+                        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq
+                    ) {
+                        add(&mut self.sites[s].tested, v);
+                    }
+                }
+            }
+            ExprKind::If(condition, ..) => {
+                let mut c = &**condition;
+                while let ExprKind::Not(inner) = &c.kind {
+                    c = inner;
+                }
+                if let ExprKind::Load(target) = &c.kind {
+                    if let Some(s) = Self::local(env, target) {
+                        add(&mut self.sites[s].tested, &BigInt::from(0));
+                    }
+                }
+            }
+            _ => {}
+        }
+        match &e.kind {
+            ExprKind::Let(rhs, body) => {
+                self.expr(code, rhs, env);
+                let bound = match &rhs.kind {
+                    ExprKind::Alloc(..) => self.by_expr.get(&(&**rhs as *const Expr)).copied(),
+                    _ => Self::local(env, rhs),
+                };
+                env.push(bound);
+                self.expr(code, body, env);
+                env.pop();
+            }
+            ExprKind::LetRec(inner, body) => {
+                self.code(*inner, env);
+                env.push(None);
+                self.expr(code, body, env);
+                env.pop();
+            }
+            ExprKind::Lambda(inner) => self.code(*inner, env),
+            ExprKind::Match(scrutinee, nil, cons) => {
+                self.expr(code, scrutinee, env);
+                self.expr(code, nil, env);
+                env.extend([None, None]);
+                self.expr(code, cons, env);
+                env.truncate(env.len() - 2);
+            }
+            _ => {
+                for child in e.children() {
+                    self.expr(code, child, env);
+                }
+            }
+        }
+    }
+}
