@@ -142,6 +142,14 @@ impl Library {
                 .iter()
                 .any(|c| copy.types.mentions_ref(c.param_ty) || copy.types.mentions_ref(c.ret_ty));
         let undeclared = copy.undeclared.into_vec();
+        // The names of the cells the kept methods allocate, in the order a rebuild meets
+        // them.
+        let cell_names = (self.cell_names.iter())
+            .filter(|(span, _)| {
+                (method_spans.iter()).any(|m| m.start <= span.start && span.end <= m.end)
+            })
+            .cloned()
+            .collect();
         let library = Library {
             may_get_stuck: Library::may_get_stuck_with(&undeclared, &store, &ill_typed),
             uses_refs: types_use_refs || copy.uses_cells || ref_declared.iter().any(|&b| b),
@@ -154,7 +162,7 @@ impl Library {
             ref_declared,
             store,
             cells: copy.cells,
-            cell_names: self.cell_names.clone(),
+            cell_names,
             undeclared,
             public,
             method_spans,
