@@ -308,18 +308,22 @@ fn mutate(source: &str) -> Vec<String> {
     out
 }
 
-/// A generated library (integer references, callbacks, closures returned to the client)
-/// that `find` proves has no failing trace at k = 3, l = 3 either: a proof covers every
-/// bound. The generator's libraries fail often, so few are proved (10 to 15 of 256
-/// per run).
-#[test]
-fn a_proved_generated_library_has_no_failing_trace() {
+/// Runs `find` on `cases` libraries of `strategy`; each one proved is searched at
+/// `k = l = bound` and must have no failing trace: a proof covers every bound. Returns
+/// how many were proved and how many of those were searched to the end.
+fn proved_ones_have_no_failing_trace(
+    strategy: proptest::strategy::BoxedStrategy<String>,
+    cases: u32,
+    bound: u32,
+) -> (usize, usize) {
     let mut runner = TestRunner::new(Config {
-        cases: 256,
+        cases,
+        // A failure's searches take seconds each: shrink it a little only.
+        max_shrink_iters: 16,
         ..Config::default()
     });
     let (proved, searched) = (Cell::new(0usize), Cell::new(0usize));
-    let outcome = runner.run(&prop_gen::library(), |source| {
+    let outcome = runner.run(&strategy, |source| {
         let loaded = holi::frontend::load_str("generated.holi", &source, false)
             .map_err(|r| TestCaseError::fail(r.render(false)))?;
         let lib = holi::library::build(&loaded.program);
@@ -329,60 +333,7 @@ fn a_proved_generated_library_has_no_failing_trace() {
         }
         proved.set(proved.get() + 1);
         let options = holi::symbolic::CheckOptions {
-            bounds: Bounds { k: 3, l: 3 },
-            limits: Limits {
-                max_configurations: Some(50_000),
-                timeout: Some(Duration::from_secs(5)),
-                ..Limits::default()
-            },
-            ..holi::symbolic::CheckOptions::default()
-        };
-        let bounded = holi::symbolic::check(&holi::library::build(&loaded.program), &options);
-        searched
-            .set(searched.get() + usize::from(bounded.verdict == holi::symbolic::Verdict::Safe));
-        proptest::prop_assert!(
-            bounded.verdict != holi::symbolic::Verdict::Unsafe,
-            "proved with {found:?} but has a failing trace:\n{source}"
-        );
-        Ok(())
-    });
-    if let Err(e) = outcome {
-        panic!("{e}");
-    }
-    eprintln!(
-        "generated libraries: {} proved, none with a failing trace at k = l = 3 ({} of \
-         them searched to the end)",
-        proved.get(),
-        searched.get()
-    );
-    // About 12 of 256 are proved on average; fewer than 2 is all but impossible.
-    assert!(proved.get() >= 2, "the generator makes provable libraries");
-}
-
-/// A generated library of objects with private and lent cells (`lang/proofs.md` §7)
-/// that `find` proves has no failing trace at k = 2, l = 2 either. Few are proved
-/// (a handful of 1024: the generator's checks mostly fail), hence the many cases.
-/// Treating the cells that reach the client as private is caught here.
-#[test]
-fn a_proved_library_of_objects_has_no_failing_trace() {
-    let mut runner = TestRunner::new(Config {
-        cases: 1024,
-        // A failure's searches take seconds each: shrink it a little only.
-        max_shrink_iters: 16,
-        ..Config::default()
-    });
-    let (proved, searched) = (Cell::new(0usize), Cell::new(0usize));
-    let outcome = runner.run(&prop_gen::object_library(), |source| {
-        let loaded = holi::frontend::load_str("objects.holi", &source, false)
-            .map_err(|r| TestCaseError::fail(r.render(false)))?;
-        let lib = holi::library::build(&loaded.program);
-        let (found, outcome) = find(&lib, &candidates(&lib), Budget::default());
-        if !matches!(outcome, Outcome::Proved { .. }) {
-            return Ok(());
-        }
-        proved.set(proved.get() + 1);
-        let options = holi::symbolic::CheckOptions {
-            bounds: Bounds { k: 2, l: 2 },
+            bounds: Bounds { k: bound, l: bound },
             limits: Limits {
                 max_configurations: Some(50_000),
                 timeout: Some(Duration::from_secs(5)),
@@ -399,16 +350,36 @@ fn a_proved_library_of_objects_has_no_failing_trace() {
         );
         Ok(())
     });
-    eprintln!(
-        "{} proved, {} of them searched to k = l = 2 without a limit",
-        proved.get(),
-        searched.get()
-    );
     if let Err(e) = outcome {
         panic!("{e}");
     }
+    eprintln!(
+        "{} proved, none with a failing trace at k = l = {bound} ({} of them searched to \
+         the end)",
+        proved.get(),
+        searched.get()
+    );
+    (proved.get(), searched.get())
+}
+
+/// Generated libraries (integer references, callbacks, closures returned to the
+/// client). The generator's libraries fail often, so few are proved (10 to 15 of 256
+/// per run).
+#[test]
+fn a_proved_generated_library_has_no_failing_trace() {
+    let (proved, _) = proved_ones_have_no_failing_trace(prop_gen::library(), 256, 3);
+    // About 12 of 256 are proved on average; fewer than 2 is all but impossible.
+    assert!(proved >= 2, "the generator makes provable libraries");
+}
+
+/// Generated libraries of objects with private and lent cells (`lang/proofs.md` §7).
+/// Few are proved (a handful of 1024: the generator's checks mostly fail), hence the
+/// many cases. Treating the cells that reach the client as private is caught here.
+#[test]
+fn a_proved_library_of_objects_has_no_failing_trace() {
+    let (_, searched) = proved_ones_have_no_failing_trace(prop_gen::object_library(), 1024, 2);
     assert!(
-        searched.get() > 0,
+        searched > 0,
         "no proved library of objects was searched in full"
     );
 }
