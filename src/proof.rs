@@ -782,10 +782,7 @@ fn candidates_cut(lib: &Library, cut: bool) -> Certificate {
     }
     // The cells of each allocation site that holds integers, as the references above.
     let sites = Sites::of(lib);
-    let integers = |site: &sites::Site| {
-        (site.content)
-            .is_some_and(|ty| matches!(lib.types.node(ty), TypeNode::Int | TypeNode::Bool))
-    };
+    let integers = |site: &sites::Site| integers(lib, site.content);
     let site_ref = |s: usize| (lib.refs.len() + s) as RefId;
     for (s, site) in sites.sites.iter().enumerate() {
         if !integers(site) {
@@ -1556,6 +1553,12 @@ impl<'l> Checker<'l> {
             Kind::Site(s) => self.sites.sites[s].content,
             Kind::Client(ty) => Some(ty),
         }
+    }
+
+    /// Whether the cell `k` holds integers (or truth values): the only cells the store
+    /// keeps values of.
+    fn holds_integers(&self, k: Key) -> bool {
+        integers(self.lib, self.content(k))
     }
 
     /// Whether the client may hold cells of `r` (a site the certificate says may reach
@@ -2562,8 +2565,8 @@ impl<'l> Checker<'l> {
                 let mut out = Vec::new();
                 for (mut path, v) in self.eval(path, init, env, depth)? {
                     if !path.created.contains(&key.inst) {
-                        // The object's first cell: its other cells do not exist yet, so
-                        // nothing is known of them until they are allocated.
+                        // The object's first cell: its other cells of integers do not
+                        // exist yet, so nothing is known of them until they are allocated.
                         path.created.insert(key.inst);
                         let code = self.sites.sites[site].code;
                         for s in self.sites.of_code(code).collect::<Vec<_>>() {
@@ -2571,8 +2574,10 @@ impl<'l> Checker<'l> {
                                 r: self.site_ref(s),
                                 inst: key.inst,
                             };
-                            let symbol = self.symbol();
-                            path.store.written.insert(k, symbol);
+                            if self.holds_integers(k) {
+                                let symbol = self.symbol();
+                                path.store.written.insert(k, symbol);
+                            }
                         }
                     }
                     self.write(&mut path, key, v)?;
@@ -2797,6 +2802,12 @@ impl<'l> Checker<'l> {
             }
         }
     }
+}
+
+/// Whether `content` is the integers or the truth values: what a cell must hold for
+/// the checker to keep its value and facts to be about it.
+fn integers(lib: &Library, content: Option<TypeId>) -> bool {
+    content.is_some_and(|ty| matches!(lib.types.node(ty), TypeNode::Int | TypeNode::Bool))
 }
 
 /// Whether `ty` is or holds a function type.
