@@ -77,7 +77,11 @@
 //!   objects of their sites (those of one object staying of one object), which the
 //!   invariant describes as it describes every object.
 
+mod limits;
+pub mod relational;
 mod sites;
+
+pub use limits::{Budget, INTERRUPTED, TIME_LIMIT};
 
 use crate::library::ir::{CodeId, Expr, ExprKind, GlobalName, MethodId, RefId, TypeId, TypeNode};
 use crate::library::{Initial, Library};
@@ -92,8 +96,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, Int};
 use z3::{AstKind, SatResult};
@@ -439,46 +442,6 @@ pub enum Outcome {
     NotCovered(String),
     /// Z3 could not decide an obligation, or the deadline passed.
     Unknown(String),
-}
-
-/// Why the checker stopped, when a limit stopped it ([`Outcome::Unknown`]).
-pub const TIME_LIMIT: &str = "the time limit ran out";
-pub const INTERRUPTED: &str = "interrupted";
-
-/// How far the checker goes before it gives up.
-#[derive(Clone, Debug)]
-pub struct Budget {
-    /// Evaluation steps over all methods.
-    pub steps: u64,
-    /// Nested calls of the library's own functions on one path.
-    pub depth: u32,
-    pub deadline: Option<Instant>,
-    /// Set to stop the checker (Ctrl-C, the memory limit): within a fraction of a
-    /// second it answers [`Outcome::Unknown`], as it does at the deadline.
-    pub interrupt: Option<Arc<AtomicBool>>,
-}
-
-impl Budget {
-    /// More effort (`holi check --prove`).
-    pub fn thorough() -> Budget {
-        Budget {
-            steps: 50_000_000,
-            depth: 256,
-            deadline: None,
-            interrupt: None,
-        }
-    }
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            steps: 1_000_000,
-            depth: 32,
-            deadline: None,
-            interrupt: None,
-        }
-    }
 }
 
 /// Checks that `certificate` proves `lib` safe for every k and l.
@@ -2651,7 +2614,7 @@ impl<'l> Checker<'l> {
         let one = Int::from_i64(1);
         let zero = Int::from_i64(0);
         let truth = |b: Bool| b.ite(&one, &zero);
-        let constant = |v: &Int| v.simplify().as_i64().is_some();
+        let constant = |v: &Int| crate::symbolic::solver::numeral(v).is_some();
         let v = match op {
             BinOp::Add => Int::add(&[&x, &y]),
             BinOp::Sub => Int::sub(&[&x, &y]),

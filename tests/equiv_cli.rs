@@ -117,12 +117,77 @@ fn a_library_against_itself_is_equivalent() {
         "2",
         "--l",
         "2",
+        "--no-prove",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o).contains("EQUIVALENT within k = 2, l = 2"),
         "{}",
         stdout(&o)
+    );
+}
+
+#[test]
+fn a_pair_a_relation_proves_is_equivalent_for_every_bound() {
+    let dir = files(&[("counter.holi", COUNTER), ("by_two.holi", COUNTER_BY_TWO)]);
+    let (left, right) = (
+        path(dir.path(), "counter.holi"),
+        path(dir.path(), "by_two.holi"),
+    );
+    let o = holi(&["equiv", &left, &right]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains(": EQUIVALENT for every k and l (proved)"),
+        "{out}"
+    );
+    assert!(out.contains("-2·left.c - right.c = 0"), "{out}");
+    // JSON: the scope, the proof and its certificate, which `z3` re-checks.
+    let certificates = dir.path().join("certificates");
+    let cert = certificates.display().to_string();
+    let o = holi(&[
+        "equiv",
+        &left,
+        &right,
+        "--format",
+        "json",
+        "--certificate",
+        &cert,
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON document");
+    assert_eq!(doc["scope"], "all-bounds", "{doc}");
+    assert_eq!(doc["verdict"], "equivalent");
+    assert!(doc["not_proved"].is_null());
+    let obligations = doc["proof"]["obligations"].as_u64().unwrap_or(0);
+    assert!(obligations > 0, "{doc}");
+    let smtlib = doc["proof"]["smtlib"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let text = std::fs::read_to_string(&smtlib).expect("the certificate is written");
+    assert_eq!(
+        text.lines().filter(|l| *l == "(check-sat)").count() as u64,
+        obligations
+    );
+    // `--no-prove` answers within the bounds only; `--prove` on a pair no relation
+    // proves answers the bounded verdict and exits 3.
+    let o = holi(&["equiv", &left, &right, "--no-prove", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a JSON document");
+    assert_eq!(doc["scope"], "bounded");
+    assert!(
+        doc["proof"].is_null() && doc["not_proved"].is_null(),
+        "{doc}"
+    );
+    let lends = "public make (_:unit) :(ref int) = { ref 0 };";
+    let dir = files(&[("lends.holi", lends)]);
+    let lends = path(dir.path(), "lends.holi");
+    let o = holi(&["equiv", &lends, &lends, "--prove", "--k", "2", "--l", "2"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.contains("EQUIVALENT within k = 2, l = 2"), "{out}");
+    assert!(
+        out.contains("not proved for every k and l: a cell reaches the client"),
+        "{out}"
     );
 }
 
@@ -134,7 +199,12 @@ fn a_refactored_counter_is_equivalent_and_a_saturating_one_is_not() {
         ("saturating.holi", SATURATING),
     ]);
     let d = dir.path();
-    let same = holi(&["equiv", &path(d, "counter.holi"), &path(d, "by_two.holi")]);
+    let same = holi(&[
+        "equiv",
+        &path(d, "counter.holi"),
+        &path(d, "by_two.holi"),
+        "--no-prove",
+    ]);
     assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
     // Without bounds on the command line they deepen to the default 4, 4.
     assert!(
@@ -403,6 +473,7 @@ fn a_limit_leaves_the_bounds_covered_when_deepening_and_is_inconclusive_otherwis
         &example("dao.holi"),
         "--max-configurations",
         "2000",
+        "--no-prove",
     ]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}");
@@ -437,11 +508,34 @@ fn a_limit_leaves_the_bounds_covered_when_deepening_and_is_inconclusive_otherwis
         "4",
         "--max-configurations",
         "2000",
+        "--no-prove",
     ]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(3), "{out}");
     assert!(out.contains("INCONCLUSIVE"), "{out}");
     assert!(out.contains("inconclusive: search stopped"), "{out}");
+    // A proof for every bound settles what the search left open, and says so.
+    let o = holi(&[
+        "equiv",
+        &example("dao.holi"),
+        &example("dao.holi"),
+        "--k",
+        "4",
+        "--l",
+        "4",
+        "--max-configurations",
+        "2000",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("EQUIVALENT for every k and l (proved)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the bounded search stopped first: search stopped"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -493,9 +587,22 @@ fun q -> _bot_",
     ]);
     let d = dir.path();
     let bounds = ["--k", "2", "--l", "2"];
-    let o = holi(&[&["equiv", &path(d, "meyer_sieber_4.bils")][..], &bounds].concat());
+    let o = holi(
+        &[
+            &["equiv", &path(d, "meyer_sieber_4.bils"), "--no-prove"][..],
+            &bounds,
+        ]
+        .concat(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("EQUIVALENT within k = 2, l = 2, unfold = 4"));
+    // No run of either side ends after `q` is called: a proof for every bound says so.
+    let o = holi(&["equiv", &path(d, "meyer_sieber_4.bils")]);
+    assert!(
+        stdout(&o).contains("EQUIVALENT for every k and l (proved)"),
+        "{}",
+        stdout(&o)
+    );
     let o = holi(&["equiv", &path(d, "ends.bils")]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");

@@ -9,6 +9,7 @@
 //! programs (a few mutants of each, spread over its source); each pair is compared at
 //! k 2, l 2 with 4 unfoldings under a configuration cap.
 
+use holi::check::ProofMode;
 use holi::equiv::{self, Replay, Request, Verdict};
 use holi::frontend::{load_str, Loaded};
 use holi::symbolic::{Bounds, CheckOptions, Limits, Techniques};
@@ -68,6 +69,9 @@ fn compare_with(left: &Loaded, right: &Loaded, memo: bool) -> Option<equiv::Comp
         deepen: equiv::Deepen::No,
         client_dir: None,
         stem: "pair".to_string(),
+        // The proof's own soundness is tested in `equiv_proof_soundness`.
+        proof: ProofMode::Off,
+        certificate: None,
     };
     equiv::run(left, right, &request, &mut |_| {}).ok()
 }

@@ -2,11 +2,13 @@
 //! issue 44): per pair the verdict, the bounds covered, the time, and Hobbit's reported
 //! time and answer side by side.
 //!
-//! Each pair runs once, `holi equiv FILE.bils --format json --timeout T` (the bounds
-//! deepen from 1, 1 past the defaults until a difference or the limit, so the limit
-//! leaves the bounds covered), under
-//! a wall-clock watchdog a few seconds past T. A verdict that contradicts the label is
-//! counted apart: it is the number that must stay 0.
+//! Each pair runs once, `holi equiv FILE.bils --format json --timeout T --certificate
+//! OUT/certificates` (the bounds deepen from 1, 1; once the defaults are covered a proof
+//! for every bound is tried, and without one the deepening goes on past them until a
+//! difference or the limit, so the limit leaves the bounds covered), under a
+//! wall-clock watchdog a few seconds past T. A verdict that contradicts the label is
+//! counted apart: it is the number that must stay 0, as is an inequivalent pair proved
+//! equivalent.
 
 use crate::meta;
 use crate::process::{self, Supervisor};
@@ -49,6 +51,11 @@ struct Pair {
     /// When the main lane completed the default bounds (k 4, l 4, 4 unfoldings, lists
     /// of 3): the answer `holi equiv` gives without `--timeout`, from the levels.
     to_defaults: Option<f64>,
+    /// Proved equivalent for every k and l: the proof's time and the size of its
+    /// certificate (SMT-LIB, bytes).
+    proof: Option<(f64, u64)>,
+    /// Why no proof was found, when one was attempted.
+    not_proved: String,
 }
 
 /// The bounds `holi equiv` deepens to without `--timeout` on files without headers.
@@ -80,6 +87,8 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
                 why: String::new(),
                 cut: false,
                 to_defaults: None,
+                proof: None,
+                not_proved: String::new(),
             })
         })
         .collect();
@@ -91,10 +100,11 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
     let queue = std::sync::Mutex::new(pairs.iter_mut());
     std::thread::scope(|s| {
         for _ in 0..args.jobs.max(1) {
-            let (holi, suite, supervisor, queue) = (&holi, &suite, &supervisor, &queue);
+            let (holi, suite, supervisor, queue, out) =
+                (&holi, &suite, &supervisor, &queue, &args.out);
             s.spawn(move || {
                 while let Some(pair) = queue.lock().ok().and_then(|mut q| q.next()) {
-                    measure(holi, suite, pair, args.timeout, supervisor);
+                    measure(holi, suite, out, pair, args.timeout, supervisor);
                     eprintln!("{}: {} ({:.2} s)", pair.file, pair.verdict, pair.seconds);
                 }
             });
@@ -104,7 +114,15 @@ pub fn run(args: HobbitArgs) -> Result<(), String> {
 }
 
 /// Runs `holi equiv` on `pair` and records its answer.
-fn measure(holi: &Path, suite: &Path, pair: &mut Pair, timeout: f64, supervisor: &Supervisor) {
+fn measure(
+    holi: &Path,
+    suite: &Path,
+    out: &Path,
+    pair: &mut Pair,
+    timeout: f64,
+    supervisor: &Supervisor,
+) {
+    let certificates = out.join("certificates");
     let args = vec![
         "equiv".to_string(),
         suite.join(&pair.file).display().to_string(),
@@ -112,6 +130,8 @@ fn measure(holi: &Path, suite: &Path, pair: &mut Pair, timeout: f64, supervisor:
         "json".to_string(),
         "--timeout".to_string(),
         timeout.to_string(),
+        "--certificate".to_string(),
+        certificates.display().to_string(),
     ];
     let watchdog = Duration::from_secs_f64(timeout + 10.0);
     let finished = match process::run(holi, &args, watchdog, supervisor) {
@@ -158,6 +178,16 @@ fn measure(holi: &Path, suite: &Path, pair: &mut Pair, timeout: f64, supervisor:
         pair.cut = true;
         pair.why = format!("larger bounds cut: {}", why.as_str().unwrap_or_default());
     }
+    if report["scope"] == "all-bounds" {
+        let seconds = report["proof"]["seconds"].as_f64().unwrap_or_default();
+        let size = (report["proof"]["smtlib"].as_str())
+            .and_then(|path| std::fs::metadata(path).ok())
+            .map_or(0, |m| m.len());
+        pair.proof = Some((seconds, size));
+    }
+    if let Some(why) = report["not_proved"].as_str() {
+        pair.not_proved = why.to_string();
+    }
 }
 
 /// The error's title: the first line of what holi printed, without its colours.
@@ -193,12 +223,12 @@ fn write(
     pairs: &[Pair],
 ) -> Result<(), String> {
     let mut csv = String::from(
-        "file,expected,verdict,covered,seconds,to_defaults,hobbit_seconds,hobbit_answer,why\n",
+        "file,expected,verdict,covered,seconds,to_defaults,proved,proof_seconds,certificate_bytes,hobbit_seconds,hobbit_answer,why,not_proved\n",
     );
     for p in pairs {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.3},{},{},{},{}",
+            "{},{},{},{},{:.3},{},{},{},{},{},{},{},{}",
             p.file,
             p.expected,
             p.verdict,
@@ -206,9 +236,13 @@ fn write(
             p.seconds,
             p.to_defaults
                 .map_or_else(String::new, |s| format!("{s:.3}")),
+            p.proof.is_some(),
+            p.proof.map_or_else(String::new, |(s, _)| format!("{s:.3}")),
+            p.proof.map_or_else(String::new, |(_, b)| b.to_string()),
             p.hobbit_seconds.map_or_else(String::new, |s| s.to_string()),
             p.hobbit_answer,
-            p.why.replace(',', ";")
+            p.why.replace(',', ";"),
+            p.not_proved.replace(',', ";")
         );
     }
     let write_file = |name: &str, text: &str| {
@@ -323,11 +357,46 @@ fn write(
         show(complete),
         show(theirs)
     );
-    md.push_str("| file | label | holi | covered | seconds | to defaults | Hobbit | Hobbit s | why |\n|---|---|---|---|---|---|---|---|---|\n");
+    let of_label = |label: &'static str| pairs.iter().filter(move |p| p.expected == label);
+    let proved: Vec<&Pair> = of_label("equivalent")
+        .filter(|p| p.proof.is_some())
+        .collect();
+    let wrongly = of_label("inequivalent")
+        .filter(|p| p.proof.is_some())
+        .count();
+    let within = proved
+        .iter()
+        .filter(|p| p.proof.is_some_and(|(s, _)| s <= 10.0))
+        .count();
+    let _ = writeln!(
+        md,
+        "Proved equivalent for every k and l (`lang/proofs.md` §8): **{} of {}** equivalent          pairs ({within} with a proof within 10 s; Hobbit proves {} of them); inequivalent          pairs proved: **{wrongly}** (must stay 0). Median proof time {}, median certificate          {} bytes; every certificate is in `certificates/`, and `z3 FILE` answers `unsat` to          each of its queries.\n",
+        proved.len(),
+        of_label("equivalent").count(),
+        of_label("equivalent").filter(|p| p.hobbit_answer == "yes").count(),
+        show(median(proved.iter().filter_map(|p| p.proof.map(|(s, _)| s)).collect())),
+        median(proved.iter().filter_map(|p| p.proof.map(|(_, b)| b as f64)).collect())
+            .map_or_else(|| "-".to_string(), |b| format!("{b:.0}")),
+    );
+    md.push_str(
+        "The pairs Hobbit leaves inconclusive (`N/A`: its bound reached), with holi's          answer:\n\n| file | label | holi | proved | why not |\n|---|---|---|---|---|\n",
+    );
+    for p in pairs.iter().filter(|p| p.hobbit_answer == "N/A") {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            p.file,
+            p.expected,
+            p.verdict,
+            if p.proof.is_some() { "yes" } else { "no" },
+            p.not_proved.replace('|', "\\|"),
+        );
+    }
+    md.push_str("\n| file | label | holi | covered | seconds | to defaults | proof s | certificate bytes | Hobbit | Hobbit s | why |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for p in pairs {
         let _ = writeln!(
             md,
-            "| {} | {} | {}{} | {} | {:.2} | {} | {} | {} | {} |",
+            "| {} | {} | {}{} | {} | {:.2} | {} | {} | {} | {} | {} | {} |",
             p.file,
             p.expected,
             p.verdict,
@@ -342,6 +411,8 @@ fn write(
             p.seconds,
             p.to_defaults
                 .map_or_else(String::new, |s| format!("{s:.3}")),
+            p.proof.map_or_else(String::new, |(s, _)| format!("{s:.3}")),
+            p.proof.map_or_else(String::new, |(_, b)| b.to_string()),
             p.hobbit_answer,
             p.hobbit_seconds.map_or_else(String::new, |s| s.to_string()),
             p.why.replace('|', "\\|"),

@@ -8,9 +8,10 @@ use super::args::parse_seconds;
 use super::exit::Outcome;
 use super::inputs::Input;
 use super::ui::Ui;
+use crate::check::ProofMode;
 use crate::diagnostics::Diagnostic;
 use crate::equiv::{
-    self, Compared, Ending, EquivBounds, EquivError, Observed, Parting, Replay, Verdict,
+    self, Compared, Ending, EquivBounds, EquivError, Observed, Parting, Proof, Replay, Verdict,
 };
 use crate::frontend::Loaded;
 use crate::hobbit::translate;
@@ -95,6 +96,20 @@ pub struct EquivArgs {
     /// the two libraries' runs side by side where they part.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Spend more effort on proving the libraries equivalent for every k and l when
+    /// the search finds no difference (without it the attempt takes no longer than the
+    /// search did, or a second): the attempt has all the time the command has, and
+    /// the command exits with 3 when no proof is found (`lang/proofs.md` §8).
+    #[arg(long, conflicts_with = "no_prove")]
+    pub prove: bool,
+    /// Do not try to prove the libraries equivalent beyond the bounds.
+    #[arg(long)]
+    pub no_prove: bool,
+    /// Write the certificate of a proof of equivalence for every k and l to
+    /// DIR/LEFT-vs-RIGHT.smt2: every obligation as an SMT-LIB query that must be
+    /// unsatisfiable (`z3 DIR/LEFT-vs-RIGHT.smt2` re-checks the proof).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_prove")]
+    pub certificate: Option<PathBuf>,
 }
 
 /// Two files whose interfaces differ.
@@ -197,6 +212,14 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
         },
         client_dir: args.client.clone(),
         stem,
+        proof: if args.prove {
+            ProofMode::Required
+        } else if args.no_prove {
+            ProofMode::Off
+        } else {
+            ProofMode::Default
+        },
+        certificate: args.certificate.clone(),
     };
     let compared = match equiv::run(&left, &right, &request, &mut |_| {}) {
         Ok(c) => c,
@@ -223,6 +246,10 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
         }
         Err(EquivError::Client(e)) => {
             eprintln!("error: cannot write the distinguishing client: {e}");
+            return Outcome::BadInput;
+        }
+        Err(EquivError::Certificate(e)) => {
+            eprintln!("error: cannot write the certificate: {e}");
             return Outcome::BadInput;
         }
     };
@@ -266,6 +293,10 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
         }
     }
     let outcome = match compared.verdict {
+        // `--prove` asks for a proof: equivalence within bounds only is not the answer.
+        Verdict::Equivalent if args.prove && !matches!(compared.proof, Proof::Proved { .. }) => {
+            Outcome::Inconclusive
+        }
         Verdict::Equivalent => Outcome::Ok,
         Verdict::Inequivalent => Outcome::Failure,
         Verdict::Inconclusive => Outcome::Inconclusive,
@@ -416,9 +447,10 @@ fn observed_text(o: &Observed) -> String {
 
 fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> String {
     let mut out = String::new();
-    let scope = match (c.verdict, c.covered) {
-        (Verdict::Equivalent, Some(b)) => format!(" within {b}"),
-        (Verdict::Inequivalent, _) => format!(" within {}", c.bounds),
+    let scope = match (c.verdict, c.covered, &c.proof) {
+        (Verdict::Equivalent, _, Proof::Proved { .. }) => " for every k and l (proved)".to_string(),
+        (Verdict::Equivalent, Some(b), _) => format!(" within {b}"),
+        (Verdict::Inequivalent, ..) => format!(" within {}", c.bounds),
         _ => String::new(),
     };
     let _ = writeln!(
@@ -438,6 +470,14 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
                 c.stats.configurations, c.stats.seconds
             );
             match &c.beyond {
+                // A proof settled what the search left open.
+                None if !c.inconclusive.is_empty() => {
+                    let _ = writeln!(
+                        out,
+                        "  the bounded search stopped first: {} ({stats})",
+                        c.inconclusive.join("; ")
+                    );
+                }
                 // The statistics are the last comparison's: the one cut short.
                 Some(b) => {
                     let _ = writeln!(out, "  no client tells them apart within these bounds");
@@ -548,6 +588,37 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
             }
         }
     }
+    match &c.proof {
+        Proof::Proved {
+            relation,
+            turn_relation,
+            obligations,
+            pairs,
+            smtlib,
+            seconds,
+        } => {
+            let _ = writeln!(
+                out,
+                "  proved: {obligations} obligations over {pairs} pair{} of functions, {seconds:.2} s (lang/proofs.md §8)",
+                if *pairs == 1 { "" } else { "s" }
+            );
+            let relation = match relation.is_empty() {
+                true => "none needed".to_string(),
+                false => relation.join("; "),
+            };
+            let _ = writeln!(out, "  relation at every client turn: {relation}");
+            if !turn_relation.is_empty() {
+                let _ = writeln!(out, "  turn relation: {}", turn_relation.join("; "));
+            }
+            if let Some(path) = smtlib {
+                let _ = writeln!(out, "  certificate written to {}", path.display());
+            }
+        }
+        Proof::NotProved(why) => {
+            let _ = writeln!(out, "  not proved for every k and l: {why}");
+        }
+        Proof::NotAttempted => {}
+    }
     if ui.verbose() {
         let _ = writeln!(
             out,
@@ -638,7 +709,25 @@ fn json_report(c: &Compared, names: [&str; 2]) -> Value {
         "left": names[0],
         "right": names[1],
         "verdict": verdict,
-        "scope": "bounded",
+        "scope": match c.proof {
+            Proof::Proved { .. } => "all-bounds",
+            _ => "bounded",
+        },
+        "proof": match &c.proof {
+            Proof::Proved { relation, turn_relation, obligations, pairs, smtlib, seconds } => json!({
+                "relation": relation,
+                "turn_relation": turn_relation,
+                "obligations": obligations,
+                "pairs": pairs,
+                "seconds": seconds,
+                "smtlib": smtlib.as_ref().map(|p| p.display().to_string()),
+            }),
+            _ => Value::Null,
+        },
+        "not_proved": match &c.proof {
+            Proof::NotProved(why) => Value::String(why.clone()),
+            _ => Value::Null,
+        },
         "bounds": bounds(c.bounds),
         "covered": c.covered.map(bounds),
         "beyond": c.beyond.as_ref().map(|b| json!({ "bounds": bounds(b.bounds), "why": b.why })),

@@ -12,8 +12,10 @@
 //! that does not replay leaves the answer inconclusive: it is never reported as found.
 
 mod deepening;
+mod proving;
 
 pub use deepening::{Deepening, EquivBounds, Past};
+pub use proving::Proof;
 
 use crate::client::{self, AtMove, Unwritten, Watch};
 use crate::concrete::{self, Cutoff, Limits, Outcome, ProgramIndex, Stop};
@@ -51,6 +53,11 @@ pub struct Request {
     pub deepen: Deepen,
     /// Also write the distinguishing client to `DIR/<stem>.holi` (`--client DIR`).
     pub client_dir: Option<PathBuf>,
+    /// Whether a search that finds no difference is followed by an attempt to prove
+    /// the libraries equivalent for every k and l (`--prove`, `--no-prove`).
+    pub proof: crate::check::ProofMode,
+    /// Where to write that proof's certificate as `<stem>.smt2` (`--certificate DIR`).
+    pub certificate: Option<PathBuf>,
     /// The name the client is written under.
     pub stem: String,
 }
@@ -218,6 +225,9 @@ pub struct Compared {
     pub beyond: Option<Beyond>,
     /// Each comparison made, in order: one without deepening.
     pub levels: Vec<Level>,
+    /// The attempt to prove them equivalent for every k and l: when it proves, the
+    /// verdict is equivalent, whatever the search left open.
+    pub proof: Proof,
 }
 
 /// One comparison of a deepening (or the only one).
@@ -270,6 +280,8 @@ pub enum EquivError {
     Incomparable(Vec<Mismatch>),
     /// The client could not be written to `--client DIR`.
     Client(std::io::Error),
+    /// The certificate could not be written to `--certificate DIR`.
+    Certificate(std::io::Error),
 }
 
 /// Compares `left` and `right` as `request` asks, calling `progress` during the search.
@@ -302,6 +314,7 @@ pub fn run(
     };
     let mut bounds = deepening.as_ref().map_or(asked, Deepening::first);
     let mut covered = None;
+    let mut early = None;
     let mut solving = compare::Solving::new();
     let started = std::time::Instant::now();
     let mut levels = Vec::new();
@@ -383,6 +396,20 @@ pub fn run(
         let settled = comparison.difference.is_some() || unsettled;
         if !settled && !probing {
             covered = Some(bounds);
+            // Past the bounds asked only a limit ends the deepening: a proof for every
+            // bound, tried once they are covered, ends it sooner.
+            let reached = bounds.k >= asked.k
+                && bounds.l >= asked.l
+                && bounds.unfold >= asked.unfold
+                && bounds.lists >= asked.lists;
+            if matches!(request.deepen, Deepen::Past(_)) && reached && early.is_none() {
+                let attempt = prove(request, &libs, [left, right], started.elapsed())?;
+                let proved = matches!(attempt, Proof::Proved { .. });
+                early = Some(attempt);
+                if proved {
+                    break (bounds, comparison);
+                }
+            }
         }
         match deepening.as_mut().filter(|_| !settled) {
             Some(d) => match d.next(configurations) {
@@ -458,6 +485,15 @@ pub fn run(
         }
         _ => (bounds, None),
     };
+    let proof = match (verdict, early) {
+        (Verdict::Inequivalent, _) => Proof::NotAttempted,
+        (_, Some(proof)) => proof,
+        (_, None) => prove(request, &libs, [left, right], started.elapsed())?,
+    };
+    let verdict = match proof {
+        Proof::Proved { .. } => Verdict::Equivalent,
+        _ => verdict,
+    };
     Ok(Compared {
         verdict,
         difference: shown,
@@ -468,7 +504,25 @@ pub fn run(
         covered,
         beyond,
         levels,
+        proof,
     })
+}
+
+/// The attempt to prove `libs` equivalent for every k and l, as `request` asks, after a
+/// search of `searched`.
+fn prove(
+    request: &Request,
+    libs: &[Library; 2],
+    files: [&Loaded; 2],
+    searched: std::time::Duration,
+) -> Result<Proof, EquivError> {
+    let certificate = (request.certificate.as_deref()).map(|dir| proving::Certificate {
+        dir,
+        stem: &request.stem,
+    });
+    let limits = &request.options.limits;
+    proving::attempt(libs, files, request.proof, certificate, limits, searched)
+        .map_err(EquivError::Certificate)
 }
 
 /// The difference `d` rendered, its client written and run on each side.

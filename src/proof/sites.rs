@@ -33,6 +33,10 @@ pub struct Site {
     pub tested: Vec<BigInt>,
     /// The constant the `ref` starts its cells with, if it is one.
     pub initial: Option<BigInt>,
+    /// The constants `x := !x + c` (or `- c`, as `-c`) adds to its cells.
+    pub steps: Vec<BigInt>,
+    /// Whether some `x := e` writes its cells through a variable bound to it.
+    pub written: bool,
 }
 
 pub struct Sites {
@@ -40,6 +44,9 @@ pub struct Sites {
     /// Each `ref` expression's site, by its address in the library (which the checker
     /// borrows for as long as it uses this table).
     by_expr: HashMap<*const Expr, usize>,
+    /// Whether some write goes through something other than a variable bound to a
+    /// `ref`: then any site's cells may be written.
+    pub stores_elsewhere: bool,
 }
 
 impl Sites {
@@ -49,6 +56,7 @@ impl Sites {
             sites: Vec::new(),
             by_expr: HashMap::new(),
             visited: vec![false; lib.codes.len()],
+            stores_elsewhere: false,
         };
         for method in &lib.methods {
             walk.code(method.code, &[]);
@@ -75,12 +83,18 @@ impl Sites {
         Sites {
             sites,
             by_expr: walk.by_expr,
+            stores_elsewhere: walk.stores_elsewhere,
         }
     }
 
     /// The site of the `ref` expression `e`.
     pub fn at(&self, e: &Expr) -> Option<usize> {
         self.by_expr.get(&(e as *const Expr)).copied()
+    }
+
+    /// Whether the cells of site `s` may change after they are made.
+    pub fn mutable(&self, s: usize) -> bool {
+        self.stores_elsewhere || self.sites[s].written
     }
 
     /// The sites one activation of `code` allocates.
@@ -94,6 +108,7 @@ struct Walk<'l> {
     sites: Vec<Site>,
     by_expr: HashMap<*const Expr, usize>,
     visited: Vec<bool>,
+    stores_elsewhere: bool,
 }
 
 fn add(to: &mut Vec<BigInt>, v: &BigInt) {
@@ -126,6 +141,22 @@ impl Walk<'_> {
         }
     }
 
+    /// The constant `value` adds to site `s`'s cell, when it is `!x + c`, `c + !x` or
+    /// `!x - c` with `x` bound to `s`.
+    fn step(env: &[Option<usize>], s: usize, value: &Expr) -> Option<BigInt> {
+        let ExprKind::Binary(op, a, b) = &value.kind else {
+            return None;
+        };
+        let read =
+            |x: &Expr| matches!(&x.kind, ExprKind::Load(t) if Self::local(env, t) == Some(s));
+        match (op, &a.kind, &b.kind) {
+            (BinOp::Add, _, ExprKind::Int(c)) if read(a) => Some(c.clone()),
+            (BinOp::Add, ExprKind::Int(c), _) if read(b) => Some(c.clone()),
+            (BinOp::Sub, _, ExprKind::Int(c)) if read(a) => Some(-c),
+            _ => None,
+        }
+    }
+
     fn expr(&mut self, code: CodeId, e: &Expr, env: &mut Vec<Option<usize>>) {
         match &e.kind {
             ExprKind::Alloc(init, ty) => {
@@ -147,13 +178,22 @@ impl Walk<'_> {
                     constants,
                     tested: Vec::new(),
                     initial,
+                    steps: Vec::new(),
+                    written: false,
                 });
             }
-            ExprKind::Store(target, value) => {
-                if let (Some(s), ExprKind::Int(v)) = (Self::local(env, target), &value.kind) {
-                    add(&mut self.sites[s].constants, v);
+            ExprKind::Store(target, value) => match Self::local(env, target) {
+                Some(s) => {
+                    self.sites[s].written = true;
+                    if let ExprKind::Int(v) = &value.kind {
+                        add(&mut self.sites[s].constants, v);
+                    }
+                    if let Some(c) = Self::step(env, s, value) {
+                        add(&mut self.sites[s].steps, &c);
+                    }
                 }
-            }
+                None => self.stores_elsewhere = true,
+            },
             ExprKind::Binary(op, a, b) => {
                 let read = |x: &Expr| match &x.kind {
                     ExprKind::Load(target) => Self::local(env, target),

@@ -868,6 +868,19 @@ fn difference_region(region: &difference::Region) -> Bool {
     Bool::and(&conjuncts)
 }
 
+/// The value of `x` when it simplifies to a numeral that fits an `i64`. Where a limit
+/// interrupted the context, Z3's `simplify` gives no term (on which the z3 crate's own
+/// `simplify` panics): then `None`, as for a term that is no numeral.
+pub(crate) fn numeral(x: &Int) -> Option<i64> {
+    use z3::ast::Ast;
+    let ctx = x.get_ctx();
+    // SAFETY: both pointers come from live objects of one context; a null result is
+    // checked before it is wrapped, and `wrap` takes its own reference.
+    let simple = unsafe { z3_sys::Z3_simplify(ctx.get_z3_context(), x.get_z3_ast()) }?;
+    // SAFETY: `simple` is a term of `ctx` that Z3 just returned.
+    unsafe { Int::wrap(ctx, simple) }.as_i64()
+}
+
 pub(crate) fn int_const(c: &BigInt) -> Int {
     match i64::try_from(c) {
         Ok(small) => Int::from_i64(small),
