@@ -521,8 +521,14 @@ fn prove(
         stem: &request.stem,
     });
     let limits = &request.options.limits;
-    proving::attempt(libs, files, request.proof, certificate, limits, searched)
-        .map_err(EquivError::Certificate)
+    // On a thread of its own: the checker's alarm interrupts its thread's Z3 context
+    // at its deadline, which must not be the one the search goes on in.
+    std::thread::scope(|s| {
+        s.spawn(|| proving::attempt(libs, files, request.proof, certificate, limits, searched))
+            .join()
+    })
+    .unwrap_or_else(|_| Ok(Proof::NotProved("the proof attempt failed".to_string())))
+    .map_err(EquivError::Certificate)
 }
 
 /// The difference `d` rendered, its client written and run on each side.

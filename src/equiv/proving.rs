@@ -42,7 +42,8 @@ pub struct Certificate<'a> {
 
 /// Tries to prove `libs` equivalent for every k and l within `limits` (its deadline,
 /// Ctrl-C flag and memory limit), and without `--prove` within as long as the search
-/// took (`searched`), at least [`PROOF_TIME_FLOOR`].
+/// took (`searched`), at least [`PROOF_TIME_FLOOR`], or half the time left before the
+/// deadline when that is longer.
 pub fn attempt(
     libs: &[Library; 2],
     files: [&Loaded; 2],
@@ -55,7 +56,10 @@ pub fn attempt(
         return Ok(Proof::NotAttempted);
     }
     let started = Instant::now();
-    let own = (mode != ProofMode::Required).then(|| started + searched.max(PROOF_TIME_FLOOR));
+    let half_left =
+        (limits.deadline).map_or(Duration::ZERO, |d| d.saturating_duration_since(started) / 2);
+    let own = (mode != ProofMode::Required)
+        .then(|| started + searched.max(PROOF_TIME_FLOOR).max(half_left));
     let memory = memory::Watch::start(
         limits.max_memory.unwrap_or(u64::MAX),
         limits.interrupt.clone(),
@@ -121,7 +125,7 @@ pub fn attempt(
             let why = if memory.exceeded() {
                 "the memory limit (--max-memory) was exceeded".to_string()
             } else if why == TIME_LIMIT && limits.deadline.is_none_or(|d| Instant::now() < d) {
-                "the attempt had as long as the search took, or a second (--prove gives it all the time the command has)".to_string()
+                "the attempt had as long as the search took, a second, or half the time left (--prove gives it all the time the command has)".to_string()
             } else {
                 why
             };
