@@ -7,6 +7,8 @@
 //! Hobbit's pairs are read from `../shared/hobbit-bench` when it is there; the tests
 //! that need them say so and pass without.
 
+mod mutants;
+
 use holi::check::ProofMode;
 use holi::equiv::{self, Request, Verdict};
 use holi::frontend::{load_str, Loaded};
@@ -83,35 +85,6 @@ fn no_inequivalent_pair_of_hobbit_is_proved_and_most_equivalent_ones_are() {
     assert!(count >= 48, "only {count} of {} proved", equivalent.len());
 }
 
-/// One integer literal or one `+` of `source` changed, each mutant once.
-fn mutants(source: &str) -> Vec<String> {
-    let bytes = source.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        let prev_ident = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
-        if c.is_ascii_digit() && !prev_ident {
-            let end = i + source[i..]
-                .find(|ch: char| !ch.is_ascii_digit())
-                .unwrap_or(source.len() - i);
-            if let Ok(n) = source[i..end].parse::<u64>() {
-                out.push(format!("{}{}{}", &source[..i], n + 1, &source[end..]));
-            }
-            i = end;
-            continue;
-        }
-        if c == b'+' {
-            out.push(format!("{}-{}", &source[..i], &source[i + 1..]));
-        }
-        if c == b'<' && bytes.get(i + 1) != Some(&b'=') {
-            out.push(format!("{}<={}", &source[..i], &source[i + 1..]));
-        }
-        i += 1;
-    }
-    out
-}
-
 /// The bounded comparison, without a proof.
 fn search(left: &Loaded, right: &Loaded) -> Option<Verdict> {
     let request = Request {
@@ -148,7 +121,7 @@ fn no_mutant_of_a_proved_pair_that_a_client_tells_apart_is_proved() {
         if !proved(&libs, 2) {
             continue;
         }
-        for mutant in mutants(&original[1].source).into_iter().take(6) {
+        for mutant in mutants::of(&original[1].source).into_iter().take(6) {
             let Ok(right) = load_str("mutant.holi", &mutant, false) else {
                 continue;
             };

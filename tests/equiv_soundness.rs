@@ -9,6 +9,8 @@
 //! programs (a few mutants of each, spread over its source); each pair is compared at
 //! k 2, l 2 with 4 unfoldings under a configuration cap.
 
+mod mutants;
+
 use holi::check::ProofMode;
 use holi::equiv::{self, Replay, Request, Verdict};
 use holi::frontend::{load_str, Loaded};
@@ -132,43 +134,6 @@ fn own_names(loaded: &Loaded) -> Vec<String> {
         .collect()
 }
 
-/// One-point mutants of `source`: each integer literal plus one, each `+` a `-`, each
-/// `<` a `<=` (outside comments and the bounds header).
-fn mutants(source: &str) -> Vec<String> {
-    let code_start = source
-        .rfind("set-bounds")
-        .map_or(0, |i| source[i..].find('#').map_or(0, |j| i + j + 1));
-    let mut out = Vec::new();
-    let bytes = source.as_bytes();
-    let mut i = code_start;
-    while i < bytes.len() {
-        if source[i..].starts_with("//") {
-            i += source[i..].find('\n').unwrap_or(source.len() - i);
-            continue;
-        }
-        let c = bytes[i];
-        let prev_ident = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
-        if c.is_ascii_digit() && !prev_ident {
-            let end = i + source[i..]
-                .find(|ch: char| !ch.is_ascii_digit())
-                .unwrap_or(source.len() - i);
-            if let Ok(n) = source[i..end].parse::<u64>() {
-                out.push(format!("{}{}{}", &source[..i], n + 1, &source[end..]));
-            }
-            i = end;
-            continue;
-        }
-        if c == b'+' {
-            out.push(format!("{}-{}", &source[..i], &source[i + 1..]));
-        }
-        if c == b'<' && bytes.get(i + 1) != Some(&b'=') {
-            out.push(format!("{}<={}", &source[..i], &source[i + 1..]));
-        }
-        i += 1;
-    }
-    out
-}
-
 #[test]
 fn a_library_is_never_told_apart_from_a_renaming_of_itself() {
     let mut compared = 0;
@@ -213,7 +178,7 @@ fn every_difference_between_a_library_and_its_mutant_replays() {
         let Some(left) = load("left.holi", &source) else {
             continue;
         };
-        let all = mutants(&source);
+        let all = mutants::of(&source);
         // A few per library, spread over it: the benchmark's programs have dozens.
         let step = all.len().div_ceil(PER_LIBRARY).max(1);
         for mutant in all.into_iter().step_by(step) {
@@ -265,7 +230,7 @@ fn the_memo_of_met_configurations_changes_no_answer_nor_the_shortest_length() {
         let Ok(source) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let all = mutants(&source);
+        let all = mutants::of(&source);
         let step = all.len().div_ceil(PER_LIBRARY).max(1);
         for mutant in all.into_iter().step_by(step) {
             if let (Some(left), Some(right)) =

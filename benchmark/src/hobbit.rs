@@ -370,7 +370,7 @@ fn write(
         .count();
     let _ = writeln!(
         md,
-        "Proved equivalent for every k and l (`lang/proofs.md` §8): **{} of {}** equivalent          pairs ({within} with a proof within 10 s; Hobbit proves {} of them); inequivalent          pairs proved: **{wrongly}** (must stay 0). Median proof time {}, median certificate          {} bytes; every certificate is in `certificates/`, and `z3 FILE` answers `unsat` to          each of its queries.\n",
+        "Proved equivalent for every k and l (`lang/proofs.md` §8): **{} of {}** equivalent pairs ({within} with a proof within 10 s; Hobbit proves {} of them); inequivalent pairs proved: **{wrongly}** (must stay 0). Median proof time {}, median certificate {} bytes; every certificate is in `certificates/`, and `z3 FILE` answers `unsat` to each of its queries.\n",
         proved.len(),
         of_label("equivalent").count(),
         of_label("equivalent").filter(|p| p.hobbit_answer == "yes").count(),
@@ -379,7 +379,7 @@ fn write(
             .map_or_else(|| "-".to_string(), |b| format!("{b:.0}")),
     );
     md.push_str(
-        "The pairs Hobbit leaves inconclusive (`N/A`: its bound reached), with holi's          answer:\n\n| file | label | holi | proved | why not |\n|---|---|---|---|---|\n",
+        "The pairs Hobbit leaves inconclusive (`N/A`: its bound reached), with holi's answer:\n\n| file | label | holi | proved | why not |\n|---|---|---|---|---|\n",
     );
     for p in pairs.iter().filter(|p| p.hobbit_answer == "N/A") {
         let _ = writeln!(
