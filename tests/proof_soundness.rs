@@ -367,10 +367,19 @@ fn a_proved_generated_library_has_no_failing_trace() {
 /// many cases. Treating the cells that reach the client as private is caught here.
 #[test]
 fn a_proved_library_of_objects_has_no_failing_trace() {
-    let (_, searched) = proved_ones_have_no_failing_trace(prop_gen::object_library(), 1024, 2);
+    // Many proved ones are too big to search in full at k = l = 2 within the limits
+    // (about half; on a loaded machine more): more rounds of fresh cases until one is,
+    // so that the law is exercised on every run.
+    let mut searched = 0;
+    for _ in 0..4 {
+        searched += proved_ones_have_no_failing_trace(prop_gen::object_library(), 1024, 2).1;
+        if searched > 0 {
+            break;
+        }
+    }
     assert!(
         searched > 0,
-        "no proved library of objects was searched in full"
+        "no proved library of objects was searched in full in 4096 cases"
     );
 }
 
