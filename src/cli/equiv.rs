@@ -469,9 +469,18 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
                 "{} configurations, {:.2} s",
                 c.stats.configurations, c.stats.seconds
             );
+            // With a proof the verdict line names no bounds: say which the search covered.
+            let proved = matches!(c.proof, Proof::Proved { .. });
+            let within = match c.covered {
+                Some(b) if proved => format!("within {b}"),
+                _ => "within these bounds".to_string(),
+            };
             match &c.beyond {
                 // A proof settled what the search left open.
                 None if !c.inconclusive.is_empty() => {
+                    if let (true, Some(b)) = (proved, c.covered) {
+                        let _ = writeln!(out, "  no client tells them apart within {b}");
+                    }
                     let _ = writeln!(
                         out,
                         "  the bounded search stopped first: {} ({stats})",
@@ -480,7 +489,7 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
                 }
                 // The statistics are the last comparison's: the one cut short.
                 Some(b) => {
-                    let _ = writeln!(out, "  no client tells them apart within these bounds");
+                    let _ = writeln!(out, "  no client tells them apart {within}");
                     let _ = writeln!(
                         out,
                         "  larger bounds were not searched completely ({}): {} ({stats})",
@@ -489,10 +498,7 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
                     );
                 }
                 None => {
-                    let _ = writeln!(
-                        out,
-                        "  no client tells them apart within these bounds ({stats})"
-                    );
+                    let _ = writeln!(out, "  no client tells them apart {within} ({stats})");
                 }
             }
         }
@@ -599,7 +605,8 @@ fn text_report(c: &Compared, names: [&str; 2], files: [&Loaded; 2], ui: &Ui) -> 
         } => {
             let _ = writeln!(
                 out,
-                "  proved: {obligations} obligations over {pairs} pair{} of functions, {seconds:.2} s (lang/proofs.md §8)",
+                "  proved: {obligations} obligation{} over {pairs} pair{} of functions, {seconds:.2} s (lang/proofs.md §8)",
+                if *obligations == 1 { "" } else { "s" },
                 if *pairs == 1 { "" } else { "s" }
             );
             let relation = match relation.is_empty() {

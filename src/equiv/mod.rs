@@ -295,6 +295,148 @@ pub fn run(
         library::build(&left.program),
         library::build(&right.program),
     ];
+    let files = [left, right];
+    // The search stops at the flag the race gives it: the user's interrupt, or a proof.
+    let search = |stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+                  covering: &mut dyn FnMut() -> bool| {
+        let searching = Request {
+            options: CheckOptions {
+                limits: crate::symbolic::Limits {
+                    interrupt: Some(stop),
+                    ..request.options.limits.clone()
+                },
+                ..request.options.clone()
+            },
+            ..request.clone()
+        };
+        deepen(&searching, &libs, progress, covering)
+    };
+    // An error (incomparable interfaces) ends the attempt as a difference does.
+    let differs =
+        |s: &Result<Searched, EquivError>| !matches!(s, Ok(s) if s.comparison.difference.is_none());
+    let raced = proving::alongside(&libs, files, request, search, differs);
+    let mut searched = raced.searched?;
+    if raced.stopped_search && !searched.comparison.inconclusive.is_empty() {
+        // Whatever the search had left open, the proof settles (it covers every
+        // bound); what is left to say is why it ended.
+        searched.comparison.inconclusive = vec!["the proof was found first".to_string()];
+    }
+    let proof = raced.proof;
+    let Searched {
+        bounds,
+        comparison,
+        covered,
+        levels,
+    } = searched;
+    let Comparison {
+        difference,
+        stuck,
+        stats,
+        mut inconclusive,
+        shortest,
+    } = comparison;
+    let limits = Limits {
+        deadline: request.options.limits.deadline,
+        interrupt: request.options.limits.interrupt.clone(),
+        ..REPLAY_LIMITS
+    };
+    let programs = [&left.program, &right.program];
+    let mut shown = difference.map(|d| show(&libs, programs, &d, shortest, &limits));
+    if let (Some(dir), Some(shown)) = (&request.client_dir, &mut shown) {
+        if let Some(source) = &shown.client {
+            let path = dir.join(format!("{}.holi", request.stem));
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&path, source))
+                .map_err(EquivError::Client)?;
+            shown.client_path = Some(path);
+        }
+    }
+    let verdict = match &shown {
+        Some(s) => match &s.replay {
+            Replay::Confirmed { .. } => Verdict::Inequivalent,
+            Replay::Mismatch { side, reason } => {
+                inconclusive.push(format!(
+                    "the difference found did not replay on the {side} side: {reason}"
+                ));
+                Verdict::Inconclusive
+            }
+            Replay::NotReplayed(cutoff) => {
+                inconclusive.push(format!("the difference found was not replayed ({cutoff})"));
+                Verdict::Inconclusive
+            }
+            Replay::Unwritten(why) => {
+                inconclusive.push(format!("no client was written for the difference: {why}"));
+                Verdict::Inconclusive
+            }
+        },
+        // Deepening stopped by a limit: the bounds covered before it stand, and the
+        // answer says which (a bounded answer is what `EQUIVALENT within` means).
+        None if !inconclusive.is_empty()
+            && request.deepen != Deepen::No
+            && covered.is_some()
+            && stuck.is_empty() =>
+        {
+            Verdict::Equivalent
+        }
+        None if !inconclusive.is_empty() => Verdict::Inconclusive,
+        None if !stuck.is_empty() => Verdict::Stuck,
+        None => Verdict::Equivalent,
+    };
+    // An equivalent answer is about the bounds covered, even when the last level
+    // searched was a probe's.
+    let (bounds, beyond) = match covered {
+        Some(reached) if verdict == Verdict::Equivalent => {
+            let beyond = (!inconclusive.is_empty()).then(|| Beyond {
+                bounds,
+                why: std::mem::take(&mut inconclusive),
+            });
+            (reached, beyond)
+        }
+        _ => (bounds, None),
+    };
+    // Stopped beside the search by the difference, by its share of memory, or never
+    // started there: after it, as long as the search took.
+    let proof = match (verdict, proof) {
+        (Verdict::Inequivalent, _) => Proof::NotAttempted,
+        (_, Some(proof)) => proof.map_err(EquivError::Certificate)?,
+        (_, None) => prove(request, &libs, files, raced.took)?,
+    };
+    let verdict = match proof {
+        Proof::Proved { .. } => Verdict::Equivalent,
+        _ => verdict,
+    };
+    Ok(Compared {
+        verdict,
+        difference: shown,
+        stuck,
+        stats,
+        inconclusive,
+        bounds,
+        covered,
+        beyond,
+        levels,
+        proof,
+    })
+}
+
+/// What the search of a comparison came to: its last comparison at `bounds`, the
+/// bounds it covered, and every level it searched.
+struct Searched<'p> {
+    bounds: EquivBounds,
+    comparison: Comparison<'p>,
+    covered: Option<EquivBounds>,
+    levels: Vec<Level>,
+}
+
+/// The search of a comparison as `request` asks (deepening or not), calling `covering`
+/// once when it has covered the bounds asked; it ends there when that says so (a
+/// proof for every bound was found).
+fn deepen<'p>(
+    request: &Request,
+    libs: &'p [Library; 2],
+    progress: &mut dyn FnMut(&Progress),
+    covering: &mut dyn FnMut() -> bool,
+) -> Result<Searched<'p>, EquivError> {
     let asked = EquivBounds {
         k: request.options.bounds.k,
         l: request.options.bounds.l,
@@ -314,9 +456,9 @@ pub fn run(
     };
     let mut bounds = deepening.as_ref().map_or(asked, Deepening::first);
     let mut covered = None;
-    let mut early = None;
     let mut solving = compare::Solving::new();
     let started = std::time::Instant::now();
+    let mut signalled = false;
     let mut levels = Vec::new();
     let asked_cap = request.options.limits.max_configurations;
     let (bounds, comparison) = loop {
@@ -396,17 +538,15 @@ pub fn run(
         let settled = comparison.difference.is_some() || unsettled;
         if !settled && !probing {
             covered = Some(bounds);
-            // Past the bounds asked only a limit ends the deepening: a proof for every
-            // bound, tried once they are covered, ends it sooner.
+            // Past the bounds asked only a limit ends the deepening, or a proof for
+            // every bound, whose attempt starts at the latest once they are covered.
             let reached = bounds.k >= asked.k
                 && bounds.l >= asked.l
                 && bounds.unfold >= asked.unfold
                 && bounds.lists >= asked.lists;
-            if matches!(request.deepen, Deepen::Past(_)) && reached && early.is_none() {
-                let attempt = prove(request, &libs, [left, right], started.elapsed())?;
-                let proved = matches!(attempt, Proof::Proved { .. });
-                early = Some(attempt);
-                if proved {
+            if reached && !signalled {
+                signalled = true;
+                if covering() {
                     break (bounds, comparison);
                 }
             }
@@ -419,115 +559,50 @@ pub fn run(
             None => break (bounds, comparison),
         }
     };
-    let Comparison {
-        difference,
-        stuck,
-        stats,
-        mut inconclusive,
-        shortest,
-    } = comparison;
-    let limits = Limits {
-        deadline: request.options.limits.deadline,
-        interrupt: request.options.limits.interrupt.clone(),
-        ..REPLAY_LIMITS
-    };
-    let programs = [&left.program, &right.program];
-    let mut shown = difference.map(|d| show(&libs, programs, &d, shortest, &limits));
-    if let (Some(dir), Some(shown)) = (&request.client_dir, &mut shown) {
-        if let Some(source) = &shown.client {
-            let path = dir.join(format!("{}.holi", request.stem));
-            std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(&path, source))
-                .map_err(EquivError::Client)?;
-            shown.client_path = Some(path);
-        }
-    }
-    let verdict = match &shown {
-        Some(s) => match &s.replay {
-            Replay::Confirmed { .. } => Verdict::Inequivalent,
-            Replay::Mismatch { side, reason } => {
-                inconclusive.push(format!(
-                    "the difference found did not replay on the {side} side: {reason}"
-                ));
-                Verdict::Inconclusive
-            }
-            Replay::NotReplayed(cutoff) => {
-                inconclusive.push(format!("the difference found was not replayed ({cutoff})"));
-                Verdict::Inconclusive
-            }
-            Replay::Unwritten(why) => {
-                inconclusive.push(format!("no client was written for the difference: {why}"));
-                Verdict::Inconclusive
-            }
-        },
-        // Deepening stopped by a limit: the bounds covered before it stand, and the
-        // answer says which (a bounded answer is what `EQUIVALENT within` means).
-        None if !inconclusive.is_empty()
-            && request.deepen != Deepen::No
-            && covered.is_some()
-            && stuck.is_empty() =>
-        {
-            Verdict::Equivalent
-        }
-        None if !inconclusive.is_empty() => Verdict::Inconclusive,
-        None if !stuck.is_empty() => Verdict::Stuck,
-        None => Verdict::Equivalent,
-    };
-    // An equivalent answer is about the bounds covered, even when the last level
-    // searched was a probe's.
-    let (bounds, beyond) = match covered {
-        Some(reached) if verdict == Verdict::Equivalent => {
-            let beyond = (!inconclusive.is_empty()).then(|| Beyond {
-                bounds,
-                why: std::mem::take(&mut inconclusive),
-            });
-            (reached, beyond)
-        }
-        _ => (bounds, None),
-    };
-    let proof = match (verdict, early) {
-        (Verdict::Inequivalent, _) => Proof::NotAttempted,
-        (_, Some(proof)) => proof,
-        (_, None) => prove(request, &libs, [left, right], started.elapsed())?,
-    };
-    let verdict = match proof {
-        Proof::Proved { .. } => Verdict::Equivalent,
-        _ => verdict,
-    };
-    Ok(Compared {
-        verdict,
-        difference: shown,
-        stuck,
-        stats,
-        inconclusive,
+    Ok(Searched {
         bounds,
+        comparison,
         covered,
-        beyond,
         levels,
-        proof,
     })
 }
 
 /// The attempt to prove `libs` equivalent for every k and l, as `request` asks, after a
-/// search of `searched`.
+/// search of `searched`: as long as it took, at least [`crate::check::PROOF_TIME_FLOOR`],
+/// or half the time left, whichever is longest.
 fn prove(
     request: &Request,
     libs: &[Library; 2],
     files: [&Loaded; 2],
     searched: std::time::Duration,
 ) -> Result<Proof, EquivError> {
-    let certificate = (request.certificate.as_deref()).map(|dir| proving::Certificate {
-        dir,
-        stem: &request.stem,
-    });
     let limits = &request.options.limits;
+    let now = std::time::Instant::now();
+    let half_left = (limits.deadline).map_or(std::time::Duration::ZERO, |d| {
+        d.saturating_duration_since(now) / 2
+    });
+    let own = (request.proof != crate::check::ProofMode::Required)
+        .then(|| now + searched.max(crate::check::PROOF_TIME_FLOOR).max(half_left));
+    let capped = std::sync::atomic::AtomicBool::new(false);
     // On a thread of its own: the checker's alarm interrupts its thread's Z3 context
-    // at its deadline, which must not be the one the search goes on in.
+    // at its deadline, which must not be the one the replays go on in.
     std::thread::scope(|s| {
-        s.spawn(|| proving::attempt(libs, files, request.proof, certificate, limits, searched))
-            .join()
+        std::thread::Builder::new()
+            .stack_size(crate::frontend::STACK_SIZE)
+            .spawn_scoped(s, || {
+                proving::attempt(libs, files, request, limits, own, &capped)
+            })
+            .map(|t| t.join())
     })
-    .unwrap_or_else(|_| Ok(Proof::NotProved("the proof attempt failed".to_string())))
+    .ok()
+    .and_then(Result::ok)
+    .unwrap_or_else(|| {
+        Ok(proving::Attempted {
+            proof: Proof::NotProved("the proof attempt failed".to_string()),
+            out_of_memory: false,
+        })
+    })
+    .map(|a| a.proof)
     .map_err(EquivError::Certificate)
 }
 
