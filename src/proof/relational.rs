@@ -94,18 +94,56 @@ pub struct Cell {
     pub r: u32,
 }
 
-/// `Σ coefficient · cell ≥ constant`, or, with a guard `(g, v)`, only while `g` holds
-/// `v`. A fact's cells of allocation sites are of one code's sites on each side.
+/// `Σ coefficient · cell ≥ constant`, or with a modulus `m`, `(Σ coefficient · cell)
+/// mod m = constant` (the remainder of Euclid's division, in `0..m`); with a guard,
+/// only while the guard holds. A fact's cells of allocation sites are of one code's
+/// sites on each side.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Fact {
     pub terms: Vec<(Cell, BigInt)>,
     pub constant: BigInt,
-    pub guard: Option<(Cell, BigInt)>,
+    pub modulus: Option<BigInt>,
+    pub guard: Option<Guard>,
+}
+
+/// A cell's state: `cell = value`, or with a modulus `m`, `cell mod m = value`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    pub cell: Cell,
+    pub value: BigInt,
+    pub modulus: Option<BigInt>,
+}
+
+impl Guard {
+    fn holds(&self, value: &Int) -> Bool {
+        match &self.modulus {
+            Some(m) => value.modulo(big(m)).eq(big(&self.value)),
+            None => value.eq(big(&self.value)),
+        }
+    }
+
+    fn display(&self, names: &Names) -> String {
+        let cell = names.of_cell(self.cell);
+        match &self.modulus {
+            Some(m) => format!("{cell} mod {m} = {}", self.value),
+            None => format!("{cell} = {}", self.value),
+        }
+    }
 }
 
 impl Fact {
+    /// `Σ coefficient · cell ≥ constant`, unguarded.
+    fn linear(terms: Vec<(Cell, BigInt)>, constant: BigInt) -> Fact {
+        Fact {
+            terms,
+            constant,
+            modulus: None,
+            guard: None,
+        }
+    }
+
     fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        (self.terms.iter().map(|(c, _)| *c)).chain(self.guard.iter().map(|(c, _)| *c))
+        (self.terms.iter().map(|(c, _)| *c)).chain(self.guard.iter().map(|g| g.cell))
     }
 
     /// Whether it mentions each side.
@@ -128,9 +166,12 @@ impl Fact {
             0 => Int::from_i64(0),
             _ => Int::add(&sum.iter().collect::<Vec<_>>()),
         };
-        let body = sum.ge(big(&self.constant));
+        let body = match &self.modulus {
+            Some(m) => sum.modulo(big(m)).eq(big(&self.constant)),
+            None => sum.ge(big(&self.constant)),
+        };
         Some(match &self.guard {
-            Some((g, v)) => value(*g)?.eq(big(v)).implies(&body),
+            Some(g) => g.holds(&value(g.cell)?).implies(&body),
             None => body,
         })
     }
@@ -143,13 +184,15 @@ impl Fact {
         }
     }
 
-    /// The fact with the other side of the same equality: `−Σ ≥ −c`.
-    fn negated(&self) -> Fact {
-        Fact {
+    /// The fact with the other side of the same equality: `−Σ ≥ −c`; `None` for a
+    /// fact with a modulus, an equality already.
+    fn negated(&self) -> Option<Fact> {
+        self.modulus.is_none().then(|| Fact {
             terms: self.terms.iter().map(|(c, k)| (*c, -k)).collect(),
             constant: -&self.constant,
+            modulus: None,
             guard: self.guard.clone(),
-        }
+        })
     }
 }
 
@@ -199,10 +242,15 @@ impl fmt::Display for FactDisplay<'_> {
             }
             first = false;
         }
-        let op = if self.equal { "=" } else { "≥" };
-        write!(f, " {op} {}", self.fact.constant)?;
-        if let Some((g, v)) = &self.fact.guard {
-            write!(f, " while {} = {v}", self.names.of_cell(*g))?;
+        match &self.fact.modulus {
+            Some(m) if self.fact.terms.len() == 1 => write!(f, " mod {m} = ")?,
+            Some(m) => write!(f, " ≡ (mod {m}) ")?,
+            None if self.equal => f.write_str(" = ")?,
+            None => f.write_str(" ≥ ")?,
+        }
+        write!(f, "{}", self.fact.constant)?;
+        if let Some(g) = &self.fact.guard {
+            write!(f, " while {}", g.display(self.names))?;
         }
         Ok(())
     }
@@ -225,7 +273,7 @@ pub enum Change {
 pub struct Step {
     pub cell: Cell,
     pub change: Change,
-    pub guard: Option<(Cell, BigInt)>,
+    pub guard: Option<Guard>,
 }
 
 impl Step {
@@ -241,14 +289,14 @@ impl Step {
             Change::Down => y.le(&x),
         };
         Some(match &self.guard {
-            Some((g, v)) => before(*g)?.eq(big(v)).implies(&body),
+            Some(g) => g.holds(&before(g.cell)?).implies(&body),
             None => body,
         })
     }
 
     /// Whether this keeps its own guard, `g′ = g while g = v`.
     fn keeps_guard(&self) -> bool {
-        self.change == Change::Same && self.guard.as_ref().is_some_and(|(g, _)| *g == self.cell)
+        self.change == Change::Same && self.guard.as_ref().is_some_and(|g| g.cell == self.cell)
     }
 
     pub fn display<'a>(&'a self, names: &'a Names) -> StepDisplay<'a> {
@@ -270,8 +318,8 @@ impl fmt::Display for StepDisplay<'_> {
             Change::Down => "≤",
         };
         write!(f, "{name}′ {op} {name}")?;
-        if let Some((g, v)) = &self.step.guard {
-            write!(f, " while {} = {v}", self.names.of_cell(*g))?;
+        if let Some(g) = &self.step.guard {
+            write!(f, " while {}", g.display(self.names))?;
         }
         Ok(())
     }
@@ -296,7 +344,8 @@ impl Relation {
             }
             shown[i] = true;
             let negated = fact.negated();
-            let other = (i + 1..self.facts.len()).find(|&j| !shown[j] && self.facts[j] == negated);
+            let other = (i + 1..self.facts.len())
+                .find(|&j| !shown[j] && negated.as_ref() == Some(&self.facts[j]));
             if let Some(j) = other {
                 shown[j] = true;
             }
@@ -486,31 +535,28 @@ pub fn candidates(left: &Library, right: &Library, tier: Tier) -> Relation {
     };
     let equal = |terms: Vec<(Cell, BigInt)>, constant: BigInt, push: &mut dyn FnMut(Fact)| {
         let negated = terms.iter().map(|(c, k)| (*c, -k)).collect();
-        push(Fact {
-            terms,
-            constant: constant.clone(),
-            guard: None,
-        });
-        push(Fact {
-            terms: negated,
-            constant: -constant,
-            guard: None,
-        });
+        push(Fact::linear(terms, constant.clone()));
+        push(Fact::linear(negated, -constant));
     };
     for (side, info) in [Side::Left, Side::Right].into_iter().zip(&infos) {
         for c in &info.integers {
+            let cell = Cell { side, r: c.r };
             for k in &c.constants {
-                let cell = Cell { side, r: c.r };
-                push(Fact {
-                    terms: vec![(cell, BigInt::one())],
-                    constant: k.clone(),
-                    guard: None,
-                });
-                push(Fact {
-                    terms: vec![(cell, -BigInt::one())],
-                    constant: -k,
-                    guard: None,
-                });
+                push(Fact::linear(vec![(cell, BigInt::one())], k.clone()));
+                push(Fact::linear(vec![(cell, -BigInt::one())], -k));
+            }
+            // Each remainder by each modulus its code divides it by: Houdini keeps the
+            // one its steps keep (`x mod 2 = 0` for a cell that starts at 0 and goes up
+            // by 2).
+            for m in &c.moduli {
+                for r in residues(m) {
+                    push(Fact {
+                        terms: vec![(cell, BigInt::one())],
+                        constant: r,
+                        modulus: Some(m.clone()),
+                        guard: None,
+                    });
+                }
             }
         }
     }
@@ -561,19 +607,47 @@ pub fn candidates(left: &Library, right: &Library, tier: Tier) -> Relation {
     }
     if guarded {
         for (side, info) in [Side::Left, Side::Right].into_iter().zip(&infos) {
-            for (g, v) in &info.guards {
-                let guard = Cell { side, r: *g };
+            for guard in info.guards(side) {
+                let g = guard.cell;
                 for &(x, y) in &equalities {
-                    let site = info.codes.contains_key(g);
-                    if x == guard || y == guard || site != infos[0].codes.contains_key(&x.r) {
+                    let site = info.codes.contains_key(&g.r);
+                    // A flag is not a value the sides share; a remainder may be one's
+                    // (`y = y1 while y1 mod 2 = 0`).
+                    let own = (x == g || y == g) && guard.modulus.is_none();
+                    if own || site != infos[0].codes.contains_key(&x.r) {
                         continue;
                     }
                     for sign in [BigInt::one(), -BigInt::one()] {
                         push(Fact {
                             terms: vec![(x, sign.clone()), (y, -&sign)],
                             constant: BigInt::zero(),
-                            guard: Some((guard, v.clone())),
+                            modulus: None,
+                            guard: Some(guard.clone()),
                         });
+                    }
+                }
+                // A remainder kept while a flag holds (`x mod 2 = 0` until a flag is
+                // set, after which `x` goes up by 1).
+                let flag = guard.modulus.is_none();
+                for c in info.integers.iter().filter(|_| flag) {
+                    let cell = Cell { side, r: c.r };
+                    if cell == g
+                        || info
+                            .codes
+                            .get(&g.r)
+                            .is_some_and(|k| info.codes.get(&c.r) != Some(k))
+                    {
+                        continue;
+                    }
+                    for m in &c.moduli {
+                        for r in residues(m) {
+                            push(Fact {
+                                terms: vec![(cell, BigInt::one())],
+                                constant: r,
+                                modulus: Some(m.clone()),
+                                guard: Some(guard.clone()),
+                            });
+                        }
                     }
                 }
             }
@@ -597,17 +671,17 @@ pub fn candidates(left: &Library, right: &Library, tier: Tier) -> Relation {
             if !guarded {
                 continue;
             }
-            for (g, v) in &info.guards {
+            for guard in info.guards(side) {
                 // Only a guard of the same object (or a reference) says anything of
                 // this cell's object.
                 let code = |r: u32| info.codes.get(&r).copied();
-                if code(*g).is_some() && code(*g) != code(c.r) {
+                if code(guard.cell.r).is_some() && code(guard.cell.r) != code(c.r) {
                     continue;
                 }
                 steps.push(Step {
                     cell,
                     change: Change::Same,
-                    guard: Some((Cell { side, r: *g }, v.clone())),
+                    guard: Some(guard),
                 });
             }
         }
@@ -624,6 +698,37 @@ struct Info {
     guards: Vec<(u32, BigInt)>,
 }
 
+/// The remainders by `m` that candidates name: all of them, for a small modulus.
+fn residues(m: &BigInt) -> Vec<BigInt> {
+    const MOST: u32 = 4;
+    match num_traits::ToPrimitive::to_u32(m) {
+        Some(m) if (2..=MOST).contains(&m) => (0..m).map(BigInt::from).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Info {
+    /// The guards of `side`'s candidates: each flag at each value tested or given,
+    /// and each integer at each remainder by each modulus its code divides it by.
+    fn guards(&self, side: Side) -> Vec<Guard> {
+        let flags = self.guards.iter().map(|(g, v)| Guard {
+            cell: Cell { side, r: *g },
+            value: v.clone(),
+            modulus: None,
+        });
+        let remainders = self.integers.iter().flat_map(|c| {
+            c.moduli.iter().flat_map(move |m| {
+                residues(m).into_iter().map(move |r| Guard {
+                    cell: Cell { side, r: c.r },
+                    value: r,
+                    modulus: Some(m.clone()),
+                })
+            })
+        });
+        flags.chain(remainders).collect()
+    }
+}
+
 struct Integer {
     r: u32,
     initial: Option<BigInt>,
@@ -631,6 +736,8 @@ struct Integer {
     constants: Vec<BigInt>,
     /// The constants `x := !x + c` adds to it.
     steps: Vec<BigInt>,
+    /// The constants the library divides by with `mod` (any integer's).
+    moduli: Vec<BigInt>,
 }
 
 impl Info {
@@ -642,6 +749,7 @@ impl Info {
         for code in &lib.codes {
             walk_constants(&code.body, &mut globals);
         }
+        let moduli = moduli(lib);
         let mut guards = Vec::new();
         for (r, initial) in lib.store.iter().enumerate() {
             let Initial::Int(v) = initial else { continue };
@@ -660,6 +768,7 @@ impl Info {
                 initial: Some(v.clone()),
                 constants,
                 steps,
+                moduli: moduli.clone(),
             });
         }
         for (s, site) in sites.sites.iter().enumerate() {
@@ -672,7 +781,13 @@ impl Info {
             // A flag is guarded by each state its code gives it, not only those it is
             // tested against: `if !p` tests 0, and the facts kept while `p` is 1
             // matter as much.
-            if !site.tested.is_empty() {
+            let boolean = site
+                .content
+                .is_some_and(|ty| matches!(lib.types.node(ty), TypeNode::Bool));
+            // A cell only ever given a few constants is a flag even when nothing tests
+            // it (a ghost that records a phase).
+            let phase = site.steps.is_empty() && site.constants.len() <= 3;
+            if !site.tested.is_empty() || boolean || phase {
                 for v in site.tested.iter().chain(&site.constants) {
                     if !guards.contains(&((n + s) as u32, v.clone())) {
                         guards.push(((n + s) as u32, v.clone()));
@@ -684,6 +799,7 @@ impl Info {
                 initial: site.initial.clone(),
                 constants: site.constants.clone(),
                 steps: site.steps.clone(),
+                moduli: if boolean { Vec::new() } else { moduli.clone() },
             });
         }
         let codes = (sites.sites.iter().enumerate())
@@ -706,6 +822,63 @@ struct Global {
     steps: Vec<BigInt>,
     /// Whether it is compared with a constant or read as a condition: a flag.
     tested: bool,
+}
+
+/// The constants the library's code divides by with `mod` (`e mod 2`, or `e mod y`
+/// with `y` bound to 2, as Hobbit's translation writes it), each once.
+fn moduli(lib: &Library) -> Vec<BigInt> {
+    /// `e`'s subexpressions, with the constant each variable in scope is bound to
+    /// (`None` for anything else), innermost last.
+    fn walk(e: &Expr, bound: &mut Vec<Option<BigInt>>, out: &mut Vec<BigInt>) {
+        let constant = |x: &Expr, bound: &[Option<BigInt>]| match &x.kind {
+            ExprKind::Int(v) => Some(v.clone()),
+            ExprKind::Local(i) => {
+                (bound.len().checked_sub(1 + *i as usize)).and_then(|j| bound[j].clone())
+            }
+            _ => None,
+        };
+        match &e.kind {
+            ExprKind::Binary(BinOp::Mod, _, m) => {
+                if let Some(m) = constant(m, bound) {
+                    if !out.contains(&m) {
+                        out.push(m);
+                    }
+                }
+            }
+            ExprKind::Let(rhs, body) => {
+                walk(rhs, bound, out);
+                bound.push(constant(rhs, bound));
+                walk(body, bound, out);
+                bound.pop();
+                return;
+            }
+            ExprKind::LetRec(_, body) => {
+                bound.push(None);
+                walk(body, bound, out);
+                bound.pop();
+                return;
+            }
+            ExprKind::Match(scrutinee, nil, cons) => {
+                walk(scrutinee, bound, out);
+                walk(nil, bound, out);
+                bound.extend([None, None]);
+                walk(cons, bound, out);
+                bound.truncate(bound.len() - 2);
+                return;
+            }
+            _ => {}
+        }
+        for child in e.children() {
+            walk(child, bound, out);
+        }
+    }
+    let mut out = Vec::new();
+    for code in &lib.codes {
+        // What a code captures is not followed: its own variables are enough for
+        // the translation's `let y = 2 in x mod y`.
+        walk(&code.body, &mut Vec::new(), &mut out);
+    }
+    out
 }
 
 /// Collects what [`Global`] says of each global reference.
@@ -2751,10 +2924,11 @@ mod tests {
                 ),
             ],
             constant: BigInt::zero(),
+            modulus: None,
             guard: None,
         };
         let relation = Relation {
-            facts: vec![mixed.clone(), mixed.negated()],
+            facts: vec![mixed.clone(), mixed.negated().expect("a linear fact")],
             steps: Vec::new(),
         };
         let lib = library(left);
@@ -2851,5 +3025,58 @@ mod tests {
             obligations
         );
         assert!(text.contains("; relation: "));
+    }
+
+    /// A count that goes up by two keeps its parity, which the left tests; the right
+    /// answers without a count.
+    const EVEN: &str = "int c := 0;
+        public add (_:unit) :(unit) = { c := !c + 2 };
+        public odd (_:unit) :(bool) = { (!c mod 2) == 1 };";
+    const NEVER: &str = "public add (_:unit) :(unit) = { () };
+        public odd (_:unit) :(bool) = { false };";
+
+    #[test]
+    fn a_remainder_the_code_divides_by_is_a_fact() {
+        let (relation, outcome) = proved(EVEN, NEVER);
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let names = Names::of(&library(EVEN), &library(NEVER));
+        let words = relation.describe(&names);
+        assert!(words.iter().any(|w| w == "left.c mod 2 = 0"), "{words:?}");
+        // A step of one breaks the parity: the sides differ, and no fact hides it.
+        let odd = EVEN.replace("!c + 2", "!c + 1");
+        assert!(
+            matches!(proved(&odd, NEVER).1, Outcome::Refuted(_)),
+            "{odd}"
+        );
+    }
+
+    /// One cell on the left; two on the right and a count whose parity says which
+    /// holds the value (Hobbit's `cell-4`).
+    const ONE: &str = "int y := 0;
+        public set (z:int) :(unit) = { y := z };
+        public get (_:unit) :(int) = { !y };";
+    const ALTERNATING: &str = "int y1 := 0; int y2 := 0; int p := 0;
+        public set (z:int) :(unit) = {
+            p := !p + 1; if (!p mod 2) == 0 then y1 := z else y2 := z };
+        public get (_:unit) :(int) = { if (!p mod 2) == 0 then !y1 else !y2 };";
+
+    #[test]
+    fn a_remainder_guards_which_cell_mirrors_the_other_side() {
+        let (relation, outcome) = proved(ONE, ALTERNATING);
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let names = Names::of(&library(ONE), &library(ALTERNATING));
+        let words = relation.describe(&names);
+        assert!(
+            words
+                .iter()
+                .any(|w| w == "left.y - right.y1 = 0 while right.p mod 2 = 0"),
+            "{words:?}"
+        );
+        // Reading the stale cell is a difference.
+        let stale = ALTERNATING.replace("then !y1 else !y2", "then !y2 else !y1");
+        assert!(
+            matches!(proved(ONE, &stale).1, Outcome::Refuted(_)),
+            "{stale}"
+        );
     }
 }
