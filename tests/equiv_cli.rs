@@ -1046,11 +1046,19 @@ fun l -> fun f -> match l with [] -> f [] | x :: xs -> f (x :: xs)",
     assert_eq!(apart.status.code(), Some(1), "{out}");
     assert!(out.contains("replayed: the client below"), "{out}");
     assert!(out.contains("list length = 3"), "{out}");
-    let same = holi(&["equiv", &path(d, "rebuild.bils"), "--k", "2", "--l", "2"]);
+    let rebuild = path(d, "rebuild.bils");
+    let same = holi(&["equiv", &rebuild, "--k", "2", "--l", "2", "--no-prove"]);
     let out = stdout(&same);
     assert_eq!(same.status.code(), Some(0), "{out}");
     assert!(
         out.contains("EQUIVALENT within k = 2, l = 2, unfold = 4, list length = 3"),
+        "{out}"
+    );
+    // A proof covers lists of every length.
+    let same = holi(&["equiv", &rebuild, "--k", "2", "--l", "2"]);
+    let out = stdout(&same);
+    assert!(
+        out.contains("EQUIVALENT for every k and l (proved)"),
         "{out}"
     );
 }

@@ -148,11 +148,13 @@ pub fn alongside<T>(
         let mut early = None;
         let mut covering = || {
             let _ = start.send(());
+            // With `--prove` the attempt has run from the start and has the whole
+            // time: the deeper search goes on beside it rather than wait.
             let waited = match own(started.elapsed()) {
                 Some(own) => answered
                     .recv_timeout(own.saturating_duration_since(Instant::now()))
                     .ok(),
-                None => answered.recv().ok(),
+                None => answered.try_recv().ok(),
             };
             let proved = waited.as_ref().is_some_and(|a| {
                 a.as_ref()

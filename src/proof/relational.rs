@@ -32,14 +32,19 @@
 //! an end the client sees, so what they did before cannot be seen either (Hobbit's
 //! `fun q -> …; _bot_` against `fun q -> _bot_`).
 //!
-//! Facts of the relation are linear inequalities over the references and cells of
-//! either side, each possibly guarded by a cell's value, as in `check`'s proofs
+//! Facts of the relation are linear inequalities, or remainders by a constant, over
+//! the references and cells of either side, each possibly guarded by a cell's value or
+//! remainder, as in `check`'s proofs
 //! (`lang/proofs.md` §7): a fact about one side's cells holds of each object of their
 //! allocation site (the cells one activation allocates); a fact relating cells of
 //! both sides holds of each pair of objects made together, the n-th the left makes
 //! while answering a move with the n-th the right makes. Facts about one side only
 //! are also checked on that side alone, which lets its paths be cut by them (a loop
 //! bounded by a cell's constant ends).
+//!
+//! Lists of integers the client passes are terms of an SMT datatype, of any length: a
+//! match forks on their two constructors, and two values holding them match when the
+//! lists are equal, however each side built them.
 
 use super::limits::{Budget, INTERRUPTED, TIME_LIMIT};
 use super::sites::Sites;
@@ -970,6 +975,9 @@ enum Val {
     /// Lists the library makes itself, of a known length.
     Nil,
     Cons(Rc<Val>, Rc<Val>),
+    /// A list of integers (of truth values, when `true`) the client gave, or part of
+    /// one: a term of the sort `IntList` ([`int_lists`]), taken apart by matches.
+    List(Dynamic, bool),
     Closure(CodeId, Env),
     Method(u32),
     Client(Name, TypeId),
@@ -1198,6 +1206,7 @@ struct Fresh {
     origin: Origin,
     ints: u32,
     names: u32,
+    lists: u32,
     /// `0 ≤ b ≤ 1` for each truth value.
     range: Vec<Bool>,
 }
@@ -1208,6 +1217,7 @@ impl Fresh {
             origin,
             ints: 0,
             names: 0,
+            lists: 0,
             range: Vec::new(),
         }
     }
@@ -1221,6 +1231,8 @@ struct Checker<'l> {
     place: &'l dyn Fn(Side, &Span) -> String,
     budget: Budget,
     solver: z3::Solver,
+    /// The sort of the client's lists ([`Val::List`]), in the solver's context.
+    lists: z3::DatatypeSort,
     steps: u64,
     obligations: usize,
     /// When searching ([`find`]): which facts some obligation showed not to hold.
@@ -1292,6 +1304,7 @@ impl<'l> Checker<'l> {
             place,
             budget,
             solver,
+            lists: int_lists(),
             steps: 0,
             obligations: 0,
             broken: searching.then(|| vec![false; relation.facts.len() + relation.steps.len()]),
@@ -1798,6 +1811,23 @@ impl<'l> Checker<'l> {
         self.prove_facts(&pre, facts, what)
     }
 
+    /// `v` as a term of `IntList` ([`int_lists`]) where it is a list of integers, part of it the
+    /// client's.
+    fn list_term(&self, v: &Val) -> Option<Dynamic> {
+        let [nil, cons] = &self.lists.variants[..] else {
+            return None;
+        };
+        Some(match v {
+            Val::Nil => nil.constructor.apply(&[]),
+            Val::Cons(h, t) => {
+                let Val::Int(h) = &**h else { return None };
+                cons.constructor.apply(&[h, &self.list_term(t)?])
+            }
+            Val::List(l, _) => l.clone(),
+            _ => return None,
+        })
+    }
+
     /// Compares two values a move shows: the same shape, equal integers (proved
     /// under `pre`), the same function of the client's where both pass one back; the
     /// other pairs of functions are returned, to be checked.
@@ -1819,6 +1849,18 @@ impl<'l> Checker<'l> {
                 (Val::Pair(p, q), Val::Pair(s, t)) | (Val::Cons(p, q), Val::Cons(s, t)) => {
                     todo.push(((*p).clone(), (*s).clone()));
                     todo.push(((*q).clone(), (*t).clone()));
+                }
+                // A list of the client's on either side: equal as lists, which the
+                // two may build differently (`l` and `x :: xs` where `l` is `x :: xs`).
+                (a, b) if matches!(a, Val::List(..)) || matches!(b, Val::List(..)) => {
+                    match (self.list_term(&a), self.list_term(&b)) {
+                        (Some(x), Some(y)) => equal.push(x.eq(&y)),
+                        _ => {
+                            return Err(Stop::Refuted(format!(
+                                "{here}: values of different shapes"
+                            )))
+                        }
+                    }
                 }
                 (Val::Client(x, _), Val::Client(y, _)) => {
                     if x != y {
@@ -1885,6 +1927,20 @@ impl<'l> Checker<'l> {
                 }
                 symbols[1].push(symbol.unwrap_or_else(|| Int::new_const(format!("h{m}"))));
             }
+            // The client's lists likewise: the left's become `gl0`, …; the right's, the
+            // left's it is the same term as, else `hl0`, ….
+            let sort = &self.lists.sort;
+            let left_lists: Vec<Dynamic> = (0..parts[0].lists.len())
+                .map(|n| Dynamic::new_const(format!("gl{n}"), sort))
+                .collect();
+            let right_lists: Vec<Dynamic> = (parts[1].lists.iter().enumerate())
+                .map(|(m, y)| {
+                    (parts[0].lists.iter().position(|x| x == y))
+                        .map(|n| left_lists[n].clone())
+                        .unwrap_or_else(|| Dynamic::new_const(format!("hl{m}"), sort))
+                })
+                .collect();
+            let lists = [left_lists, right_lists];
             let mut names: BTreeMap<Name, u32> = BTreeMap::new();
             let mut insts: [BTreeMap<u32, u32>; 2] = [BTreeMap::new(), BTreeMap::new()];
             let mut objects: [Vec<(u32, CodeId)>; 2] = [Vec::new(), Vec::new()];
@@ -1895,6 +1951,8 @@ impl<'l> Checker<'l> {
                 let mut rename = Rename {
                     ints,
                     next_int: &mut next_int,
+                    lists: &lists[i],
+                    next_list: 0,
                     names: &mut names,
                     insts: &mut insts[i],
                 };
@@ -2019,7 +2077,12 @@ fn exposed<'a>(run: &Run, handed: impl Iterator<Item = &'a Val>) -> HashSet<u32>
                     todo.push((*b).clone());
                 }
                 Val::Closure(_, env) => todo.extend(env.iter().cloned()),
-                Val::Int(_) | Val::Unit | Val::Nil | Val::Method(_) | Val::Client(..) => {}
+                Val::Int(_)
+                | Val::Unit
+                | Val::Nil
+                | Val::List(..)
+                | Val::Method(_)
+                | Val::Client(..) => {}
             }
         }
         let Some(inst) = reached.pop() else {
@@ -2031,6 +2094,20 @@ fn exposed<'a>(run: &Run, handed: impl Iterator<Item = &'a Val>) -> HashSet<u32>
                 .map(|(_, v)| v.clone()),
         );
     }
+}
+
+/// `IntList`: `nil`, or `cons` of an integer `head` and an `IntList` `tail`.
+fn int_lists() -> z3::DatatypeSort {
+    z3::DatatypeBuilder::new("IntList")
+        .variant("nil", Vec::new())
+        .variant(
+            "cons",
+            vec![
+                ("head", z3::DatatypeAccessor::sort(z3::Sort::int())),
+                ("tail", z3::DatatypeAccessor::datatype("IntList")),
+            ],
+        )
+        .finish()
 }
 
 /// `v` with every integer in it a new symbol, named after `name` and its place.
@@ -2088,6 +2165,7 @@ fn same(a: &Val, b: &Val) -> bool {
         (Val::Pair(p, q), Val::Pair(s, t)) | (Val::Cons(p, q), Val::Cons(s, t)) => {
             same(p, s) && same(q, t)
         }
+        (Val::List(x, _), Val::List(y, _)) => x == y,
         (Val::Closure(c, e), Val::Closure(d, f)) => {
             c == d && e.len() == f.len() && e.iter().zip(f).all(|(x, y)| same(x, y))
         }
@@ -2116,6 +2194,7 @@ fn is_function(v: &Val) -> bool {
 #[derive(Default)]
 struct Parts {
     ints: Vec<Int>,
+    lists: Vec<Dynamic>,
     cells: Vec<Key>,
 }
 
@@ -2128,6 +2207,7 @@ fn collect(v: &Val, out: &mut Parts) {
         }
         Val::Closure(_, env) => env.iter().for_each(|v| collect(v, out)),
         Val::Loc(k) => out.cells.push(*k),
+        Val::List(l, _) => out.lists.push(l.clone()),
         Val::Unit | Val::Nil | Val::Method(_) | Val::Client(..) => {}
     }
 }
@@ -2137,6 +2217,8 @@ fn collect(v: &Val, out: &mut Parts) {
 struct Rename<'a> {
     ints: &'a [Int],
     next_int: &'a mut usize,
+    lists: &'a [Dynamic],
+    next_list: usize,
     names: &'a mut BTreeMap<Name, u32>,
     insts: &'a mut BTreeMap<u32, u32>,
 }
@@ -2151,6 +2233,14 @@ impl Rename<'_> {
             }
             Val::Pair(a, b) => Val::Pair(Rc::new(self.value(a)), Rc::new(self.value(b))),
             Val::Cons(a, b) => Val::Cons(Rc::new(self.value(a)), Rc::new(self.value(b))),
+            Val::List(l, booleans) => {
+                let i = self.next_list;
+                self.next_list += 1;
+                Val::List(
+                    self.lists.get(i).cloned().unwrap_or_else(|| l.clone()),
+                    *booleans,
+                )
+            }
             Val::Closure(code, env) => {
                 Val::Closure(*code, env.iter().map(|v| self.value(v)).collect())
             }
@@ -2337,7 +2427,20 @@ impl Checker<'_> {
                 Val::Client(name, ty)
             }
             TypeNode::Ref(_) => return not_covered("the client passes a cell"),
-            TypeNode::List(_) => return not_covered("the client passes a list"),
+            TypeNode::List(element) => {
+                let booleans = match types.node(element) {
+                    TypeNode::Int => false,
+                    TypeNode::Bool => true,
+                    _ => return not_covered("the client passes a list of other than integers"),
+                };
+                let n = fresh.lists;
+                fresh.lists += 1;
+                let name = match fresh.origin {
+                    Origin::Argument => format!("l{n}"),
+                    Origin::Result(k) => format!("cl{k}_{n}"),
+                };
+                Val::List(Dynamic::new_const(name, &self.lists.sort), booleans)
+            }
         })
     }
 
@@ -2386,9 +2489,13 @@ impl Checker<'_> {
                 };
                 self.turn(run, name, None, argument, ret, at)
             }
-            Val::Int(_) | Val::Unit | Val::Pair(..) | Val::Nil | Val::Cons(..) | Val::Loc(_) => {
-                not_covered("an application of a non-function")
-            }
+            Val::Int(_)
+            | Val::Unit
+            | Val::Pair(..)
+            | Val::Nil
+            | Val::Cons(..)
+            | Val::List(..)
+            | Val::Loc(_) => not_covered("an application of a non-function"),
         }
     }
 
@@ -2594,6 +2701,16 @@ impl Checker<'_> {
                             out.push((run, Val::Int(Int::from_i64(i64::from(x == y)))));
                             continue;
                         }
+                        let list = |v: &Val| matches!(v, Val::Nil | Val::Cons(..) | Val::List(..));
+                        if *op == BinOp::Eq && list(&av) && list(&bv) {
+                            let (Some(x), Some(y)) = (self.list_term(&av), self.list_term(&bv))
+                            else {
+                                return not_covered("a comparison of lists of other than integers");
+                            };
+                            let (one, zero) = (Int::from_i64(1), Int::from_i64(0));
+                            out.push((run, Val::Int(x.eq(&y).ite(&one, &zero))));
+                            continue;
+                        }
                         let (x, y) = (integer(av.clone())?, integer(bv)?);
                         if let Some(v) = self.binary(&run, *op, x, y, &e.span)? {
                             out.push((run, Val::Int(v)));
@@ -2712,6 +2829,36 @@ impl Checker<'_> {
                             inner.push_front((*h).clone());
                             inner.push_front((*t).clone());
                             out.extend(self.eval(run, cons, inner, depth, act)?);
+                        }
+                        Val::List(l, booleans) => {
+                            let [nil_variant, cons_variant] = &self.lists.variants[..] else {
+                                return not_covered("a match on something not a list");
+                            };
+                            let empty = nil_variant.tester.apply(&[&l]).as_bool();
+                            let head = cons_variant.accessors[0].apply(&[&l]).as_int();
+                            let (Some(empty), Some(head)) = (empty, head) else {
+                                return not_covered("a match on something not a list");
+                            };
+                            let tail = cons_variant.accessors[1].apply(&[&l]);
+                            if self.feasible(&run, &empty)? {
+                                let mut run = run.clone();
+                                run.condition.push((run.tag(), empty.clone()));
+                                out.extend(self.eval(run, nil, env.clone(), depth, act)?);
+                            }
+                            let mut holds = vec![empty.not()];
+                            if booleans {
+                                holds.push(head.ge(Int::from_i64(0)));
+                                holds.push(head.le(Int::from_i64(1)));
+                            }
+                            let holds = Bool::and(&holds.iter().collect::<Vec<_>>());
+                            if self.feasible(&run, &holds)? {
+                                let mut run = run.clone();
+                                run.condition.push((run.tag(), holds));
+                                let mut inner = env.clone();
+                                inner.push_front(Val::Int(head));
+                                inner.push_front(Val::List(tail, booleans));
+                                out.extend(self.eval(run, cons, inner, depth, act)?);
+                            }
                         }
                         _ => return not_covered("a match on something not a list"),
                     }
@@ -3078,5 +3225,24 @@ mod tests {
             matches!(proved(ONE, &stale).1, Outcome::Refuted(_)),
             "{stale}"
         );
+    }
+
+    /// The client's list passed on whole, or taken apart and rebuilt (Hobbit's
+    /// `lists-29-03-23`).
+    const WHOLE: &str = "import f :(int list -> unit)
+        public go (l:int list) :(unit) = { f l };";
+    const REBUILT: &str = "import f :(int list -> unit)
+        public go (l:int list) :(unit) = { match l with [] -> f [] | h :: t -> f (h :: t) };";
+
+    #[test]
+    fn a_list_of_the_clients_is_compared_as_a_list() {
+        let outcome = proved(WHOLE, REBUILT).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let dropped = REBUILT.replace("f (h :: t)", "f t");
+        let outcome = proved(WHOLE, &dropped).1;
+        assert!(matches!(outcome, Outcome::Refuted(_)), "{outcome:?}");
+        let swapped = REBUILT.replace("f (h :: t)", "f (h :: h :: t)");
+        let outcome = proved(WHOLE, &swapped).1;
+        assert!(matches!(outcome, Outcome::Refuted(_)), "{outcome:?}");
     }
 }
