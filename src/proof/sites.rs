@@ -103,6 +103,14 @@ impl Sites {
     }
 }
 
+/// What the walk knows of a variable in scope: the site of the `ref` it is bound to,
+/// or the constant it is.
+#[derive(Clone, Default)]
+struct Bound {
+    site: Option<usize>,
+    constant: Option<BigInt>,
+}
+
 struct Walk<'l> {
     lib: &'l Library,
     sites: Vec<Site>,
@@ -118,32 +126,53 @@ fn add(to: &mut Vec<BigInt>, v: &BigInt) {
 }
 
 impl Walk<'_> {
-    /// Walks `code`'s body once, in the environment it is made in (`outer`: the site of
-    /// each variable in scope that is bound to a `ref`, innermost last).
-    fn code(&mut self, code: CodeId, outer: &[Option<usize>]) {
+    /// Walks `code`'s body once, in the environment it is made in (`outer`: what is
+    /// known of each variable in scope, innermost last).
+    fn code(&mut self, code: CodeId, outer: &[Bound]) {
         if std::mem::replace(&mut self.visited[code as usize], true) {
             return;
         }
         let f = self.lib.code(code);
         let mut env = outer.to_vec();
         if f.recursive {
-            env.push(None);
+            env.push(Bound::default());
         }
-        env.push(None);
+        env.push(Bound::default());
         self.expr(code, &f.body, &mut env);
     }
 
     /// The site variable `i` is bound to.
-    fn local(env: &[Option<usize>], e: &Expr) -> Option<usize> {
+    fn local(env: &[Bound], e: &Expr) -> Option<usize> {
         match e.kind {
-            ExprKind::Local(i) => env.len().checked_sub(1 + i as usize).and_then(|j| env[j]),
+            ExprKind::Local(i) => (env.len().checked_sub(1 + i as usize)).and_then(|j| env[j].site),
+            _ => None,
+        }
+    }
+
+    /// The integer `e` always is, when the variables it reads are bound to constants
+    /// (`length - 1` with `length` bound to 10, as Hobbit's translation writes it).
+    fn constant(env: &[Bound], e: &Expr) -> Option<BigInt> {
+        match &e.kind {
+            ExprKind::Int(v) => Some(v.clone()),
+            ExprKind::Local(i) => {
+                (env.len().checked_sub(1 + *i as usize)).and_then(|j| env[j].constant.clone())
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (Self::constant(env, a)?, Self::constant(env, b)?);
+                match op {
+                    BinOp::Add => Some(a + b),
+                    BinOp::Sub => Some(a - b),
+                    BinOp::Mul => Some(a * b),
+                    _ => None,
+                }
+            }
             _ => None,
         }
     }
 
     /// The constant `value` adds to site `s`'s cell, when it is `!x + c`, `c + !x` or
     /// `!x - c` with `x` bound to `s`.
-    fn step(env: &[Option<usize>], s: usize, value: &Expr) -> Option<BigInt> {
+    fn step(env: &[Bound], s: usize, value: &Expr) -> Option<BigInt> {
         let ExprKind::Binary(op, a, b) = &value.kind else {
             return None;
         };
@@ -157,13 +186,10 @@ impl Walk<'_> {
         }
     }
 
-    fn expr(&mut self, code: CodeId, e: &Expr, env: &mut Vec<Option<usize>>) {
+    fn expr(&mut self, code: CodeId, e: &Expr, env: &mut Vec<Bound>) {
         match &e.kind {
             ExprKind::Alloc(init, ty) => {
-                let initial = match &init.kind {
-                    ExprKind::Int(v) => Some(v.clone()),
-                    _ => None,
-                };
+                let initial = Self::constant(env, init);
                 let mut constants = Vec::new();
                 if let Some(v) = &initial {
                     add(&mut constants, v);
@@ -230,17 +256,18 @@ impl Walk<'_> {
         match &e.kind {
             ExprKind::Let(rhs, body) => {
                 self.expr(code, rhs, env);
-                let bound = match &rhs.kind {
+                let site = match &rhs.kind {
                     ExprKind::Alloc(..) => self.by_expr.get(&(&**rhs as *const Expr)).copied(),
                     _ => Self::local(env, rhs),
                 };
-                env.push(bound);
+                let constant = Self::constant(env, rhs);
+                env.push(Bound { site, constant });
                 self.expr(code, body, env);
                 env.pop();
             }
             ExprKind::LetRec(inner, body) => {
                 self.code(*inner, env);
-                env.push(None);
+                env.push(Bound::default());
                 self.expr(code, body, env);
                 env.pop();
             }
@@ -248,7 +275,7 @@ impl Walk<'_> {
             ExprKind::Match(scrutinee, nil, cons) => {
                 self.expr(code, scrutinee, env);
                 self.expr(code, nil, env);
-                env.extend([None, None]);
+                env.extend([Bound::default(), Bound::default()]);
                 self.expr(code, cons, env);
                 env.truncate(env.len() - 2);
             }
@@ -258,5 +285,31 @@ impl Walk<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sites(source: &str) -> Vec<Site> {
+        let loaded = crate::frontend::load_str("t.holi", source, false)
+            .unwrap_or_else(|r| panic!("{}", r.render(false)));
+        Sites::of(&crate::library::build(&loaded.program)).sites
+    }
+
+    #[test]
+    fn a_cell_starts_with_the_constant_its_expression_folds_to() {
+        let found = sites(
+            "public m (_:unit) :(int) = {
+                let length = 10 in let hi = ref (length - 1) in
+                let lo = ref (length * 0 + 2) in let other = ref (length / 3) in !hi + !lo + !other };",
+        );
+        let initial: Vec<Option<i64>> = (found.iter())
+            .map(|s| s.initial.as_ref().and_then(num_traits::ToPrimitive::to_i64))
+            .collect();
+        // A division is not folded: HOLi's truncates, which folding would have to match.
+        assert_eq!(initial, [Some(9), Some(2), None]);
+        assert!(found[0].constants.contains(&BigInt::from(9)));
     }
 }
