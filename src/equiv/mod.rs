@@ -314,7 +314,7 @@ pub fn run(
     // An error (incomparable interfaces) ends the attempt as a difference does.
     let differs =
         |s: &Result<Searched, EquivError>| !matches!(s, Ok(s) if s.comparison.difference.is_none());
-    let raced = proving::alongside(&libs, files, request, search, differs);
+    let raced = proving::alongside(&libs, files, &asked(request), search, differs);
     let mut searched = raced.searched?;
     if raced.stopped_search && !searched.comparison.inconclusive.is_empty() {
         // Whatever the search had left open, the proof settles (it covers every
@@ -567,6 +567,18 @@ fn deepen<'p>(
     })
 }
 
+/// What `request` asks of the proof attempt.
+fn asked(request: &Request) -> proving::Asked<'_> {
+    proving::Asked {
+        mode: request.proof,
+        certificate: (request.certificate.as_deref()).map(|dir| proving::Certificate {
+            dir,
+            stem: &request.stem,
+        }),
+        limits: &request.options.limits,
+    }
+}
+
 /// The attempt to prove `libs` equivalent for every k and l, as `request` asks, after a
 /// search of `searched`: as long as it took, at least [`crate::check::PROOF_TIME_FLOOR`],
 /// or half the time left, whichever is longest.
@@ -590,7 +602,7 @@ fn prove(
         std::thread::Builder::new()
             .stack_size(crate::frontend::STACK_SIZE)
             .spawn_scoped(s, || {
-                proving::attempt(libs, files, request, limits, own, &capped)
+                proving::attempt(libs, files, &asked(request), limits, own, &capped)
             })
             .map(|t| t.join())
     })

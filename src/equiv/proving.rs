@@ -5,7 +5,6 @@
 //! [`RACE_AFTER`], whichever comes first; a proof stops the search. Without a second
 //! core it waits for half the time limit, and without one either, for the search.
 
-use super::Request;
 use crate::check::{ProofMode, PROOF_TIME_FLOOR, RACE_AFTER};
 use crate::frontend::Loaded;
 use crate::library::Library;
@@ -46,6 +45,14 @@ pub struct Certificate<'a> {
     pub stem: &'a str,
 }
 
+/// What the comparison asks of the attempt.
+pub struct Asked<'a> {
+    pub mode: ProofMode,
+    pub certificate: Option<Certificate<'a>>,
+    /// The comparison's limits (its deadline, Ctrl-C flag and memory limit).
+    pub limits: &'a Limits,
+}
+
 /// What the search beside which the attempt ran came to, and the attempt's answer.
 pub struct Raced<T> {
     pub searched: T,
@@ -70,15 +77,15 @@ pub struct Raced<T> {
 pub fn alongside<T>(
     libs: &[Library; 2],
     files: [&Loaded; 2],
-    request: &Request,
+    asked: &Asked<'_>,
     search: impl FnOnce(Arc<AtomicBool>, &mut dyn FnMut() -> bool) -> T,
     differs: impl Fn(&T) -> bool,
 ) -> Raced<T> {
-    let limits = &request.options.limits;
+    let limits = asked.limits;
     let user = limits.interrupt.clone();
     let stop_search = memory::Watch::start(u64::MAX, user.clone());
     let started = Instant::now();
-    let after = match request.proof {
+    let after = match asked.mode {
         ProofMode::Off => None,
         ProofMode::Required => Some(Duration::ZERO),
         _ if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) => Some(RACE_AFTER),
@@ -90,7 +97,7 @@ pub fn alongside<T>(
         let searched = search(stop_search.flag(), &mut || false);
         return Raced {
             searched,
-            proof: (request.proof == ProofMode::Off).then_some(Ok(Proof::NotAttempted)),
+            proof: (asked.mode == ProofMode::Off).then_some(Ok(Proof::NotAttempted)),
             took: started.elapsed(),
             stopped_search: false,
         };
@@ -102,7 +109,7 @@ pub fn alongside<T>(
         let now = Instant::now();
         let half_left =
             (limits.deadline).map_or(Duration::ZERO, |d| d.saturating_duration_since(now) / 2);
-        (request.proof != ProofMode::Required)
+        (asked.mode != ProofMode::Required)
             .then(|| now + searched.max(PROOF_TIME_FLOOR).max(half_left))
     };
     let capped = AtomicBool::new(false);
@@ -130,7 +137,7 @@ pub fn alongside<T>(
                     max_memory: limits.max_memory.map(|m| m / 2),
                     ..limits.clone()
                 };
-                let attempt = attempt(libs, files, request, &limits, None, capped);
+                let attempt = attempt(libs, files, asked, &limits, None, capped);
                 if attempt
                     .as_ref()
                     .is_ok_and(|a| matches!(a.proof, Proof::Proved { .. }))
@@ -216,16 +223,13 @@ pub struct Attempted {
 pub fn attempt(
     libs: &[Library; 2],
     files: [&Loaded; 2],
-    request: &Request,
+    asked: &Asked<'_>,
     limits: &Limits,
     own: Option<Instant>,
     capped: &AtomicBool,
 ) -> std::io::Result<Attempted> {
-    let mode = request.proof;
-    let certificate = (request.certificate.as_deref()).map(|dir| Certificate {
-        dir,
-        stem: &request.stem,
-    });
+    let mode = asked.mode;
+    let certificate = asked.certificate.as_ref();
     if mode == ProofMode::Off {
         return Ok(Attempted {
             proof: Proof::NotAttempted,

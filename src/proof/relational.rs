@@ -1017,6 +1017,9 @@ struct Run {
     store: Store,
     events: Vec<Event>,
     objects: Vec<(u32, CodeId, u32)>,
+    /// How many of `objects` the pair captured: the client holds them, the others
+    /// only once they reach it.
+    captured: usize,
     /// The object each running activation allocates into.
     activations: imbl::OrdMap<u64, u32>,
 }
@@ -1548,6 +1551,7 @@ impl<'l> Checker<'l> {
                 store,
                 events: Vec::new(),
                 objects: objects.collect(),
+                captured: pair.objects[i].len(),
                 activations: imbl::OrdMap::new(),
             };
             for (_, b) in self.instances(&self.one_sided[i].clone(), [&run, &run], 0, &[]) {
@@ -1710,6 +1714,7 @@ impl<'l> Checker<'l> {
             store: store(&run.events[j]).clone(),
             events: Vec::new(),
             objects: run.objects.clone(),
+            captured: run.captured,
             activations: imbl::OrdMap::new(),
         };
         let (a, b) = (view(runs[0]), view(runs[1]));
@@ -2052,12 +2057,12 @@ impl<'l> Checker<'l> {
 /// `handed` passed to it: those of the pair being checked (it holds the pair), and
 /// those reachable from what any call to it so far was passed, through captured
 /// values and the cells of objects reached. No other library code runs in its turn,
-/// so the cells of other objects keep their values.
+/// so the cells of other objects keep their values. (No global reference holds a
+/// location: the checker does not cover that, so none leads the client to an object.)
 fn exposed<'a>(run: &Run, handed: impl Iterator<Item = &'a Val>) -> HashSet<u32> {
-    let mut out: HashSet<u32> = (run.objects.iter())
-        .filter(|o| o.2 == 0)
-        .map(|o| o.0)
-        .collect();
+    // The pair's captured objects; those it made before its first call to the client
+    // are its own until they reach the client.
+    let mut out: HashSet<u32> = (run.objects[..run.captured].iter()).map(|o| o.0).collect();
     let mut todo: Vec<Val> = handed.cloned().collect();
     for e in &run.events {
         todo.push(e.argument.clone());
@@ -3244,5 +3249,33 @@ mod tests {
         let swapped = REBUILT.replace("f (h :: t)", "f (h :: h :: t)");
         let outcome = proved(WHOLE, &swapped).1;
         assert!(matches!(outcome, Outcome::Refuted(_)), "{outcome:?}");
+    }
+
+    /// The pair's own cell, made before its first call to the client and not passed
+    /// to it, keeps its value across the client's turn (a pair, which no fact pins,
+    /// read after the turn through a function of the pair's; Hobbit's
+    /// `hector-bsort-isort-*-one-step`).
+    const OWN: &str = "public start (_:unit) :((int -> int -> int) -> int) = {
+        fun (compare:int -> int -> int) :(int) ->
+            let a = ref (0, 0) in let get = fun (n:int) :(int) -> fst !a in
+            a := (5, 0); compare 1 (get 0) };";
+    const ARGUMENT: &str = "public start (_:unit) :((int -> int -> int) -> int) = {
+        fun (compare:int -> int -> int) :(int) -> compare 1 5 };";
+
+    #[test]
+    fn a_cell_the_pair_makes_and_keeps_keeps_its_value() {
+        let outcome = proved(OWN, ARGUMENT).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        // Stored in a global reference, which a method the client calls in its turn
+        // writes through, it may change: not proved (such a reference is not covered).
+        let global = "import f :(unit -> unit)
+            ref int g := ref 0;
+            public bump (_:unit) :(unit) = { !g := !(!g) + 1 };
+            public m (_:unit) :(int) = { let c = ref 5 in g := c; f (); !c };";
+        let constant = global.replace("f (); !c", "f (); 5");
+        assert!(!matches!(
+            proved(global, &constant).1,
+            Outcome::Proved { .. }
+        ));
     }
 }
