@@ -553,16 +553,7 @@ pub fn candidates(left: &Library, right: &Library, tier: Tier) -> Relation {
             // Each remainder by each modulus its code divides it by: Houdini keeps the
             // one its steps keep (`x mod 2 = 0` for a cell that starts at 0 and goes up
             // by 2).
-            for m in &c.moduli {
-                for r in residues(m) {
-                    push(Fact {
-                        terms: vec![(cell, BigInt::one())],
-                        constant: r,
-                        modulus: Some(m.clone()),
-                        guard: None,
-                    });
-                }
-            }
+            remainders(cell, &c.moduli, None).for_each(&mut push);
         }
     }
     let mut equalities = Vec::new();
@@ -644,16 +635,7 @@ pub fn candidates(left: &Library, right: &Library, tier: Tier) -> Relation {
                     {
                         continue;
                     }
-                    for m in &c.moduli {
-                        for r in residues(m) {
-                            push(Fact {
-                                terms: vec![(cell, BigInt::one())],
-                                constant: r,
-                                modulus: Some(m.clone()),
-                                guard: Some(guard.clone()),
-                            });
-                        }
-                    }
+                    remainders(cell, &c.moduli, Some(&guard)).for_each(&mut push);
                 }
             }
         }
@@ -701,6 +683,23 @@ struct Info {
     codes: BTreeMap<u32, CodeId>,
     /// Flags and the values they are tested against.
     guards: Vec<(u32, BigInt)>,
+}
+
+/// `cell mod m = r` for each of `moduli` and each remainder [`residues`] names, while
+/// `guard` holds.
+fn remainders<'a>(
+    cell: Cell,
+    moduli: &'a [BigInt],
+    guard: Option<&'a Guard>,
+) -> impl Iterator<Item = Fact> + 'a {
+    moduli.iter().flat_map(move |m| {
+        residues(m).into_iter().map(move |r| Fact {
+            terms: vec![(cell, BigInt::one())],
+            constant: r,
+            modulus: Some(m.clone()),
+            guard: guard.cloned(),
+        })
+    })
 }
 
 /// The remainders by `m` that candidates name: all of them, for a small modulus.
