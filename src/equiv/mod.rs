@@ -580,8 +580,7 @@ fn asked(request: &Request) -> proving::Asked<'_> {
 }
 
 /// The attempt to prove `libs` equivalent for every k and l, as `request` asks, after a
-/// search of `searched`: as long as it took, at least [`crate::check::PROOF_TIME_FLOOR`],
-/// or half the time left, whichever is longest.
+/// search of `searched`, for its share of the time ([`proving::own_share`]).
 fn prove(
     request: &Request,
     libs: &[Library; 2],
@@ -589,12 +588,8 @@ fn prove(
     searched: std::time::Duration,
 ) -> Result<Proof, EquivError> {
     let limits = &request.options.limits;
-    let now = std::time::Instant::now();
-    let half_left = (limits.deadline).map_or(std::time::Duration::ZERO, |d| {
-        d.saturating_duration_since(now) / 2
-    });
-    let own = (request.proof != crate::check::ProofMode::Required)
-        .then(|| now + searched.max(crate::check::PROOF_TIME_FLOOR).max(half_left));
+    let asked = asked(request);
+    let own = proving::own_share(&asked, searched);
     let capped = std::sync::atomic::AtomicBool::new(false);
     // On a thread of its own: the checker's alarm interrupts its thread's Z3 context
     // at its deadline, which must not be the one the replays go on in.
@@ -602,7 +597,7 @@ fn prove(
         std::thread::Builder::new()
             .stack_size(crate::frontend::STACK_SIZE)
             .spawn_scoped(s, || {
-                proving::attempt(libs, files, &asked(request), limits, own, &capped)
+                proving::attempt(libs, files, &asked, limits, own, &capped)
             })
             .map(|t| t.join())
     })

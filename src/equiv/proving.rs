@@ -103,15 +103,7 @@ pub fn alongside<T>(
         };
     };
     let stop_proof = memory::Watch::start(u64::MAX, user.clone());
-    // The end of the attempt's own share once the search has run `searched` (to its
-    // end, or to the bounds asked).
-    let own = |searched: Duration| {
-        let now = Instant::now();
-        let half_left =
-            (limits.deadline).map_or(Duration::ZERO, |d| d.saturating_duration_since(now) / 2);
-        (asked.mode != ProofMode::Required)
-            .then(|| now + searched.max(PROOF_TIME_FLOOR).max(half_left))
-    };
+    let own = |searched: Duration| own_share(asked, searched);
     let capped = AtomicBool::new(false);
     let proved = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -208,6 +200,17 @@ pub fn alongside<T>(
             stopped_search,
         }
     })
+}
+
+/// The end of the attempt's own share of the time once the search has run `searched`
+/// (to its end, or to the bounds asked): as long as the search took, at least
+/// [`PROOF_TIME_FLOOR`], or half the time left, whichever is longest. None with
+/// `--prove`, which gives the attempt every limit the command has.
+pub fn own_share(asked: &Asked<'_>, searched: Duration) -> Option<Instant> {
+    let now = Instant::now();
+    let half_left =
+        (asked.limits.deadline).map_or(Duration::ZERO, |d| d.saturating_duration_since(now) / 2);
+    (asked.mode != ProofMode::Required).then(|| now + searched.max(PROOF_TIME_FLOOR).max(half_left))
 }
 
 /// An attempt's answer.
