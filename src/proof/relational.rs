@@ -2729,9 +2729,22 @@ impl Checker<'_> {
             }
             ExprKind::If(c, t, f) => {
                 for (run, cv) in self.eval(run, c, env.clone(), depth, act)? {
-                    let truth = integer(cv)?.eq(Int::from_i64(0)).not();
-                    for (branch, holds) in [(t, truth.clone()), (f, truth.not())] {
-                        if self.feasible(&run, &holds)? {
+                    let cv = integer(cv)?;
+                    if let Some(n) = numeral(&cv) {
+                        let branch = if n != 0 { t } else { f };
+                        out.extend(self.eval(run, branch, env.clone(), depth, act)?);
+                        continue;
+                    }
+                    let truth = cv.eq(Int::from_i64(0)).not();
+                    // The path's condition holds in some store (it was checked as it
+                    // grew; where it was not, the path only adds obligations that hold
+                    // vacuously): where the condition cannot, its negation must.
+                    let then = self.feasible(&run, &truth)?;
+                    let otherwise = !then || self.feasible(&run, &truth.not())?;
+                    for (branch, holds, taken) in
+                        [(t, truth.clone(), then), (f, truth.not(), otherwise)]
+                    {
+                        if taken {
                             let mut run = run.clone();
                             run.condition.push((run.tag(), holds));
                             out.extend(self.eval(run, branch, env.clone(), depth, act)?);
@@ -2885,15 +2898,15 @@ impl Checker<'_> {
         let one = Int::from_i64(1);
         let zero = Int::from_i64(0);
         let truth = |b: Bool| b.ite(&one, &zero);
-        let constant = numeral;
-        Ok(Some(match op {
+        let (cx, cy) = (numeral(&x), numeral(&y));
+        let v = match op {
             BinOp::Add => Int::add(&[&x, &y]),
             BinOp::Sub => Int::sub(&[&x, &y]),
-            BinOp::Mul if constant(&x).is_none() && constant(&y).is_none() => {
+            BinOp::Mul if cx.is_none() && cy.is_none() => {
                 return not_covered("nonlinear arithmetic")
             }
             BinOp::Mul => Int::mul(&[&x, &y]),
-            BinOp::Div | BinOp::Mod => match constant(&y) {
+            BinOp::Div | BinOp::Mod => match cy {
                 None => return not_covered("nonlinear arithmetic (a division by a variable)"),
                 Some(0) => {
                     self.ended.push(Done {
@@ -2921,6 +2934,12 @@ impl Checker<'_> {
             BinOp::Eq => truth(x.eq(&y)),
             BinOp::And => truth(Bool::and(&[&x.eq(&zero).not(), &y.eq(&zero).not()])),
             BinOp::Or => truth(Bool::or(&[&x.eq(&zero).not(), &y.eq(&zero).not()])),
+        };
+        // Constants are folded as they are made (as KLEE does), so that a test of
+        // them costs no query and a term never grows with a loop's counter.
+        Ok(Some(match (cx, cy) {
+            (Some(_), Some(_)) => numeral(&v).map_or(v, Int::from_i64),
+            _ => v,
         }))
     }
 }
