@@ -3176,6 +3176,29 @@ mod tests {
         assert!(matches!(proved(one, other).1, Outcome::NotCovered(_)));
     }
 
+    /// Constants are folded as they are made, and a test of one does not fork: the
+    /// obligations mention neither the product nor the decided test.
+    #[test]
+    fn constants_are_folded_and_a_decided_test_does_not_fork() {
+        let left = "public f (x:int) :(int) = { if 1 < 2 then x + 2 * 3 else x };";
+        let right = "public f (x:int) :(int) = { x + 6 };";
+        let (relation, _) = proved(left, right);
+        let (outcome, text) = certify(
+            &library(left),
+            &library(right),
+            &relation,
+            Budget::default(),
+            &place,
+        );
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let text = text.unwrap_or_default();
+        assert!(text.contains("(check-sat)"), "{text}");
+        assert!(
+            !text.contains("(* 2 3)") && !text.contains("(< 1 2)"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn the_certificate_has_one_query_per_obligation() {
         let (relation, _) = proved(UP, DOWN);
