@@ -66,6 +66,8 @@ enum Command {
     },
     /// Print holi's manual page (roff, for `man -l -`) to standard output.
     Man,
+    /// Serve an editor: a language server on standard input and output (`lang/editors.md`).
+    Lsp,
 }
 
 /// The clap definition, for completions and the manual page.
@@ -144,6 +146,13 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args, &ui),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
+        Command::Lsp => match crate::lsp::serve_stdio() {
+            Ok(()) => Outcome::Ok,
+            Err(e) => {
+                eprintln!("error: {e}");
+                Outcome::BadInput
+            }
+        },
         Command::Explain(args) => explain::run(args),
     });
     exit_now(outcome as u8)
