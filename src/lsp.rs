@@ -3,7 +3,9 @@
 //! The loop follows rust-analyzer's `lsp-server`: one thread reads messages, this one
 //! answers them in order. What it serves so far: the diagnostics of the front end
 //! (parse and type errors, warnings), published on every opened or changed version of
-//! a document, located and carrying their codes (`holi explain CODE`).
+//! a document, located and carrying their codes (`holi explain CODE`); formatting
+//! (`holi fmt`'s canonical text); and the document's symbols (imports, methods and
+//! globals).
 //!
 //! Bad input never ends the server: a request it does not know gets the protocol's
 //! "method not found", a malformed one "invalid params", and an unknown notification
@@ -12,15 +14,18 @@
 mod transport;
 
 use crate::diagnostics::{Diagnostic, Severity, Span};
+use crate::syntax::ast::{Decl, Ident, Visibility};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification as _,
     PublishDiagnostics,
 };
+use lsp_types::request::{DocumentSymbolRequest, Formatting, Request as _};
 use lsp_types::{
-    DiagnosticRelatedInformation, DiagnosticSeverity, InitializeResult, Location, NumberOrString,
-    Position, PublishDiagnosticsParams, Range, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, Uri,
+    DiagnosticRelatedInformation, DiagnosticSeverity, DocumentFormattingParams, DocumentSymbol,
+    DocumentSymbolParams, DocumentSymbolResponse, InitializeResult, Location, NumberOrString,
+    OneOf, Position, PublishDiagnosticsParams, Range, ServerCapabilities, ServerInfo, SymbolKind,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Uri,
 };
 use std::collections::HashMap;
 
@@ -41,6 +46,8 @@ pub fn serve_stdio() -> Result<(), String> {
 pub fn serve(connection: &Connection) -> Result<(), String> {
     let capabilities = ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
         ..ServerCapabilities::default()
     };
     let initialized = InitializeResult {
@@ -92,11 +99,76 @@ struct Server {
 
 impl Server {
     fn request(&mut self, request: Request) -> Response {
-        Response::new_err(
-            request.id,
-            ErrorCode::MethodNotFound as i32,
-            format!("holi does not serve `{}`", request.method),
-        )
+        match request.method.as_str() {
+            Formatting::METHOD => self.answer::<Formatting>(request, Server::formatting),
+            DocumentSymbolRequest::METHOD => {
+                self.answer::<DocumentSymbolRequest>(request, Server::symbols)
+            }
+            _ => Response::new_err(
+                request.id,
+                ErrorCode::MethodNotFound as i32,
+                format!("holi does not serve `{}`", request.method),
+            ),
+        }
+    }
+
+    /// `request`'s answer by `serve`, or the error that its parameters are malformed.
+    fn answer<R: lsp_types::request::Request>(
+        &self,
+        request: Request,
+        serve: fn(&Server, R::Params) -> R::Result,
+    ) -> Response {
+        match serde_json::from_value::<R::Params>(request.params) {
+            Ok(params) => Response::new_ok(request.id, serve(self, params)),
+            Err(e) => Response::new_err(
+                request.id,
+                ErrorCode::InvalidParams as i32,
+                format!("malformed parameters of `{}`: {e}", request.method),
+            ),
+        }
+    }
+
+    /// The open document at `uri`, loaded, if it is open and loads.
+    fn loaded(&self, uri: &Uri) -> Option<(&str, crate::frontend::Loaded)> {
+        let text = self.documents.get(uri)?;
+        let loaded = crate::frontend::load_str(uri.as_str(), text, false).ok()?;
+        Some((text, loaded))
+    }
+
+    /// The canonical text (`holi fmt`, comments kept) as one edit; none for a document
+    /// already canonical, or one with errors (nothing to print it from).
+    fn formatting(&self, params: DocumentFormattingParams) -> Option<Vec<TextEdit>> {
+        let (text, loaded) = self.loaded(&params.text_document.uri)?;
+        let canonical = crate::syntax::printer::format_source(&loaded.program, text);
+        if canonical == text {
+            return Some(Vec::new());
+        }
+        let whole = Range::new(Position::new(0, 0), Lines::new(text).position(text.len()));
+        Some(vec![TextEdit::new(whole, canonical)])
+    }
+
+    /// The imports, methods and globals of the document, in source order.
+    fn symbols(&self, params: DocumentSymbolParams) -> Option<DocumentSymbolResponse> {
+        let (text, loaded) = self.loaded(&params.text_document.uri)?;
+        let lines = Lines::new(text);
+        let program = &loaded.program;
+        let imports = (program.imports.iter())
+            .map(|i| symbol(&lines, &i.name, &i.span, SymbolKind::FUNCTION, "import"));
+        let decls = program.decls.iter().map(|d| {
+            let (kind, detail) = match d {
+                Decl::Method(m) if m.visibility == Visibility::Public => {
+                    (SymbolKind::METHOD, "public")
+                }
+                Decl::Method(_) => (SymbolKind::METHOD, "private"),
+                Decl::IntRef { .. } | Decl::FunRef { .. } | Decl::RefDecl { .. } => {
+                    (SymbolKind::VARIABLE, "global")
+                }
+            };
+            symbol(&lines, d.name(), d.span(), kind, detail)
+        });
+        Some(DocumentSymbolResponse::Nested(
+            imports.chain(decls).collect(),
+        ))
     }
 
     /// The notifications to send in answer to `notification`.
@@ -137,6 +209,27 @@ impl Server {
         let diagnostics = front_end(&uri, &text);
         self.documents.insert(uri.clone(), text);
         vec![published(uri, diagnostics, version)]
+    }
+}
+
+// `deprecated` is a field the protocol replaced by tags; the struct still has it.
+#[allow(deprecated)]
+fn symbol(
+    lines: &Lines<'_>,
+    name: &Ident,
+    span: &Span,
+    kind: SymbolKind,
+    detail: &str,
+) -> DocumentSymbol {
+    DocumentSymbol {
+        name: name.name.clone(),
+        detail: Some(detail.to_string()),
+        kind,
+        tags: None,
+        deprecated: None,
+        range: lines.range(span),
+        selection_range: lines.range(&name.span),
+        children: None,
     }
 }
 

@@ -172,6 +172,67 @@ fn diagnostics_follow_the_document_as_it_is_typed() {
 }
 
 #[test]
+fn formatting_is_holi_fmt_and_symbols_are_the_declarations() {
+    let mut editor = Editor::start();
+    let text = "import send :(int -> unit)\npublic f (x:int) :(int) = {   x+1 };\nint c := 0;\n";
+    editor.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": URI, "languageId": "holi", "version": 1, "text": text}}),
+    );
+    editor.diagnostics(URI);
+    editor.request(
+        2,
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": URI}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    let edits = editor.answer_to(2)["result"].clone();
+    let file = tempfile::Builder::new()
+        .suffix(".holi")
+        .tempfile()
+        .expect("a temporary file");
+    std::fs::write(file.path(), text).expect("written");
+    let fmt = Command::new(env!("CARGO_BIN_EXE_holi"))
+        .arg("fmt")
+        .arg(file.path())
+        .output()
+        .expect("holi fmt runs");
+    let canonical = String::from_utf8_lossy(&fmt.stdout).to_string();
+    assert_ne!(canonical, text);
+    assert_eq!(edits[0]["newText"], canonical.as_str(), "{edits}");
+    assert_eq!(
+        edits[0]["range"]["start"],
+        json!({"line": 0, "character": 0})
+    );
+    assert_eq!(edits[0]["range"]["end"], json!({"line": 3, "character": 0}));
+
+    editor.request(
+        3,
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let symbols = editor.answer_to(3)["result"].clone();
+    let names: Vec<(&str, i64)> = (symbols.as_array().expect("a list").iter())
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or(""),
+                s["kind"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // Function, method and variable, in the protocol's numbering.
+    assert_eq!(names, [("send", 12), ("f", 6), ("c", 13)]);
+    assert_eq!(
+        symbols[1]["selectionRange"]["start"],
+        json!({"line": 1, "character": 7})
+    );
+
+    // Malformed parameters of a request: an error, not silence.
+    editor.request(4, "textDocument/formatting", json!({"textDocument": 3}));
+    assert_eq!(editor.answer_to(4)["error"]["code"], -32602);
+    editor.shut_down();
+}
+
+#[test]
 fn garbage_and_unknown_methods_get_errors_and_the_server_stays_up() {
     let mut editor = Editor::start();
     // Not JSON: a parse error with no id.
