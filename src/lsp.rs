@@ -4,13 +4,14 @@
 //! answers them in order. What it serves so far: the diagnostics of the front end
 //! (parse and type errors, warnings), published on every opened or changed version of
 //! a document, located and carrying their codes (`holi explain CODE`); formatting
-//! (`holi fmt`'s canonical text); and the document's symbols (imports, methods and
-//! globals).
+//! (`holi fmt`'s canonical text); the document's symbols (imports, methods and
+//! globals); and go to definition.
 //!
 //! Bad input never ends the server: a request it does not know gets the protocol's
 //! "method not found", a malformed one "invalid params", and an unknown notification
 //! is ignored, as the protocol asks. Only the end of its input, or `exit`, ends it.
 
+mod names;
 mod transport;
 
 use crate::diagnostics::{Diagnostic, Severity, Span};
@@ -20,12 +21,13 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, Notification as _,
     PublishDiagnostics,
 };
-use lsp_types::request::{DocumentSymbolRequest, Formatting, Request as _};
+use lsp_types::request::{DocumentSymbolRequest, Formatting, GotoDefinition, Request as _};
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, DocumentFormattingParams, DocumentSymbol,
-    DocumentSymbolParams, DocumentSymbolResponse, InitializeResult, Location, NumberOrString,
-    OneOf, Position, PublishDiagnosticsParams, Range, ServerCapabilities, ServerInfo, SymbolKind,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Uri,
+    DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse,
+    InitializeResult, Location, NumberOrString, OneOf, Position, PublishDiagnosticsParams, Range,
+    ServerCapabilities, ServerInfo, SymbolKind, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextEdit, Uri,
 };
 use std::collections::HashMap;
 
@@ -48,6 +50,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
         document_formatting_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
         ..ServerCapabilities::default()
     };
     let initialized = InitializeResult {
@@ -104,6 +107,7 @@ impl Server {
             DocumentSymbolRequest::METHOD => {
                 self.answer::<DocumentSymbolRequest>(request, Server::symbols)
             }
+            GotoDefinition::METHOD => self.answer::<GotoDefinition>(request, Server::definition),
             _ => Response::new_err(
                 request.id,
                 ErrorCode::MethodNotFound as i32,
@@ -145,6 +149,17 @@ impl Server {
         }
         let whole = Range::new(Position::new(0, 0), Lines::new(text).position(text.len()));
         Some(vec![TextEdit::new(whole, canonical)])
+    }
+
+    /// Where the name at the place asked is declared, in the same document.
+    fn definition(&self, params: GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
+        let place = params.text_document_position_params;
+        let uri = place.text_document.uri;
+        let (text, loaded) = self.loaded(&uri)?;
+        let lines = Lines::new(text);
+        let declared = names::definition(&loaded.program, lines.offset(place.position))?;
+        let range = lines.range(&declared);
+        Some(GotoDefinitionResponse::Scalar(Location { uri, range }))
     }
 
     /// The imports, methods and globals of the document, in source order.
@@ -334,6 +349,23 @@ impl<'s> Lines<'s> {
         )
     }
 
+    /// The byte offset of `position`, clamped to its line (a column past its end is
+    /// its end) and to the text.
+    fn offset(&self, position: Position) -> usize {
+        let Some(&start) = self.starts.get(position.line as usize) else {
+            return self.text.len();
+        };
+        let end = (self.starts.get(position.line as usize + 1)).map_or(self.text.len(), |&e| e);
+        let mut units = 0;
+        for (i, c) in self.text[start..end].char_indices() {
+            if units >= position.character as usize || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        end
+    }
+
     fn range(&self, span: &Span) -> Range {
         Range::new(
             self.position(span.start),
@@ -356,6 +388,12 @@ mod tests {
         // Inside the emoji: back to its start.
         assert_eq!(lines.position(5), Position::new(1, 0));
         assert_eq!(lines.position(99), Position::new(2, 0));
+        for at in [0, 1, 3, 7, 8] {
+            assert_eq!(lines.offset(lines.position(at)), at);
+        }
+        // Past the end of a line: its end; past the last line: the end of the text.
+        assert_eq!(lines.offset(Position::new(0, 40)), 2);
+        assert_eq!(lines.offset(Position::new(9, 0)), 9);
     }
 
     #[test]

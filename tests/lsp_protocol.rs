@@ -226,6 +226,22 @@ fn formatting_is_holi_fmt_and_symbols_are_the_declarations() {
         json!({"line": 1, "character": 7})
     );
 
+    // The `x` of `x+1` is the parameter's.
+    let line = text.lines().nth(1).unwrap_or_default();
+    let (used, bound) = (line.find("x+1"), line.find("(x").map(|i| i + 1));
+    editor.request(
+        5,
+        "textDocument/definition",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 1, "character": used}}),
+    );
+    let location = editor.answer_to(5)["result"].clone();
+    assert_eq!(location["uri"], URI);
+    assert_eq!(
+        location["range"]["start"],
+        json!({"line": 1, "character": bound}),
+        "{location}"
+    );
+
     // Malformed parameters of a request: an error, not silence.
     editor.request(4, "textDocument/formatting", json!({"textDocument": 3}));
     assert_eq!(editor.answer_to(4)["error"]["code"], -32602);
