@@ -560,3 +560,31 @@ fn safe_libraries_are_proved_for_every_bound_or_say_why_not() {
         "{dao}"
     );
 }
+
+/// `holi … | head`: a reader that closes standard output early (here before holi
+/// writes anything) is no error; holi neither panics nor changes its exit code.
+#[test]
+fn a_reader_that_goes_away_is_not_a_panic() {
+    let dao = example("dao.holi");
+    let dao = dao.as_str();
+    for args in [
+        vec!["explain"],
+        vec!["explain", "W0204"],
+        vec!["fmt", dao],
+        vec!["parse", dao, dao],
+        vec!["completions", "bash"],
+        vec!["man"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_holi"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("holi starts");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("holi ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

@@ -130,7 +130,7 @@ pub fn run(args: EquivArgs, ui: &Ui) -> Outcome {
     };
     if args.emit_holi {
         for file in &loaded {
-            println!("// {}\n{}", file.name, file.source);
+            super::ui::out(&format!("// {}\n{}\n", file.name, file.source));
         }
         return Outcome::Ok;
     }

@@ -82,15 +82,15 @@ pub fn entry(code: &str) -> Option<Entry> {
 pub fn run(args: ExplainArgs) -> Outcome {
     let Some(code) = args.code else {
         for e in entries() {
-            println!("{}  {}", e.code, e.summary);
+            super::ui::out(&format!("{}  {}\n", e.code, e.summary));
         }
-        println!("\nRun `holi explain CODE` for one of them.");
+        super::ui::out("\nRun `holi explain CODE` for one of them.\n");
         return Outcome::Ok;
     };
     match entry(&code) {
         Some(e) => {
             // Printed without the Markdown heading marks.
-            println!("{}", e.text.trim_start_matches("### "));
+            super::ui::out(&format!("{}\n", e.text.trim_start_matches("### ")));
             Outcome::Ok
         }
         None => {

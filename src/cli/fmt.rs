@@ -52,7 +52,7 @@ pub fn run(args: FmtArgs, ui: &Ui) -> Outcome {
                 }
             }
         } else {
-            print!("{text}");
+            super::ui::out(&text);
         }
     }
     outcome

@@ -77,7 +77,10 @@ pub fn command() -> clap::Command {
 
 fn completions(shell: clap_complete::Shell) -> Outcome {
     let mut cmd = command();
-    clap_complete::generate(shell, &mut cmd, "holi", &mut std::io::stdout());
+    // Into memory first: the generator panics on a failed write.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "holi", &mut script);
+    ui::out(&String::from_utf8_lossy(&script));
     Outcome::Ok
 }
 
@@ -110,7 +113,7 @@ fn man() -> Outcome {
         });
     match rendered.and(subcommands) {
         Ok(()) => {
-            print!("{}", String::from_utf8_lossy(&out));
+            ui::out(&String::from_utf8_lossy(&out));
             Outcome::Ok
         }
         Err(e) => {

@@ -44,13 +44,13 @@ pub fn run(args: ParseArgs, ui: &Ui) -> Outcome {
         }
     }
     if inputs.len() > 1 && !ui.quiet() {
-        println!(
-            "Parsed {} files: {} well-formed ({} with warnings), {} rejected",
+        super::ui::out(&format!(
+            "Parsed {} files: {} well-formed ({} with warnings), {} rejected\n",
             inputs.len(),
             inputs.len() - rejected,
             warned,
             rejected
-        );
+        ));
     }
     if rejected > 0 {
         Outcome::BadInput

@@ -129,7 +129,7 @@ pub fn run(args: RunArgs, ui: &Ui) -> Outcome {
     let show = args.trace;
     let result = concrete::run(linked, limits, &mut |mv| {
         if show {
-            println!("{mv}");
+            super::ui::out(&format!("{mv}\n"));
         }
     });
     let file_of = |side: Side| match (side, library) {
@@ -138,7 +138,7 @@ pub fn run(args: RunArgs, ui: &Ui) -> Outcome {
     };
     match result.outcome {
         concrete::Outcome::Finished(value) => {
-            println!("main returned {value}");
+            super::ui::out(&format!("main returned {value}\n"));
             Outcome::Ok
         }
         concrete::Outcome::Failed(Failure { kind, span, side }) => {

@@ -5,7 +5,19 @@
 //! `NO_COLOR` is unset or empty (<https://no-color.org>).
 
 use clap::ValueEnum;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+
+/// Writes `text` to standard output. A reader that went away (`holi … | head`) is no
+/// error of holi's: the rest of the output is dropped quietly, where `print!` would
+/// panic. Any other failure is told on standard error.
+pub fn out(text: &str) {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("error: cannot write to standard output: {e}");
+        }
+        _ => {}
+    }
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
