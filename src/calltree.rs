@@ -96,6 +96,23 @@ impl CallTree {
         leaf: &str,
         unicode: bool,
     ) -> Vec<String> {
+        (self
+            .located_lines(symbolic, concrete, leaf, unicode)
+            .into_iter())
+        .map(|(_, line)| line)
+        .collect()
+    }
+
+    /// [`CallTree::lines`], each with the index of the move it shows (`None` for the
+    /// failure's line), so that an editor can place each line where its move's method
+    /// is declared.
+    pub fn located_lines(
+        &self,
+        symbolic: &Trace,
+        concrete: &Trace,
+        leaf: &str,
+        unicode: bool,
+    ) -> Vec<(Option<usize>, String)> {
         let mut out = Vec::new();
         let children = |parent: Option<usize>| -> Vec<Item> {
             let mut items: Vec<Item> = (self.frames.iter().enumerate())
@@ -133,12 +150,15 @@ impl CallTree {
             .map(|item| (item, String::new(), String::new()))
             .collect();
         while let Some((item, head, rest)) = stack.pop() {
-            let text = match item {
-                Item::Frame(f) => phrase(symbolic, concrete, self.frames[f].call),
-                Item::Move(m) => phrase(symbolic, concrete, m),
-                Item::Leaf => leaf.to_string(),
+            let (shown, text) = match item {
+                Item::Frame(f) => {
+                    let call = self.frames[f].call;
+                    (Some(call), phrase(symbolic, concrete, call))
+                }
+                Item::Move(m) => (Some(m), phrase(symbolic, concrete, m)),
+                Item::Leaf => (None, leaf.to_string()),
             };
-            out.push(format!("{head}{text}"));
+            out.push((shown, format!("{head}{text}")));
             if let Item::Frame(f) = item {
                 let items = children(Some(f));
                 let n = items.len();
@@ -164,7 +184,7 @@ enum Item {
 }
 
 /// Move `i` as a phrase: `client calls withdraw(x1 = 100)`, `withdraw returns ()`.
-fn phrase(symbolic: &Trace, concrete: &Trace, i: usize) -> String {
+pub fn phrase(symbolic: &Trace, concrete: &Trace, i: usize) -> String {
     let Some(m) = symbolic.0.get(i) else {
         return String::new();
     };
@@ -292,6 +312,15 @@ mod tests {
         let unicode = tree.lines(&dao(true), &dao(false), "assertion fails", true);
         assert_eq!(unicode[7], "└── assertion fails");
         assert_eq!(unicode[4], "│   │   │   └── send returns ()");
+        // Each line shows one move, in the tree's order: a frame's call, its children,
+        // then its return; the failure shows none.
+        let shown: Vec<Option<usize>> = (tree.located_lines(&dao(true), &dao(false), "", false))
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect();
+        let order = [0, 1, 2, 3, 4, 5, 6].map(Some);
+        assert_eq!(shown[..7], order);
+        assert_eq!(shown[7], None);
     }
 
     #[test]

@@ -475,6 +475,18 @@ pub struct Confirmation {
     pub clients: Vec<Option<String>>,
 }
 
+/// How a counterexample's replay ended, for the report. No verdict means no client could
+/// be written for it: like a mismatch, a bug in holi.
+pub fn status(verdict: &Option<Verdict>) -> crate::report::Replay {
+    use crate::report::Replay;
+    match verdict {
+        Some(Verdict::Confirmed) => Replay::Confirmed,
+        Some(Verdict::NotReplayed(Cutoff::TimeLimit)) => Replay::TimeLimit,
+        Some(Verdict::NotReplayed(Cutoff::Interrupted)) => Replay::Interrupted,
+        Some(Verdict::Mismatch { .. }) | None => Replay::Mismatch,
+    }
+}
+
 impl Confirmation {
     /// The counterexamples (1-based) that did not replay, with why.
     pub fn failures(&self) -> Vec<(usize, &Verdict)> {

@@ -84,6 +84,12 @@ pub fn resolve(p: &Program) -> Resolution<'_> {
     }
 }
 
+/// The type of every parameter, `let`, `letrec` and `match` name of `p` whose type is
+/// known, by the byte offset where the name starts (what an editor shows on hover).
+pub fn binder_types(p: &Program) -> HashMap<usize, Type> {
+    Checker::run("", p).binders
+}
+
 /// What a global function name stands for.
 #[derive(Clone)]
 enum Global {
@@ -128,6 +134,9 @@ struct Checker<'a> {
     locals: HashSet<usize>,
     /// The content types of allocations, by address.
     allocations: HashMap<usize, Type>,
+    /// The type of every parameter, `let`, `letrec` and `match` name whose type is
+    /// known, by the start of the name.
+    binders: HashMap<usize, Type>,
 }
 
 impl<'a> Checker<'a> {
@@ -141,6 +150,7 @@ impl<'a> Checker<'a> {
             scope: Vec::new(),
             locals: HashSet::new(),
             allocations: HashMap::new(),
+            binders: HashMap::new(),
         };
         checker.declare(p);
         for decl in &p.decls {
@@ -152,6 +162,14 @@ impl<'a> Checker<'a> {
             checker.expect(&main.body, &Type::Unit, "the body of `main`");
         }
         checker
+    }
+
+    /// Brings `local` into scope, innermost.
+    fn bind(&mut self, local: Local) {
+        if let Some(ty) = &local.ty {
+            self.binders.insert(local.span.start, ty.clone());
+        }
+        self.scope.push(local);
     }
 
     fn warn(&mut self, d: Diagnostic) {
@@ -272,7 +290,7 @@ impl<'a> Checker<'a> {
 
     /// Checks a method, `letrec` or lambda body against its declared result type.
     fn function(&mut self, f: &Function) {
-        self.scope.push(Local {
+        self.bind(Local {
             name: f.param.name.clone(),
             ty: Some(f.param_ty.clone()),
             span: f.param.span.clone(),
@@ -554,7 +572,7 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Let(x, value, body) => {
                 let tv = self.synth(value);
-                self.scope.push(Local {
+                self.bind(Local {
                     name: x.name.clone(),
                     ty: tv,
                     span: x.span.clone(),
@@ -564,7 +582,7 @@ impl<'a> Checker<'a> {
                 tb
             }
             ExprKind::LetRec(name, func, body) => {
-                self.scope.push(Local {
+                self.bind(Local {
                     name: name.name.clone(),
                     ty: Some(func.ty()),
                     span: name.span.clone(),
@@ -636,12 +654,12 @@ impl<'a> Checker<'a> {
                     None => None,
                 };
                 let tn = self.synth(nil);
-                self.scope.push(Local {
+                self.bind(Local {
                     name: head.name.clone(),
                     ty: element.clone(),
                     span: head.span.clone(),
                 });
-                self.scope.push(Local {
+                self.bind(Local {
                     name: tail.name.clone(),
                     ty: element.map(Type::list),
                     span: tail.span.clone(),
@@ -818,6 +836,23 @@ fn duplicate(file: &str, name: &Ident, previous: Span) -> Diagnostic {
 mod tests {
     use super::*;
     use crate::syntax::parser::parse_source;
+
+    #[test]
+    fn binders_have_the_types_of_their_annotations_and_values() {
+        let source =
+            "public f (x:int) :(int) = { let y = (x, x) in let z = !c in z };\nint c := 0;";
+        let (program, diagnostics) = parse_source("t", source);
+        let program = program.unwrap_or_else(|| panic!("{diagnostics:?}"));
+        let types = binder_types(&program);
+        let at = |name: &str| source.find(name).expect("the name is there");
+        assert_eq!(types.get(&at("x:")), Some(&Type::Int));
+        assert_eq!(
+            types.get(&at("y =")),
+            Some(&Type::pair(Type::Int, Type::Int))
+        );
+        assert_eq!(types.get(&at("z =")), Some(&Type::Int));
+        assert_eq!(types.len(), 3);
+    }
 
     fn codes(source: &str) -> Vec<&'static str> {
         let (program, diagnostics) = parse_source("t", source);

@@ -1,6 +1,8 @@
 //! `holi lsp` driven over stdio as an editor drives it: the handshake, diagnostics as
-//! a document is opened, changed and closed, errors for what the server does not
-//! serve or cannot read (after which it stays up), and shutdown.
+//! a document is opened, changed and closed, the check on save with a state per
+//! `assert`, hover, code lenses and their commands, the cancellation of a long check,
+//! errors for what the server does not serve or cannot read (after which it stays up),
+//! and shutdown.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -19,6 +21,11 @@ struct Editor {
 
 impl Editor {
     fn start() -> Editor {
+        Editor::with_options(json!({"checkOnOpen": false}))
+    }
+
+    /// A server with these `initializationOptions`.
+    fn with_options(options: Value) -> Editor {
         let mut server = Command::new(env!("CARGO_BIN_EXE_holi"))
             .arg("lsp")
             .stdin(Stdio::piped())
@@ -59,10 +66,22 @@ impl Editor {
             input,
             from_server,
         };
-        editor.request(1, "initialize", json!({"capabilities": {}}));
+        editor.request(
+            1,
+            "initialize",
+            json!({"capabilities": {}, "initializationOptions": options}),
+        );
         let answer = editor.answer_to(1);
         assert_eq!(answer["result"]["serverInfo"]["name"], "holi", "{answer}");
-        assert_eq!(answer["result"]["capabilities"]["textDocumentSync"], 1);
+        let capabilities = &answer["result"]["capabilities"];
+        assert_eq!(capabilities["textDocumentSync"]["change"], 1, "{answer}");
+        assert_eq!(
+            capabilities["textDocumentSync"]["save"],
+            json!({"includeText": false})
+        );
+        assert!(capabilities["executeCommandProvider"]["commands"]
+            .as_array()
+            .is_some_and(|c| c.contains(&json!("holi.check"))));
         editor.notify("initialized", json!({}));
         editor
     }
@@ -109,6 +128,23 @@ impl Editor {
             .as_array()
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// The next verdict told for `uri` other than "checking".
+    fn verdict(&self, uri: &str) -> Value {
+        let told = self.next(|m| {
+            m["method"] == "holi/verdict"
+                && m["params"]["uri"] == uri
+                && m["params"]["state"] != "checking"
+        });
+        told["params"].clone()
+    }
+
+    fn open(&mut self, uri: &str, version: i64, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "holi", "version": version, "text": text}}),
+        );
     }
 
     fn shut_down(mut self) {
@@ -275,5 +311,230 @@ fn garbage_and_unknown_methods_get_errors_and_the_server_stays_up() {
         json!({"textDocument": {"uri": URI, "languageId": "holi", "version": 1, "text": "public"}}),
     );
     assert!(!editor.diagnostics(URI).is_empty());
+    editor.shut_down();
+}
+
+/// The `file:` address of `path`, which has nothing to escape.
+fn address(path: &std::path::Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn example(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    std::fs::read_to_string(path).expect("the example is there")
+}
+
+#[test]
+fn a_saved_library_is_checked_and_each_assert_gets_its_state() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("dao.holi");
+    let text = example("examples/dao.holi");
+    std::fs::write(&file, &text).expect("written");
+    let uri = address(&file);
+    let mut editor = Editor::start();
+    editor.open(&uri, 1, &text);
+    assert!(editor.diagnostics(&uri).is_empty());
+
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    // The check's diagnostics come first, then its verdict.
+    let found = editor.diagnostics(&uri);
+    let verdict = editor.verdict(&uri);
+    assert_eq!(verdict["state"], "unsafe", "{verdict}");
+    assert_eq!(
+        (verdict["k"].clone(), verdict["l"].clone()),
+        (json!(3), json!(2))
+    );
+    assert_eq!(verdict["version"], 1);
+    // The assert is on line 14 (13 from 0), `withdraw` declared on line 10.
+    let failing = (found.iter())
+        .find(|d| d["code"] == "C0001")
+        .unwrap_or_else(|| panic!("a failing assert in {found:?}"));
+    assert_eq!(failing["severity"], 1);
+    assert_eq!(failing["range"]["start"]["line"], 13, "{failing}");
+    let message = failing["message"].as_str().unwrap_or_default();
+    assert!(message.contains("after 7 moves"), "{message}");
+    assert!(message.contains("with x1 = 1, x2 = 100"), "{message}");
+    assert!(message.contains("confirmed by replay"), "{message}");
+    let tree: Vec<&Value> = failing["relatedInformation"]
+        .as_array()
+        .map(|r| r.iter().collect())
+        .unwrap_or_default();
+    assert_eq!(tree.len(), 8, "seven moves and the failure: {tree:?}");
+    assert_eq!(tree[0]["message"], "client calls withdraw(x1 = 1)");
+    assert_eq!(tree[0]["location"]["range"]["start"]["line"], 9);
+    assert!(
+        (tree[7]["message"].as_str()).is_some_and(|m| m.contains("assertion fails at")),
+        "{tree:?}"
+    );
+
+    editor.request(
+        2,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 9, "character": 10}}),
+    );
+    let hover = editor.answer_to(2)["result"]["contents"]["value"].clone();
+    let hover = hover.as_str().unwrap_or_default();
+    assert!(hover.contains("withdraw : int -> unit"), "{hover}");
+    assert!(
+        hover.contains("move 3: client calls withdraw(x2 = 100)"),
+        "{hover}"
+    );
+
+    editor.request(
+        3,
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let lenses = editor.answer_to(3)["result"].clone();
+    let lenses = lenses.as_array().cloned().unwrap_or_default();
+    let titled = |start: &str| {
+        (lenses.iter())
+            .find(|l| (l["command"]["title"].as_str()).is_some_and(|t| t.starts_with(start)))
+            .cloned()
+            .unwrap_or_else(|| panic!("a lens `{start}…` in {lenses:?}"))
+    };
+    assert!(titled("holi: UNSAFE")["range"]["start"]["line"] == 0);
+    assert_eq!(titled("▶ check")["command"]["command"], "holi.check");
+    let client_lens = titled("✗ fails after 7 moves");
+    assert_eq!(client_lens["range"]["start"]["line"], 13);
+    assert_eq!(client_lens["command"]["arguments"], json!([uri, 1]));
+
+    editor.request(
+        4,
+        "workspace/executeCommand",
+        json!({"command": "holi.writeClient", "arguments": [uri, 1]}),
+    );
+    assert_eq!(editor.answer_to(4)["result"], Value::Null);
+    let client = std::fs::read_to_string(dir.path().join("dao-client-1.holi"))
+        .expect("the client is written beside the file");
+    assert!(client.contains("main = {"), "{client}");
+    editor.request(
+        5,
+        "workspace/executeCommand",
+        json!({"command": "holi.openReport", "arguments": [uri]}),
+    );
+    // Without `window/showDocument`, the server says where it wrote the page, then
+    // answers.
+    let shown = editor.next(|m| m["method"] == "window/showMessage");
+    let shown = shown["params"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(editor.answer_to(5)["result"], Value::Null);
+    let page = shown.strip_prefix("holi: wrote ").expect("the page's path");
+    let page = std::fs::read_to_string(page).expect("the page is written");
+    assert!(
+        page.contains("<html") && page.contains("withdraw"),
+        "{shown}"
+    );
+
+    editor.request(
+        6,
+        "workspace/executeCommand",
+        json!({"command": "holi.writeClient", "arguments": [uri, 5]}),
+    );
+    let refused = editor.answer_to(6);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    editor.request(
+        7,
+        "workspace/executeCommand",
+        json!({"command": "holi.noSuchCommand", "arguments": [uri]}),
+    );
+    assert_eq!(editor.answer_to(7)["error"]["code"], -32602);
+
+    // With other bounds, asked for: the check says them.
+    editor.request(
+        8,
+        "workspace/executeCommand",
+        json!({"command": "holi.check", "arguments": [uri, {"k": 2, "l": 1}]}),
+    );
+    assert_eq!(editor.answer_to(8)["result"], Value::Null);
+    let verdict = editor.verdict(&uri);
+    assert_eq!(
+        (verdict["k"].clone(), verdict["l"].clone()),
+        (json!(2), json!(1))
+    );
+    assert_eq!(verdict["state"], "unsafe", "{verdict}");
+    editor.shut_down();
+}
+
+#[test]
+fn a_proved_library_says_so_at_its_assert_and_a_stuck_path_warns() {
+    let mut editor = Editor::with_options(json!({}));
+    let fixed = "file:///nowhere/dao_fixed.holi";
+    editor.open(fixed, 1, &example("examples/dao_fixed.holi"));
+    assert!(editor.diagnostics(fixed).is_empty());
+    let found = editor.diagnostics(fixed);
+    let verdict = editor.verdict(fixed);
+    assert_eq!(verdict["state"], "proved", "{verdict}");
+    let proved = (found.iter())
+        .find(|d| (d["message"].as_str()).is_some_and(|m| m.starts_with("proved: ")))
+        .unwrap_or_else(|| panic!("the assert's state in {found:?}"));
+    assert_eq!(proved["severity"], 3);
+
+    let stuck = "file:///nowhere/stuck.holi";
+    editor.open(stuck, 1, "public f (x:int) :(int) = {\n  g x\n};\n");
+    let front = editor.diagnostics(stuck);
+    assert!(front.iter().any(|d| d["code"] == "W0202"), "{front:?}");
+    let found = editor.diagnostics(stuck);
+    assert_eq!(editor.verdict(stuck)["state"], "stuck");
+    let warning = (found.iter())
+        .find(|d| (d["message"].as_str()).is_some_and(|m| m.contains("got stuck here")))
+        .unwrap_or_else(|| panic!("a warning where paths got stuck in {found:?}"));
+    assert_eq!(warning["severity"], 2);
+    assert_eq!(warning["range"]["start"]["line"], 1);
+    editor.shut_down();
+}
+
+#[test]
+fn a_newer_version_cancels_the_running_check_and_a_time_limit_is_told() {
+    // The bank takes minutes at its bounds: only a cancelled check ends in time.
+    let bank = example("benchmark/libraries/bank.holi");
+    let mut editor = Editor::with_options(json!({"timeoutSeconds": 600}));
+    let uri = "file:///nowhere/bank.holi";
+    editor.open(uri, 1, &bank);
+    editor.next(|m| m["method"] == "holi/verdict" && m["params"]["state"] == "checking");
+    editor.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"text": example("examples/dao.holi")}]}),
+    );
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let (mut cancelled, mut checked) = (false, false);
+    while !(cancelled && checked) {
+        let told = editor.next(|m| m["method"] == "holi/verdict")["params"].clone();
+        match (told["version"].as_i64(), told["state"].as_str()) {
+            (Some(1), Some("cancelled")) => cancelled = true,
+            (Some(2), Some("unsafe")) => checked = true,
+            (_, Some("checking" | "outdated")) => {}
+            _ => panic!("an unexpected verdict: {told}"),
+        }
+    }
+
+    editor.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"holi": {"timeoutSeconds": 1}}}),
+    );
+    let limited = "file:///nowhere/bank_limited.holi";
+    editor.open(limited, 1, &bank);
+    editor.diagnostics(limited);
+    let found = editor.diagnostics(limited);
+    // A second's search of the bank finds some of its failures, not all.
+    let verdict = editor.verdict(limited);
+    assert_eq!(verdict["state"], "unsafe", "{verdict}");
+    let warned = |text: &str| {
+        (found.iter()).any(|d| (d["message"].as_str()).is_some_and(|m| m.contains(text)))
+    };
+    assert!(
+        warned("is incomplete: search stopped: the time limit"),
+        "{found:?}"
+    );
+    assert!(warned("not settled: the check was cut short"), "{found:?}");
     editor.shut_down();
 }

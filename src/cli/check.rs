@@ -9,12 +9,11 @@ use super::exit::Outcome;
 use super::inputs::{self, Input};
 use super::ui::Ui;
 use crate::check::{self, Checked, Event, ProofMode};
-use crate::concrete::Cutoff;
 use crate::diagnostics::{Diagnostic, Sources};
 use crate::frontend::Loaded;
 use crate::html::HtmlReport;
 use crate::replay;
-use crate::report::{BoundSource, Replay, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION};
+use crate::report::{BoundSource, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION};
 use crate::sarif::SarifLog;
 use crate::symbolic::{
     Bounds, CheckOptions, CheckResult, Limits, Progress, Run, SearchPlan, Searched, Stats,
@@ -646,7 +645,7 @@ fn check_file(
         replayed: confirmation
             .as_ref()
             .filter(|_| !args.no_replay)
-            .map(|c| c.verdicts.iter().map(replay_status).collect()),
+            .map(|c| c.verdicts.iter().map(replay::status).collect()),
         // Under --all the text would repeat a whole client per trace: list paths only.
         clients: confirmation
             .as_ref()
@@ -707,17 +706,6 @@ fn free_in_background<T: Send + 'static>(value: T) {
     let _ = std::thread::Builder::new()
         .name("holi-free".to_string())
         .spawn(move || drop(value));
-}
-
-/// How a counterexample's replay ended, for the report. No verdict means no client could
-/// be written for it: like a mismatch, a bug in holi.
-fn replay_status(verdict: &Option<replay::Verdict>) -> Replay {
-    match verdict {
-        Some(replay::Verdict::Confirmed) => Replay::Confirmed,
-        Some(replay::Verdict::NotReplayed(Cutoff::TimeLimit)) => Replay::TimeLimit,
-        Some(replay::Verdict::NotReplayed(Cutoff::Interrupted)) => Replay::Interrupted,
-        Some(replay::Verdict::Mismatch { .. }) | None => Replay::Mismatch,
-    }
 }
 
 /// The search's progress line, on a terminal once the search takes over a second;
