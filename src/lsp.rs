@@ -743,6 +743,8 @@ impl Server {
         );
         let kind = if compared.failed {
             MessageType::ERROR
+        } else if compared.differs_or_unsettled {
+            MessageType::WARNING
         } else {
             MessageType::INFO
         };

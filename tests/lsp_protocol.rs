@@ -538,3 +538,58 @@ fn a_newer_version_cancels_the_running_check_and_a_time_limit_is_told() {
     assert!(warned("not settled: the check was cut short"), "{found:?}");
     editor.shut_down();
 }
+
+#[test]
+fn commands_that_ask_go_on_with_the_answer() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (file, fixed) = (
+        dir.path().join("dao.holi"),
+        dir.path().join("dao_fixed.holi"),
+    );
+    let text = example("examples/dao.holi");
+    std::fs::write(&file, &text).expect("written");
+    std::fs::write(&fixed, example("examples/dao_fixed.holi")).expect("written");
+    let uri = address(&file);
+    let mut editor = Editor::start();
+    editor.open(&uri, 1, &text);
+
+    // Other bounds: the server offers some, and checks with the one chosen.
+    editor.request(
+        2,
+        "workspace/executeCommand",
+        json!({"command": "holi.checkWithBounds", "arguments": [uri]}),
+    );
+    let asked = editor.next(|m| m["method"] == "window/showMessageRequest");
+    let choice = asked["params"]["actions"][0].clone();
+    assert_eq!(choice["title"], "k = 3, l = 2", "{asked}");
+    editor.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": choice}));
+    let verdict = editor.verdict(&uri);
+    assert_eq!(
+        (verdict["k"].clone(), verdict["l"].clone()),
+        (json!(3), json!(2))
+    );
+
+    // `holi equiv` against a library beside it, chosen from those offered.
+    editor.request(
+        3,
+        "workspace/executeCommand",
+        json!({"command": "holi.equiv", "arguments": [uri]}),
+    );
+    let asked = editor.next(|m| m["method"] == "window/showMessageRequest");
+    let offered = asked["params"]["actions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(offered, [json!({"title": "dao_fixed.holi"})], "{asked}");
+    editor.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": offered[0]}));
+    let log = editor.next(|m| m["method"] == "window/logMessage");
+    let log = log["params"]["message"].as_str().unwrap_or_default();
+    assert!(log.contains("INEQUIVALENT"), "{log}");
+    assert!(log.contains("call withdraw"), "{log}");
+    let shown = editor.next(|m| {
+        m["method"] == "window/showMessage"
+            && (m["params"]["message"].as_str()).is_some_and(|t| t.contains("INEQUIVALENT"))
+    });
+    assert_eq!(shown["params"]["type"], 2, "a difference is a warning");
+    editor.shut_down();
+}

@@ -49,6 +49,9 @@ pub struct Compared {
     headline: String,
     /// Whether it could not compare them (bad input, or the process failed).
     pub failed: bool,
+    /// Whether they were told apart, or the answer is not settled (a limit, a stuck
+    /// path).
+    pub differs_or_unsettled: bool,
     /// The HTML report, where it was written.
     pub page: Option<PathBuf>,
 }
@@ -151,6 +154,7 @@ pub fn start(
                 // Killed: cancelled, and nobody waits for it.
                 return;
             };
+            // `lang/equiv.md`: 0 equivalent, 1 inequivalent, 3 inconclusive, 4 stuck.
             let failed = !matches!(code, 0 | 1 | 3 | 4);
             let shown = if text.trim().is_empty() { errors } else { text };
             let headline = (shown.lines().find(|l| !l.trim().is_empty()))
@@ -161,6 +165,7 @@ pub fn start(
                 text: shown,
                 headline,
                 failed,
+                differs_or_unsettled: matches!(code, 1 | 3 | 4),
                 page: (!failed && page.is_file()).then_some(page),
             });
         })?;
