@@ -3,6 +3,7 @@
 mod compare;
 mod generate;
 mod hobbit;
+mod lsp;
 mod meta;
 mod process;
 mod proofs;
@@ -44,6 +45,8 @@ enum Command {
     Random(random::RandomArgs),
     /// Run `holi equiv` on Hobbit's labelled pairs, beside Hobbit's reported answers.
     Hobbit(hobbit::HobbitArgs),
+    /// Time `holi lsp` on the examples: keystroke to diagnostics, save to verdict.
+    Lsp(lsp::LspArgs),
 }
 
 /// Options shared by `grid`, `scale` and `compare`: where holi is, how to run it, where
@@ -132,6 +135,7 @@ fn main() -> ExitCode {
         Command::Proofs(args) => proofs::run(args),
         Command::Random(args) => random::run(args),
         Command::Hobbit(args) => hobbit::run(args),
+        Command::Lsp(args) => lsp::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
