@@ -593,3 +593,67 @@ fn commands_that_ask_go_on_with_the_answer() {
     assert_eq!(shown["params"]["type"], 2, "a difference is a warning");
     editor.shut_down();
 }
+
+#[test]
+fn files_that_vanish_and_commands_before_a_check_are_errors_not_crashes() {
+    let mut editor = Editor::start();
+    let error = |editor: &mut Editor, id: i64, arguments: Value| {
+        editor.request(
+            id,
+            "workspace/executeCommand",
+            json!({"command": arguments[0], "arguments": arguments[1]}),
+        );
+        let answer = editor.answer_to(id);
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let gone = error(
+        &mut editor,
+        2,
+        json!(["holi.check", ["file:///nowhere/gone.holi"]]),
+    );
+    assert!(gone.contains("cannot read"), "{gone}");
+    assert!(error(&mut editor, 3, json!(["holi.check", []])).contains("address"));
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let folder = dir.path().join("library");
+    std::fs::create_dir(&folder).expect("a folder");
+    let file = folder.join("dao.holi");
+    let text = example("examples/dao.holi");
+    std::fs::write(&file, &text).expect("written");
+    let uri = address(&file);
+    editor.open(&uri, 1, &text);
+    let early = error(&mut editor, 4, json!(["holi.openReport", [uri]]));
+    assert!(early.contains("check it first"), "{early}");
+    editor.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(editor.verdict(&uri)["state"], "unsafe");
+
+    // The folder goes away: the client cannot be written, and the server says so.
+    std::fs::remove_dir_all(&folder).expect("removed");
+    editor.request(
+        5,
+        "workspace/executeCommand",
+        json!({"command": "holi.writeClient", "arguments": [uri, 1]}),
+    );
+    let told = editor.next(|m| m["method"] == "window/showMessage");
+    assert_eq!(told["params"]["type"], 1, "{told}");
+    assert!(
+        (told["params"]["message"].as_str()).is_some_and(|m| m.contains("cannot write")),
+        "{told}"
+    );
+    assert_eq!(editor.answer_to(5)["result"], Value::Null);
+    // And it goes on serving.
+    editor.request(
+        6,
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(editor.answer_to(6)["result"].is_array());
+    editor.shut_down();
+}

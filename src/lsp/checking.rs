@@ -183,7 +183,16 @@ pub fn start(
         // The front end and the search recurse as the CLI's do, on as large a stack.
         .stack_size(crate::frontend::STACK_SIZE)
         .spawn(move || {
-            let outcome = check(&uri, &text, asked, &settings, flag);
+            // A bug in holi must not leave the editor waiting for a check forever.
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                check(&uri, &text, asked, &settings, flag)
+            }));
+            let outcome = checked.unwrap_or_else(|panic| {
+                let why = (panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Outcome::Failed(format!("a bug in holi: the check panicked ({why})"))
+            });
             done(Finished {
                 uri,
                 generation,
