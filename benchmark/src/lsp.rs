@@ -216,13 +216,7 @@ fn published(server: &Server, uri: &str, version: i64) -> Result<Value, String> 
 }
 
 fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
+    crate::compare::median(&mut values.to_vec()).unwrap_or(f64::NAN)
 }
 
 fn max(values: &[f64]) -> f64 {
