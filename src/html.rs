@@ -89,6 +89,22 @@ impl<W: Write> HtmlReport<W> {
         Ok(HtmlReport { out })
     }
 
+    /// A writer of sections only, without the page around them: a shard's share of a
+    /// page (`holi check --shard`), which [`HtmlReport::add_section`] puts in place.
+    pub fn sections(out: W) -> HtmlReport<W> {
+        HtmlReport { out }
+    }
+
+    /// What was written, for [`HtmlReport::sections`].
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// A section [`HtmlReport::sections`] wrote, in its place on this page.
+    pub fn add_section(&mut self, section: &[u8]) -> io::Result<()> {
+        self.out.write_all(section)
+    }
+
     /// The section of one checked file.
     pub fn add(&mut self, report: &Report) -> io::Result<()> {
         let out = &mut self.out;

@@ -27,7 +27,7 @@
 //! | reading Hobbit's files | [`hobbit`] ([`hobbit::translate`]) | `.bils` source → two expressions with inferred types → two HOLi libraries, for `equiv` |
 //! | the equivalence pipeline | [`equiv`] ([`equiv::Deepening`] the bounds a deepening comparison tries) | two loaded libraries + request → equivalent within the bounds, or a shortest difference with the client that shows it, run on each side |
 //! | the language server | [`lsp`] | an editor's messages over stdio → diagnostics as you type; the check in the background (through [`check`]) with a state per `assert`, lenses, commands and hover; formatting, symbols, go to definition (`lang/editors.md`); the VS Code extension is `editors/vscode/` |
-//! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code |
+//! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code; a run's share of the files as a part, parts merged into the run's report ([`cli::shard`], `lang/shards.md`) |
 //!
 //! Integer operators have exactly one definition, [`ops`], which both evaluators use.
 //!

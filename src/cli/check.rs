@@ -7,6 +7,7 @@
 use super::args::parse_seconds;
 use super::exit::Outcome;
 use super::inputs::{self, Input};
+use super::shard::{CellPart, Part, PartFormat, RunId, Shard, ShardId};
 use super::ui::Ui;
 use crate::check::{self, Checked, Event, ProofMode};
 use crate::diagnostics::{Diagnostic, Sources};
@@ -155,10 +156,19 @@ pub struct CheckArgs {
     /// values, its call tree and the synthesized client.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Check only shard I of N of the files (I from 1; `auto`: the index a Slurm job
+    /// array or a Kubernetes Indexed Job gives) and write a part for `holi merge`
+    /// instead of the report (`lang/shards.md`).
+    #[arg(long, value_name = "I/N", value_parser = super::shard::parse_shard)]
+    pub shard: Option<Shard>,
+    /// Write the part to FILE instead of standard output.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub part: Option<PathBuf>,
 }
 
-/// The HTML page of `--report`, written file by file.
-type Page = HtmlReport<BufWriter<File>>;
+/// A checked file's result, and whether what it adds to the report and the page could be
+/// written.
+type CheckedFile = (FileResult, std::io::Result<()>);
 
 /// The HTML report could not be written: said with its path; bad usage (exit 2), as
 /// for the other files `check` writes.
@@ -225,6 +235,9 @@ pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
         // Only fails if a handler is already set (then that one stays in charge).
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     }
+    if let Some(shard) = args.shard {
+        return run_shard(&args, ui, &inputs, shard, deadline, &interrupt);
+    }
     let several = inputs.len() > 1;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -257,7 +270,10 @@ pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
         }
     }
     let summarized = if several {
-        sink.text(&summary(&results, ui.quiet()))
+        let rows: Vec<(&str, &str)> = (results.iter())
+            .map(|r| (file_word(r), r.name.as_str()))
+            .collect();
+        sink.text(&summary(&rows, ui.quiet()))
     } else {
         Ok(())
     };
@@ -267,10 +283,130 @@ pub fn run(args: CheckArgs, ui: &Ui) -> Outcome {
     }
 }
 
+/// Checks shard `shard` of `inputs` as `holi check` without `--shard` would, keeping
+/// what each of its files adds to the report in a part ([`super::shard`]). Its exit
+/// code says whether the part was written; the verdict is the merge's.
+fn run_shard(
+    args: &CheckArgs,
+    ui: &Ui,
+    inputs: &[Input],
+    shard: Shard,
+    deadline: Option<Instant>,
+    interrupt: &Arc<AtomicBool>,
+) -> Outcome {
+    let mut named = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        match input {
+            Input::File(path) | Input::Found(path) => match std::fs::read(path) {
+                Ok(bytes) => named.push((path.display().to_string(), bytes)),
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", path.display());
+                    return Outcome::BadInput;
+                }
+            },
+            Input::Stdin => {
+                eprintln!(
+                    "error: --shard cannot read standard input: each shard must read the same files"
+                );
+                return Outcome::BadInput;
+            }
+        }
+    }
+    let arguments = super::shard::run_arguments();
+    let several = inputs.len() > 1;
+    let run = RunId {
+        fingerprint: super::shard::fingerprint(&arguments, &named),
+        arguments,
+        inputs: named.into_iter().map(|(name, _)| name).collect(),
+        format: match args.format {
+            Format::Text => PartFormat::Text,
+            Format::Json => PartFormat::Json,
+            Format::Sarif => PartFormat::Sarif,
+        },
+        several,
+        quiet: ui.quiet(),
+        page: args.report.as_ref().map(|p| p.display().to_string()),
+    };
+    let owned = shard.cells(inputs.len());
+    if inputs.len() < shard.count && !ui.quiet() {
+        eprintln!(
+            "note: {} file{} for {} shards: shard {} has {}; one search is not cut across \
+             shards",
+            inputs.len(),
+            if inputs.len() == 1 { "" } else { "s" },
+            shard.count,
+            shard.index,
+            if owned.is_empty() {
+                "nothing to check"
+            } else {
+                "one"
+            }
+        );
+    }
+    let mut cells = Vec::with_capacity(owned.len());
+    for &cell in &owned {
+        let mut output = Vec::new();
+        let mut page = args
+            .report
+            .as_ref()
+            .map(|_| HtmlReport::sections(Vec::new()));
+        let (result, written) = {
+            let mut sink = match Sink::fragment_of(args.format, &mut output) {
+                Ok(sink) => sink,
+                Err(e) => return write_failed(&e, Outcome::Ok),
+            };
+            let checked = check_file(
+                &inputs[cell],
+                args,
+                ui,
+                deadline,
+                interrupt,
+                &mut sink,
+                &mut page,
+            );
+            let finished = sink.finish();
+            (checked.0, checked.1.and(finished))
+        };
+        if let Err(e) = written {
+            return write_failed(&e, Outcome::Ok);
+        }
+        cells.push(CellPart {
+            cell,
+            word: file_word(&result).to_string(),
+            name: result.name,
+            outcome: result.outcome as u8,
+            output: String::from_utf8_lossy(&output).into_owned(),
+            page: page.map(|p| String::from_utf8_lossy(&p.into_inner()).into_owned()),
+        });
+    }
+    let part = Part {
+        holi_part: super::shard::PART_VERSION,
+        holi_version: HOLI_VERSION.to_string(),
+        run,
+        shard: ShardId {
+            index: shard.index,
+            count: shard.count,
+            cells: owned,
+        },
+        cells,
+    };
+    match super::shard::write_part(&part, args.part.as_deref()) {
+        Ok(()) => Outcome::Ok,
+        Err(e) => {
+            let to = args
+                .part
+                .as_ref()
+                .map_or("standard output".to_string(), |p| p.display().to_string());
+            eprintln!("error: cannot write the part to {to}: {e}");
+            Outcome::BadInput
+        }
+    }
+}
+
 /// The exit code of several files: bad input first (something was not checked), then
 /// a counterexample, then an unknown answer, then stuck paths; 0 only when every file
 /// is safe.
-fn combine(outcomes: impl Iterator<Item = Outcome>) -> Outcome {
+pub(super) fn combine(outcomes: impl Iterator<Item = Outcome>) -> Outcome {
     let rank = |o: &Outcome| match o {
         Outcome::BadInput => 4,
         Outcome::Failure => 3,
@@ -298,18 +434,18 @@ fn file_word(r: &FileResult) -> &'static str {
     }
 }
 
-/// The table of files and verdicts after several files (only the count when quiet).
-fn summary(results: &[FileResult], quiet: bool) -> String {
+/// The table of files and verdicts after several files (only the count when quiet):
+/// per file its word ([`file_word`]) and name.
+pub(super) fn summary(rows: &[(&str, &str)], quiet: bool) -> String {
     let mut out = String::new();
     if !quiet {
-        let _ = writeln!(out, "Checked {} files:", results.len());
-        for r in results {
-            let _ = writeln!(out, "  {:<13} {}", file_word(r), r.name);
+        let _ = writeln!(out, "Checked {} files:", rows.len());
+        for (word, name) in rows {
+            let _ = writeln!(out, "  {word:<13} {name}");
         }
     }
     let mut counts: Vec<(&str, usize)> = Vec::new();
-    for r in results {
-        let word = file_word(r);
+    for &(word, _) in rows {
         match counts.iter_mut().find(|(w, _)| *w == word) {
             Some((_, n)) => *n += 1,
             None => counts.push((word, 1)),
@@ -338,7 +474,7 @@ fn summary(results: &[FileResult], quiet: bool) -> String {
 /// Where reports go: text as each file is done, or one JSON or SARIF document that
 /// grows file by file (never held whole in memory: `--all` can list hundreds of
 /// thousands of traces).
-enum Sink<'w> {
+pub(super) enum Sink<'w> {
     Text(&'w mut dyn Write),
     Json {
         out: &'w mut dyn Write,
@@ -347,10 +483,25 @@ enum Sink<'w> {
         written: usize,
     },
     Sarif(SarifLog<'w>),
+    /// One file's SARIF run, alone: a shard's share of a log ([`Sink::fragment_of`]).
+    SarifRun(&'w mut dyn Write),
 }
 
 impl<'w> Sink<'w> {
-    fn begin(format: Format, several: bool, out: &'w mut dyn Write) -> std::io::Result<Sink<'w>> {
+    /// A sink for what one file adds to a report in `format`: its text, its JSON report
+    /// or its SARIF run, without the document around them.
+    fn fragment_of(format: Format, out: &'w mut dyn Write) -> std::io::Result<Sink<'w>> {
+        match format {
+            Format::Sarif => Ok(Sink::SarifRun(out)),
+            Format::Text | Format::Json => Sink::begin(format, false, out),
+        }
+    }
+
+    pub(super) fn begin(
+        format: Format,
+        several: bool,
+        out: &'w mut dyn Write,
+    ) -> std::io::Result<Sink<'w>> {
         Ok(match format {
             Format::Text => Sink::Text(out),
             Format::Json => {
@@ -371,10 +522,29 @@ impl<'w> Sink<'w> {
     }
 
     /// Writes text for people (ignored by the machine formats).
-    fn text(&mut self, text: &str) -> std::io::Result<()> {
+    pub(super) fn text(&mut self, text: &str) -> std::io::Result<()> {
         match self {
             Sink::Text(out) => out.write_all(text.as_bytes()),
-            Sink::Json { .. } | Sink::Sarif(_) => Ok(()),
+            Sink::Json { .. } | Sink::Sarif(_) | Sink::SarifRun(_) => Ok(()),
+        }
+    }
+
+    /// Writes what [`Sink::fragment_of`] kept of one file, in its place (nothing for a
+    /// file that added nothing).
+    pub(super) fn fragment(&mut self, fragment: &str) -> std::io::Result<()> {
+        if fragment.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Sink::Text(out) | Sink::SarifRun(out) => out.write_all(fragment.as_bytes()),
+            Sink::Json { out, written, .. } => {
+                if *written > 0 {
+                    out.write_all(b",\n")?;
+                }
+                *written += 1;
+                out.write_all(fragment.as_bytes())
+            }
+            Sink::Sarif(log) => log.raw_run(fragment),
         }
     }
 
@@ -391,10 +561,11 @@ impl<'w> Sink<'w> {
                 report.write_json(*out)
             }
             Sink::Sarif(log) => log.run(report),
+            Sink::SarifRun(out) => report.write_sarif_run(*out),
         }
     }
 
-    fn finish(self) -> std::io::Result<()> {
+    pub(super) fn finish(self) -> std::io::Result<()> {
         match self {
             Sink::Text(out) => out.flush(),
             Sink::Json { out, several, .. } => {
@@ -404,6 +575,7 @@ impl<'w> Sink<'w> {
                 out.flush()
             }
             Sink::Sarif(log) => log.finish(),
+            Sink::SarifRun(out) => out.flush(),
         }
     }
 }
@@ -500,15 +672,15 @@ fn verbose_stats(s: &Stats, plan: &SearchPlan, complete: bool) -> String {
 
 /// Checks one input and writes its report. Returns its result and whether the report
 /// could be written.
-fn check_file(
+fn check_file<W: Write>(
     input: &Input,
     args: &CheckArgs,
     ui: &Ui,
     deadline: Option<Instant>,
     interrupt: &Arc<AtomicBool>,
     sink: &mut Sink,
-    page: &mut Option<Page>,
-) -> (FileResult, std::io::Result<()>) {
+    page: &mut Option<HtmlReport<W>>,
+) -> CheckedFile {
     let not_checked = |name: String| FileResult {
         name,
         outcome: Outcome::BadInput,

@@ -11,8 +11,10 @@ pub mod exit;
 pub mod explain;
 pub mod fmt;
 pub mod inputs;
+pub mod merge;
 pub mod parse;
 pub mod run;
+pub mod shard;
 pub mod ui;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -68,6 +70,9 @@ enum Command {
     Man,
     /// Serve an editor: a language server on standard input and output (`lang/editors.md`).
     Lsp,
+    /// Join the parts of a sharded `holi check … --shard I/N` into the report of the
+    /// whole run (`lang/shards.md`).
+    Merge(merge::MergeArgs),
 }
 
 /// The clap definition, for completions and the manual page.
@@ -157,6 +162,7 @@ pub fn main() -> ExitCode {
             }
         },
         Command::Explain(args) => explain::run(args),
+        Command::Merge(args) => merge::run(args),
     });
     exit_now(outcome as u8)
 }

@@ -697,6 +697,12 @@ impl Report<'_> {
         log.finish()
     }
 
+    /// This report's run alone, as [`SarifLog::run`] writes it into a log.
+    pub fn write_sarif_run(&self, out: &mut dyn Write) -> io::Result<()> {
+        let cwd = std::env::current_dir().ok();
+        self.write_run(cwd.as_deref(), env!("CARGO_PKG_REPOSITORY"), out)
+    }
+
     /// The SARIF log as a string (for small reports and tests).
     pub fn sarif(&self) -> String {
         let mut bytes = Vec::new();
@@ -824,6 +830,15 @@ impl<'w> SarifLog<'w> {
             env!("CARGO_PKG_REPOSITORY"),
             &mut self.out,
         )
+    }
+
+    /// Appends a run [`Report::write_sarif_run`] wrote (a shard's, for `holi merge`).
+    pub fn raw_run(&mut self, run: &str) -> io::Result<()> {
+        if self.runs > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.runs += 1;
+        self.out.write_all(run.as_bytes())
     }
 
     pub fn finish(mut self) -> io::Result<()> {

@@ -1,0 +1,83 @@
+//! `holi merge PARTS…`: the parts of one sharded `holi check` joined into exactly the
+//! report that run would have printed without `--shard` ([`super::shard`]), with its
+//! exit code.
+
+use super::check::{combine, summary, Sink};
+use super::exit::Outcome;
+use super::shard::{self, PartFormat};
+use crate::cli::check::Format;
+use crate::html::HtmlReport;
+use clap::Args;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The parts written by `holi check … --shard I/N`, one per shard, in any order.
+    #[arg(required = true, value_name = "PART")]
+    pub parts: Vec<PathBuf>,
+    /// Write the HTML page here rather than where the run's `--report` named it (the
+    /// run must have asked for one).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+pub fn run(args: MergeArgs) -> Outcome {
+    let (run, cells) = match shard::gather(&args.parts) {
+        Ok(gathered) => gathered,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Outcome::BadInput;
+        }
+    };
+    let page_path = args.report.clone().or(run.page.clone().map(PathBuf::from));
+    if args.report.is_some() && run.page.is_none() {
+        eprintln!("error: the run wrote no HTML page (it had no --report): there is none to merge");
+        return Outcome::BadInput;
+    }
+    let format = match run.format {
+        PartFormat::Text => Format::Text,
+        PartFormat::Json => Format::Json,
+        PartFormat::Sarif => Format::Sarif,
+    };
+    let outcome = combine(cells.iter().map(|c| shard::outcome_of(c.outcome)));
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let written = (|| {
+        let mut sink = Sink::begin(format, run.several, &mut out)?;
+        for cell in &cells {
+            sink.fragment(&cell.output)?;
+        }
+        if run.several {
+            let rows: Vec<(&str, &str)> = (cells.iter())
+                .map(|c| (c.word.as_str(), c.name.as_str()))
+                .collect();
+            sink.text(&summary(&rows, run.quiet))?;
+        }
+        sink.finish()
+    })();
+    if let Err(e) = written {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the report: {e}");
+            return Outcome::BadInput;
+        }
+    }
+    if let Some(path) = page_path {
+        let page = File::create(&path).and_then(|f| {
+            let mut page = HtmlReport::begin(BufWriter::new(f))?;
+            for section in cells.iter().filter_map(|c| c.page.as_ref()) {
+                page.add_section(section.as_bytes())?;
+            }
+            page.finish()
+        });
+        if let Err(e) = page {
+            eprintln!(
+                "error: cannot write the HTML report {}: {e}",
+                path.display()
+            );
+            return Outcome::BadInput;
+        }
+    }
+    outcome
+}

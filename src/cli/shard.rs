@@ -1,0 +1,470 @@
+//! Shards: `holi check FILES… --shard I/N` checks a deterministic share of the files
+//! and writes a *part*; `holi merge PARTS…` joins the parts of one run into exactly the
+//! report the run without `--shard` prints (`lang/shards.md`).
+//!
+//! A run's cells are its inputs, in the order `holi check` takes them; cell `c` (from 0)
+//! belongs to shard `c mod N + 1`, so every shard knows its share from the command line
+//! alone. A part holds, per cell of its share, what the unsharded run writes for that
+//! file (its text, its JSON report or its SARIF run, and its section of the HTML page)
+//! and its outcome; the merge writes them in cell order between the same header and
+//! footer, and the summary of several files, so the merged report is the unsharded one
+//! byte for byte. One search is not cut across shards: a run of one file is one cell.
+//!
+//! A part names its run by a fingerprint of the command line (less `--shard` and
+//! `--part`), the input names and their contents, and holi's version: the merge refuses
+//! a part of another run, a shard given twice, and a missing shard, naming them.
+
+use super::exit::Outcome;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The part format's version, in every part.
+pub const PART_VERSION: u32 = 1;
+
+/// Which share of the run this process does: shard `index` of `count` (from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether cell `cell` (from 0) is this shard's.
+    pub fn owns(self, cell: usize) -> bool {
+        cell % self.count + 1 == self.index
+    }
+
+    /// The cells of `cells` this shard owns.
+    pub fn cells(self, cells: usize) -> Vec<usize> {
+        (0..cells).filter(|&c| self.owns(c)).collect()
+    }
+}
+
+/// `--shard I/N`, or `auto` for the index and count a scheduler gives its copies:
+/// Slurm's job arrays (`SLURM_ARRAY_TASK_ID`, from `SLURM_ARRAY_TASK_MIN`, and
+/// `SLURM_ARRAY_TASK_COUNT`) or a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`, from
+/// 0, with the count in `HOLI_SHARD_COUNT`, which the Job sets).
+pub fn parse_shard(text: &str) -> Result<Shard, String> {
+    if text == "auto" {
+        return from_environment(&|name| std::env::var(name).ok());
+    }
+    let (index, count) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not I/N (for instance 2/4) or auto"))?;
+    let number = |s: &str| s.trim().parse::<usize>().ok();
+    let (Some(index), Some(count)) = (number(index), number(count)) else {
+        return Err(format!("`{text}` is not I/N with whole numbers"));
+    };
+    if count == 0 || index == 0 || index > count {
+        return Err(format!(
+            "shard {index} of {count}: I must be from 1 to N, and N at least 1"
+        ));
+    }
+    Ok(Shard { index, count })
+}
+
+fn from_environment(var: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
+    let number = |name: &str| -> Result<Option<usize>, String> {
+        match var(name) {
+            None => Ok(None),
+            Some(v) => (v.trim().parse::<usize>())
+                .map(Some)
+                .map_err(|_| format!("{name}={v} is not a whole number")),
+        }
+    };
+    let shard = match (
+        number("SLURM_ARRAY_TASK_ID")?,
+        number("JOB_COMPLETION_INDEX")?,
+    ) {
+        (Some(id), _) => {
+            let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let count = number("SLURM_ARRAY_TASK_COUNT")?
+                .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not")?;
+            let index = id
+                .checked_sub(min)
+                .ok_or("SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN")?;
+            Shard {
+                index: index + 1,
+                count,
+            }
+        }
+        (None, Some(index)) => Shard {
+            index: index + 1,
+            count: number("HOLI_SHARD_COUNT")?.ok_or(
+                "JOB_COMPLETION_INDEX is set but HOLI_SHARD_COUNT (the Job's completions) is not",
+            )?,
+        },
+        (None, None) => {
+            return Err(
+                "--shard auto: neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX \
+                        is set (give --shard I/N)"
+                    .to_string(),
+            )
+        }
+    };
+    if shard.index == 0 || shard.index > shard.count {
+        return Err(format!(
+            "the scheduler's shard {} of {} is out of range",
+            shard.index, shard.count
+        ));
+    }
+    Ok(shard)
+}
+
+/// What the run's reports go out as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+/// A run's part: one shard's cells.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Part {
+    /// [`PART_VERSION`].
+    pub holi_part: u32,
+    pub holi_version: String,
+    pub run: RunId,
+    pub shard: ShardId,
+    /// The shard's cells, in cell order.
+    pub cells: Vec<CellPart>,
+}
+
+/// Which run a part belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunId {
+    /// `holi check`'s arguments, less `--shard` and `--part`.
+    pub arguments: Vec<String>,
+    /// Every input of the run, in cell order.
+    pub inputs: Vec<String>,
+    /// Of the arguments, the inputs' names and contents, and holi's version.
+    pub fingerprint: String,
+    pub format: PartFormat,
+    /// Whether the run writes several files' reports (a summary, a JSON `files` array).
+    pub several: bool,
+    /// Whether it was run with `-q` (the summary is then its counts only).
+    pub quiet: bool,
+    /// The `--report` page the run writes, if any.
+    pub page: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ShardId {
+    pub index: usize,
+    pub count: usize,
+    /// The cells it owns.
+    pub cells: Vec<usize>,
+}
+
+/// What the unsharded run writes for one input.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CellPart {
+    pub cell: usize,
+    pub name: String,
+    /// Its exit code.
+    pub outcome: u8,
+    /// Its word in the summary of several files (`SAFE`, `skipped`, `not checked`).
+    pub word: String,
+    /// Its text, JSON report or SARIF run.
+    pub output: String,
+    /// Its section of the HTML page.
+    pub page: Option<String>,
+}
+
+/// The fingerprint of a run: FNV-1a over its arguments, inputs and their contents, and
+/// holi's version, each length-prefixed so that no two runs' bytes run together.
+pub fn fingerprint(arguments: &[String], inputs: &[(String, Vec<u8>)]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &byte in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    feed(crate::report::HOLI_VERSION.as_bytes());
+    for a in arguments {
+        feed(a.as_bytes());
+    }
+    for (name, contents) in inputs {
+        feed(name.as_bytes());
+        feed(contents);
+    }
+    format!("{hash:016x}")
+}
+
+/// The arguments of this process's `holi check`, less `--shard X` and `--part X` (and
+/// their `=` forms), as the fingerprint reads them.
+pub fn run_arguments() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--shard" || a == "--part" {
+            args.next();
+        } else if !(a.starts_with("--shard=") || a.starts_with("--part=")) {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Writes `part` to `path`, or to standard output.
+pub fn write_part(part: &Part, path: Option<&Path>) -> std::io::Result<()> {
+    let text = serde_json::to_string(part).map_err(std::io::Error::other)? + "\n";
+    match path {
+        Some(path) => std::fs::write(path, text),
+        None => {
+            super::ui::out(&text);
+            Ok(())
+        }
+    }
+}
+
+/// Why parts could not be merged: each names the part (or shard) at fault.
+#[derive(Debug, PartialEq, Eq)]
+pub enum MergeError {
+    Unreadable(PathBuf, String),
+    Foreign {
+        path: PathBuf,
+        why: String,
+    },
+    Duplicated {
+        index: usize,
+        count: usize,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    Missing {
+        index: usize,
+        count: usize,
+        cells: Vec<usize>,
+    },
+    Inconsistent {
+        path: PathBuf,
+        why: String,
+    },
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Unreadable(path, why) => {
+                write!(f, "{}: not a holi part: {why}", path.display())
+            }
+            MergeError::Foreign { path, why } => write!(
+                f,
+                "{}: a part of another run ({why}); merge only the parts of one run",
+                path.display()
+            ),
+            MergeError::Duplicated {
+                index,
+                count,
+                first,
+                second,
+            } => write!(
+                f,
+                "shard {index} of {count} is given twice: {} and {}",
+                first.display(),
+                second.display()
+            ),
+            MergeError::Missing {
+                index,
+                count,
+                cells,
+            } => write!(
+                f,
+                "shard {index} of {count} is missing (its cells: {}); without it the report \
+                 would be partial",
+                cells_text(cells)
+            ),
+            MergeError::Inconsistent { path, why } => write!(f, "{}: {why}", path.display()),
+        }
+    }
+}
+
+fn cells_text(cells: &[usize]) -> String {
+    if cells.is_empty() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = cells.iter().take(8).map(usize::to_string).collect();
+    let more = if cells.len() > 8 { ", …" } else { "" };
+    format!("{}{more}", shown.join(", "))
+}
+
+/// The parts at `paths`, read and checked to be every shard of one run, once each; the
+/// cells of all of them, in cell order, with the run.
+pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
+    let mut parts: Vec<(PathBuf, Part)> = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| MergeError::Unreadable(path.clone(), e.to_string()))?;
+        let part: Part = serde_json::from_str(&text)
+            .map_err(|e| MergeError::Unreadable(path.clone(), e.to_string()))?;
+        if part.holi_part != PART_VERSION {
+            return Err(MergeError::Foreign {
+                path: path.clone(),
+                why: format!(
+                    "part format {} where this holi reads {PART_VERSION}",
+                    part.holi_part
+                ),
+            });
+        }
+        parts.push((path.clone(), part));
+    }
+    let Some((first_path, first)) = parts.first() else {
+        return Err(MergeError::Missing {
+            index: 1,
+            count: 1,
+            cells: Vec::new(),
+        });
+    };
+    let (run, count) = (first.run.clone(), first.shard.count);
+    let mut by_index: Vec<Option<&(PathBuf, Part)>> = vec![None; count];
+    for entry in &parts {
+        let (path, part) = entry;
+        if part.run.fingerprint != run.fingerprint || part.run != run {
+            let why = if part.run.inputs != run.inputs {
+                "other inputs".to_string()
+            } else if part.run.arguments != run.arguments {
+                format!(
+                    "`holi check {}` where {} ran `holi check {}`",
+                    part.run.arguments.join(" "),
+                    first_path.display(),
+                    run.arguments.join(" ")
+                )
+            } else {
+                "the same names with other contents, or another holi".to_string()
+            };
+            return Err(MergeError::Foreign {
+                path: path.clone(),
+                why,
+            });
+        }
+        if part.shard.count != count {
+            return Err(MergeError::Foreign {
+                path: path.clone(),
+                why: format!(
+                    "cut into {} shards where {} was cut into {count}",
+                    part.shard.count,
+                    first_path.display()
+                ),
+            });
+        }
+        let shard = Shard {
+            index: part.shard.index,
+            count,
+        };
+        let slot = (part.shard.index.checked_sub(1))
+            .and_then(|i| by_index.get_mut(i))
+            .ok_or_else(|| MergeError::Inconsistent {
+                path: path.clone(),
+                why: format!("shard {} of {count} is out of range", part.shard.index),
+            })?;
+        if let Some((earlier, _)) = slot {
+            return Err(MergeError::Duplicated {
+                index: shard.index,
+                count,
+                first: earlier.clone(),
+                second: path.clone(),
+            });
+        }
+        let expected = shard.cells(run.inputs.len());
+        let held: Vec<usize> = part.cells.iter().map(|c| c.cell).collect();
+        if part.shard.cells != expected || held != expected {
+            return Err(MergeError::Inconsistent {
+                path: path.clone(),
+                why: format!(
+                    "shard {} of {count} should hold cells {} but holds {}",
+                    shard.index,
+                    cells_text(&expected),
+                    cells_text(&held)
+                ),
+            });
+        }
+        *slot = Some(entry);
+    }
+    if let Some(missing) = by_index.iter().position(Option::is_none) {
+        let shard = Shard {
+            index: missing + 1,
+            count,
+        };
+        return Err(MergeError::Missing {
+            index: shard.index,
+            count,
+            cells: shard.cells(run.inputs.len()),
+        });
+    }
+    let mut cells: Vec<CellPart> = parts.into_iter().flat_map(|(_, p)| p.cells).collect();
+    cells.sort_by_key(|c| c.cell);
+    Ok((run, cells))
+}
+
+/// The outcome a part's cell records.
+pub fn outcome_of(code: u8) -> Outcome {
+    match code {
+        0 => Outcome::Ok,
+        1 => Outcome::Failure,
+        3 => Outcome::Inconclusive,
+        4 => Outcome::Stuck,
+        _ => Outcome::BadInput,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_own_every_cell_once() {
+        assert_eq!(parse_shard("2/3"), Ok(Shard { index: 2, count: 3 }));
+        for bad in ["0/3", "4/3", "1/0", "x/2", "3", ""] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+        let shards: Vec<Shard> = (1..=3).map(|index| Shard { index, count: 3 }).collect();
+        for cell in 0..10 {
+            assert_eq!(shards.iter().filter(|s| s.owns(cell)).count(), 1);
+        }
+        assert_eq!(shards[1].cells(7), [1, 4]);
+    }
+
+    #[test]
+    fn schedulers_give_the_shard_through_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| (pairs.iter().find(|(n, _)| *n == name)).map(|(_, v)| v.to_string())
+        };
+        let slurm = env(&[
+            ("SLURM_ARRAY_TASK_ID", "5"),
+            ("SLURM_ARRAY_TASK_MIN", "4"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ]);
+        assert_eq!(from_environment(&slurm), Ok(Shard { index: 2, count: 3 }));
+        let kubernetes = env(&[("JOB_COMPLETION_INDEX", "0"), ("HOLI_SHARD_COUNT", "4")]);
+        assert_eq!(
+            from_environment(&kubernetes),
+            Ok(Shard { index: 1, count: 4 })
+        );
+        let no_count = env(&[("JOB_COMPLETION_INDEX", "0")]);
+        assert!(from_environment(&no_count).is_err_and(|e| e.contains("HOLI_SHARD_COUNT")));
+        let out_of_range = env(&[("JOB_COMPLETION_INDEX", "4"), ("HOLI_SHARD_COUNT", "4")]);
+        assert!(from_environment(&out_of_range).is_err());
+        assert!(from_environment(&env(&[])).is_err());
+    }
+
+    #[test]
+    fn a_fingerprint_changes_with_the_arguments_and_the_contents() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let input = |c: &str| vec![("a.holi".to_string(), c.as_bytes().to_vec())];
+        let base = fingerprint(&args(&["check", "a.holi"]), &input("x"));
+        assert_eq!(base, fingerprint(&args(&["check", "a.holi"]), &input("x")));
+        assert_ne!(
+            base,
+            fingerprint(&args(&["check", "a.holi", "--k", "2"]), &input("x"))
+        );
+        assert_ne!(base, fingerprint(&args(&["check", "a.holi"]), &input("y")));
+        // Lengths are fed too: moving a byte across a boundary is another run.
+        assert_ne!(
+            fingerprint(&args(&["ab", "c"]), &[]),
+            fingerprint(&args(&["a", "bc"]), &[])
+        );
+    }
+}
