@@ -217,3 +217,39 @@ fn a_scheduler_gives_the_shard() {
     let stdin = holi(&strings(&["check", "-", "--shard", "1/2"]), &[]);
     assert_eq!(stdin.status.code(), Some(2));
 }
+
+#[test]
+fn the_shipped_scheduler_files_use_the_shards_as_documented() {
+    for script in ["holi-shards.sbatch", "holik-grid.sbatch"] {
+        let path = root().join("benchmark/slurm").join(script);
+        let text = std::fs::read_to_string(&path).expect("the script is there");
+        assert!(text.contains("--shard auto --part"), "{script}");
+        let syntax = Command::new("sh")
+            .arg("-n")
+            .arg(&path)
+            .output()
+            .expect("sh runs");
+        assert!(
+            syntax.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&syntax.stderr)
+        );
+    }
+    let manifest =
+        std::fs::read_to_string(root().join("benchmark/kubernetes/holi-shards-job.yaml"))
+            .expect("the manifest is there");
+    let value = |key: &str| {
+        (manifest.lines())
+            .find_map(|l| l.trim().strip_prefix(key))
+            .map(|v| v.trim().trim_matches('"').to_string())
+    };
+    assert_eq!(value("completionMode:").as_deref(), Some("Indexed"));
+    let completions = value("completions:").expect("completions");
+    // The count `--shard auto` reads is the Job's own.
+    let count = (manifest.lines())
+        .skip_while(|l| !l.contains("HOLI_SHARD_COUNT"))
+        .find_map(|l| l.trim().strip_prefix("value:"))
+        .map(|v| v.trim().trim_matches('"').to_string());
+    assert_eq!(count, Some(completions));
+    assert!(manifest.contains("--shard auto --part"));
+}
