@@ -78,6 +78,9 @@ const EQUIV: &str = "holi.equiv";
 const SHOW_VERDICT: &str = "holi.showVerdict";
 /// The notification that tells a file's verdict (`lang/editors.md`).
 const VERDICT: &str = "holi/verdict";
+/// How many checks run at once; the others wait their turn, so that an editor that opens
+/// a folder of libraries does not start a search per file at the same time.
+const RUNNING_CHECKS: usize = 2;
 
 /// Serves one client on standard input and output until it says `exit` or the input
 /// ends. An error is a broken transport (the client went away) or a client that never
@@ -184,6 +187,9 @@ struct Server {
     next_request: i32,
     /// The comparison under way, if any: only one at a time.
     comparing: Option<comparing::Comparing>,
+    /// The checks waiting for one of the [`RUNNING_CHECKS`] to end, first first, with
+    /// the bounds asked.
+    waiting: std::collections::VecDeque<(Uri, (Option<u32>, Option<u32>))>,
     /// What to send once the message at hand is handled.
     outbox: Vec<Message>,
 }
@@ -203,6 +209,7 @@ impl Server {
             asked: HashMap::new(),
             next_request: 0,
             comparing: None,
+            waiting: std::collections::VecDeque::new(),
             outbox: Vec::new(),
         }
     }
@@ -242,6 +249,7 @@ impl Server {
     }
 
     fn cancel_all(&mut self) {
+        self.waiting.clear();
         for job in self.documents.values_mut().filter_map(|d| d.job.take()) {
             job.cancel();
         }
@@ -387,7 +395,9 @@ impl Server {
             data: None,
         };
         let here = json!(uri.as_str());
+        let waiting = self.waiting.iter().any(|(waiting, _)| *waiting == uri);
         let state = match (&document.job, &document.done, &document.note) {
+            _ if waiting => "holi: waiting for another check to end…".to_string(),
             (Some(_), _, _) => "holi: checking…".to_string(),
             (None, Some(done), _) => format!("holi: {}", done.summary()),
             (None, None, Some(note)) => format!("holi: not checked: {note}"),
@@ -526,7 +536,9 @@ impl Server {
             },
             SHOW_VERDICT => {
                 let document = self.documents.get(&uri);
+                let waiting = self.waiting.iter().any(|(waiting, _)| *waiting == uri);
                 let line = match document.map(|d| (&d.job, &d.done, &d.note)) {
+                    _ if waiting => "holi: the check waits for another to end".to_string(),
                     Some((Some(_), _, _)) => "holi: the check is running".to_string(),
                     Some((None, Some(done), _)) => {
                         format!("holi: {} ({})", done.summary(), done.bounds_text())
@@ -551,14 +563,28 @@ impl Server {
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             self.changed(uri.clone(), text, 0);
         }
+        if let Some(job) = self.documents.get_mut(uri).and_then(|d| d.job.take()) {
+            job.cancel();
+        }
+        self.waiting.retain(|(waiting, _)| waiting != uri);
+        let running = (self.documents.values())
+            .filter(|d| d.job.is_some())
+            .count();
+        if running >= RUNNING_CHECKS {
+            self.waiting.push_back((uri.clone(), bounds));
+            let version = self.documents.get(uri).map_or(0, |d| d.version);
+            self.notify(
+                VERDICT,
+                json!({"uri": uri.as_str(), "version": version, "state": "waiting"}),
+            );
+            self.refresh_lenses();
+            return Ok(());
+        }
         self.generation += 1;
         let generation = self.generation;
         let Some(document) = self.documents.get_mut(uri) else {
             return Ok(());
         };
-        if let Some(job) = document.job.take() {
-            job.cancel();
-        }
         let started = checking::start(
             uri.clone(),
             document.version,
@@ -595,8 +621,25 @@ impl Server {
         }
     }
 
-    /// A check ended: shown if it is the document's current one, else told cancelled.
+    /// A check ended: its result is shown (or dropped), and a waiting check takes its
+    /// place.
     fn finished(&mut self, finished: Finished) {
+        self.show_finished(finished);
+        let running = (self.documents.values())
+            .filter(|d| d.job.is_some())
+            .count();
+        if running < RUNNING_CHECKS {
+            if let Some((uri, bounds)) = self.waiting.pop_front() {
+                if let Err(why) = self.check(&uri, bounds) {
+                    self.show(MessageType::ERROR, format!("holi: {why}"));
+                }
+            }
+        }
+    }
+
+    /// Shows a check's result if it is the document's current one, else tells it was
+    /// cancelled.
+    fn show_finished(&mut self, finished: Finished) {
         let uri = finished.uri.clone();
         let Some(document) = self.documents.get_mut(&uri) else {
             return;
@@ -916,6 +959,7 @@ impl Server {
                     return;
                 };
                 let uri = params.text_document.uri;
+                self.waiting.retain(|(waiting, _)| *waiting != uri);
                 if let Some(job) = self.documents.remove(&uri).and_then(|d| d.job) {
                     job.cancel();
                 }
@@ -957,8 +1001,10 @@ impl Server {
                 note: None,
             },
         );
+        let was_waiting = self.waiting.iter().any(|(waiting, _)| *waiting == uri);
+        self.waiting.retain(|(waiting, _)| *waiting != uri);
         if let Some(before) = before {
-            let had_check = before.done.is_some() || before.job.is_some();
+            let had_check = before.done.is_some() || before.job.is_some() || was_waiting;
             if let Some(job) = before.job {
                 job.cancel();
             }

@@ -657,3 +657,38 @@ fn files_that_vanish_and_commands_before_a_check_are_errors_not_crashes() {
     assert!(editor.answer_to(6)["result"].is_array());
     editor.shut_down();
 }
+
+#[test]
+fn checks_past_the_second_wait_their_turn() {
+    // Two checks of the bank take minutes: a third library waits until one ends.
+    let bank = example("benchmark/libraries/bank.holi");
+    let mut editor = Editor::with_options(json!({"timeoutSeconds": 600}));
+    let (first, second, third) = (
+        "file:///nowhere/bank1.holi",
+        "file:///nowhere/bank2.holi",
+        "file:///nowhere/dao.holi",
+    );
+    editor.open(first, 1, &bank);
+    editor.open(second, 1, &bank);
+    editor.open(third, 1, &example("examples/dao.holi"));
+    let waiting = editor.next(|m| m["method"] == "holi/verdict" && m["params"]["uri"] == third);
+    assert_eq!(waiting["params"]["state"], "waiting", "{waiting}");
+    editor.request(
+        2,
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": third}}),
+    );
+    let lenses = editor.answer_to(2)["result"].clone();
+    assert!(
+        (lenses[0]["command"]["title"].as_str()).is_some_and(|t| t.contains("waiting")),
+        "{lenses}"
+    );
+    // Closing a bank cancels its check, and the waiting one runs.
+    editor.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": first}}),
+    );
+    let verdict = editor.verdict(third);
+    assert_eq!(verdict["state"], "unsafe", "{verdict}");
+    editor.shut_down();
+}
