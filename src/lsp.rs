@@ -150,6 +150,9 @@ enum Ended {
     Comparison(comparing::Compared),
 }
 
+/// The bounds k and l a check was asked for, where it was.
+type BoundsAsked = (Option<u32>, Option<u32>);
+
 /// An open document.
 struct Document {
     /// Its latest text and version.
@@ -189,7 +192,7 @@ struct Server {
     comparing: Option<comparing::Comparing>,
     /// The checks waiting for one of the [`RUNNING_CHECKS`] to end, first first, with
     /// the bounds asked.
-    waiting: std::collections::VecDeque<(Uri, (Option<u32>, Option<u32>))>,
+    waiting: std::collections::VecDeque<(Uri, BoundsAsked)>,
     /// What to send once the message at hand is handled.
     outbox: Vec<Message>,
 }
@@ -555,7 +558,7 @@ impl Server {
 
     /// Starts checking the document at `uri` (read from its file when it is not open),
     /// cancelling its check under way.
-    fn check(&mut self, uri: &Uri, bounds: (Option<u32>, Option<u32>)) -> Result<(), String> {
+    fn check(&mut self, uri: &Uri, bounds: BoundsAsked) -> Result<(), String> {
         if !self.documents.contains_key(uri) {
             let path =
                 address::path_of(uri).ok_or_else(|| format!("{} is not open", uri.as_str()))?;
