@@ -628,14 +628,17 @@ impl Server {
     /// place.
     fn finished(&mut self, finished: Finished) {
         self.show_finished(finished);
-        let running = (self.documents.values())
+        // As many as there are free places: a check that cannot start leaves its place.
+        while (self.documents.values())
             .filter(|d| d.job.is_some())
-            .count();
-        if running < RUNNING_CHECKS {
-            if let Some((uri, bounds)) = self.waiting.pop_front() {
-                if let Err(why) = self.check(&uri, bounds) {
-                    self.show(MessageType::ERROR, format!("holi: {why}"));
-                }
+            .count()
+            < RUNNING_CHECKS
+        {
+            let Some((uri, bounds)) = self.waiting.pop_front() else {
+                break;
+            };
+            if let Err(why) = self.check(&uri, bounds) {
+                self.show(MessageType::ERROR, format!("holi: {why}"));
             }
         }
     }
@@ -649,10 +652,14 @@ impl Server {
         };
         let current = (document.job.as_ref()).is_some_and(|j| j.generation == finished.generation);
         if !current {
-            self.notify(
-                VERDICT,
-                json!({"uri": uri.as_str(), "version": finished.version, "state": "cancelled"}),
-            );
+            // Told only when nothing newer is under way or shown for the document, so that
+            // it is never the last word over a newer check.
+            if document.job.is_none() && document.done.is_none() {
+                self.notify(
+                    VERDICT,
+                    json!({"uri": uri.as_str(), "version": finished.version, "state": "cancelled"}),
+                );
+            }
             return;
         }
         document.job = None;
@@ -670,6 +677,8 @@ impl Server {
                 return;
             }
             Outcome::Refused(why) => {
+                // What an earlier check showed is no longer this text's verdict.
+                document.done = None;
                 let verdict = json!({
                     "uri": uri.as_str(), "version": finished.version, "state": "not-checked",
                     "summary": why
@@ -678,6 +687,7 @@ impl Server {
                 verdict
             }
             Outcome::Failed(why) => {
+                document.done = None;
                 document.note = Some(why.clone());
                 self.show(MessageType::ERROR, format!("holi: the check failed: {why}"));
                 json!({
@@ -726,8 +736,8 @@ impl Server {
         let done = (self.documents.get(uri))
             .and_then(|d| d.done.as_ref())
             .ok_or("no check of this version has ended: check it first")?;
-        let dir = std::env::temp_dir().join("holi-lsp");
-        let path = dir.join(format!("{}.html", address::stem(uri)));
+        let dir = address::scratch();
+        let path = dir.join(format!("{}.html", address::unique_stem(uri)));
         let written = std::fs::create_dir_all(&dir).and_then(|()| {
             let file = std::io::BufWriter::new(std::fs::File::create(&path)?);
             let mut page = crate::html::HtmlReport::begin(file)?;
@@ -1026,9 +1036,9 @@ impl Server {
 /// The bounds offered by "check with other bounds": around those of the last check.
 fn bound_choices((k, l): (u32, u32)) -> Vec<String> {
     let mut choices: Vec<(u32, u32)> = vec![
-        (k + 1, l),
-        (k, l + 1),
-        (k + 1, l + 1),
+        (k.saturating_add(1), l),
+        (k, l.saturating_add(1)),
+        (k.saturating_add(1), l.saturating_add(1)),
         (k.saturating_sub(1).max(1), l),
         (2, 2),
         (3, 2),

@@ -486,6 +486,27 @@ fn a_proved_library_says_so_at_its_assert_and_a_stuck_path_warns() {
         .unwrap_or_else(|| panic!("a warning where paths got stuck in {found:?}"));
     assert_eq!(warning["severity"], 2);
     assert_eq!(warning["range"]["start"]["line"], 1);
+
+    // One assert fails, and a path gets stuck before another: that one is not settled.
+    let both = "file:///nowhere/both.holi";
+    let text = "public f (x:int) :(int) = {\n  assert (not (x == 5)); x\n};\n\
+                public g (x:int) :(int) = {\n  let y = h x in\n  assert (y == y); y\n};\n";
+    editor.open(both, 1, text);
+    editor.diagnostics(both);
+    let found = editor.diagnostics(both);
+    assert_eq!(editor.verdict(both)["state"], "unsafe");
+    let at = |line: i64| {
+        (found.iter())
+            .find(|d| d["range"]["start"]["line"] == line && d["severity"] != 2)
+            .unwrap_or_else(|| panic!("a state on line {line} in {found:?}"))
+            .clone()
+    };
+    assert_eq!(at(1)["code"], "C0001");
+    let unsettled = at(5)["message"].as_str().unwrap_or_default().to_string();
+    assert!(
+        unsettled.starts_with("not settled: some paths got stuck"),
+        "{unsettled}"
+    );
     editor.shut_down();
 }
 
@@ -502,20 +523,23 @@ fn a_newer_version_cancels_the_running_check_and_a_time_limit_is_told() {
         json!({"textDocument": {"uri": uri, "version": 2},
                "contentChanges": [{"text": example("examples/dao.holi")}]}),
     );
+    // The change makes the bank's verdict outdated, and its check ends cancelled.
+    let told = |editor: &Editor| {
+        let told = editor.next(|m| m["method"] == "holi/verdict")["params"].clone();
+        (
+            told["version"].as_i64(),
+            told["state"].as_str().map(str::to_string),
+        )
+    };
+    assert_eq!(told(&editor), (Some(2), Some("outdated".to_string())));
+    assert_eq!(told(&editor), (Some(1), Some("cancelled".to_string())));
     editor.notify(
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri}}),
     );
-    let (mut cancelled, mut checked) = (false, false);
-    while !(cancelled && checked) {
-        let told = editor.next(|m| m["method"] == "holi/verdict")["params"].clone();
-        match (told["version"].as_i64(), told["state"].as_str()) {
-            (Some(1), Some("cancelled")) => cancelled = true,
-            (Some(2), Some("unsafe")) => checked = true,
-            (_, Some("checking" | "outdated")) => {}
-            _ => panic!("an unexpected verdict: {told}"),
-        }
-    }
+    let verdict = editor.verdict(uri);
+    assert_eq!(verdict["version"], 2);
+    assert_eq!(verdict["state"], "unsafe");
 
     editor.notify(
         "workspace/didChangeConfiguration",

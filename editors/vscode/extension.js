@@ -8,7 +8,10 @@ const { LanguageClient } = require("vscode-languageclient/node");
 
 let client;
 
-/** The settings the server reads (`lang/editors.md`), from the `holi` section. */
+/**
+ * The settings the server reads (`lang/editors.md`), from the `holi` section; a bound or
+ * a thread count left unset is sent as null, which sets it back on the server.
+ */
 function settings() {
   const config = vscode.workspace.getConfiguration("holi");
   const set = {
@@ -19,9 +22,7 @@ function settings() {
   };
   for (const number of ["k", "l", "jobs"]) {
     const value = config.get(number);
-    if (Number.isInteger(value) && value > 0) {
-      set[number] = value;
-    }
+    set[number] = Number.isInteger(value) && value > 0 ? value : null;
   }
   return set;
 }
@@ -43,7 +44,8 @@ function activate(context) {
     { command, args: ["lsp"] },
     {
       documentSelector: [{ language: "holi" }],
-      initializationOptions: settings(),
+      // A function, so that a server the client restarts gets the settings of then.
+      initializationOptions: () => settings(),
     }
   );
 
@@ -115,6 +117,11 @@ function activate(context) {
   );
 
   client.onNotification("holi/verdict", (verdict) => {
+    // A verdict about an older version than the one shown says nothing about this one.
+    const shown = verdicts.get(verdict.uri);
+    if (shown && verdict.version < shown.version) {
+      return;
+    }
     verdicts.set(verdict.uri, verdict);
     showVerdictOf(vscode.window.activeTextEditor);
   });

@@ -313,6 +313,14 @@ fn run_shard(
         }
     }
     let arguments = super::shard::run_arguments();
+    // The merge, not this shard, writes where the report goes: colour only when asked
+    // outright, as the whole run would not colour a file or a pipe.
+    let always = (arguments.windows(2)).any(|a| a[0] == "--color" && a[1] == "always")
+        || arguments.iter().any(|a| a == "--color=always");
+    let ui = &Ui {
+        color_stdout: always,
+        ..*ui
+    };
     let several = inputs.len() > 1;
     let run = RunId {
         fingerprint: super::shard::fingerprint(&arguments, &named),

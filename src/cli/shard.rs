@@ -78,13 +78,20 @@ fn from_environment(var: &dyn Fn(&str) -> Option<String>) -> Result<Shard, Strin
     ) {
         (Some(id), _) => {
             let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
             let count = number("SLURM_ARRAY_TASK_COUNT")?
                 .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not")?;
-            let index = id
+            let offset = id
                 .checked_sub(min)
                 .ok_or("SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN")?;
+            if offset % step != 0 {
+                return Err(format!(
+                    "SLURM_ARRAY_TASK_ID {id} is not on the array's steps of {step} from {min} \
+                     (give --shard I/N for an array with gaps)"
+                ));
+            }
             Shard {
-                index: index + 1,
+                index: offset / step + 1,
                 count,
             }
         }
@@ -197,7 +204,10 @@ pub fn fingerprint(arguments: &[String], inputs: &[(String, Vec<u8>)]) -> String
 /// their `=` forms), as the fingerprint reads them.
 pub fn run_arguments() -> Vec<String> {
     let mut out = Vec::new();
-    let mut args = std::env::args().skip(1);
+    // Not `args()`, which panics on an argument that is not Unicode (a file name, say).
+    let mut args = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
     while let Some(a) = args.next() {
         if a == "--shard" || a == "--part" {
             args.next();
@@ -208,14 +218,17 @@ pub fn run_arguments() -> Vec<String> {
     out
 }
 
-/// Writes `part` to `path`, or to standard output.
+/// Writes `part` to `path`, or to standard output; an error is a part not written
+/// whole (a closed pipe too: a part cut short is no part).
 pub fn write_part(part: &Part, path: Option<&Path>) -> std::io::Result<()> {
+    use std::io::Write as _;
     let text = serde_json::to_string(part).map_err(std::io::Error::other)? + "\n";
     match path {
         Some(path) => std::fs::write(path, text),
         None => {
-            super::ui::out(&text);
-            Ok(())
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()
         }
     }
 }
@@ -300,6 +313,17 @@ pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
             .map_err(|e| MergeError::Unreadable(path.clone(), e.to_string()))?;
         let part: Part = serde_json::from_str(&text)
             .map_err(|e| MergeError::Unreadable(path.clone(), e.to_string()))?;
+        if part.holi_version != crate::report::HOLI_VERSION {
+            return Err(MergeError::Foreign {
+                path: path.clone(),
+                why: format!(
+                    "written by holi {} where this is holi {}: merge with the holi that \
+                     wrote the parts",
+                    part.holi_version,
+                    crate::report::HOLI_VERSION
+                ),
+            });
+        }
         if part.holi_part != PART_VERSION {
             return Err(MergeError::Foreign {
                 path: path.clone(),
@@ -319,7 +343,9 @@ pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
         });
     };
     let (run, count) = (first.run.clone(), first.shard.count);
-    let mut by_index: Vec<Option<&(PathBuf, Part)>> = vec![None; count];
+    // By index, in a map: `count` comes from a file and may be anything.
+    let mut by_index: std::collections::BTreeMap<usize, &(PathBuf, Part)> =
+        std::collections::BTreeMap::new();
     for entry in &parts {
         let (path, part) = entry;
         if part.run.fingerprint != run.fingerprint || part.run != run {
@@ -354,13 +380,13 @@ pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
             index: part.shard.index,
             count,
         };
-        let slot = (part.shard.index.checked_sub(1))
-            .and_then(|i| by_index.get_mut(i))
-            .ok_or_else(|| MergeError::Inconsistent {
+        if shard.index == 0 || shard.index > count {
+            return Err(MergeError::Inconsistent {
                 path: path.clone(),
                 why: format!("shard {} of {count} is out of range", part.shard.index),
-            })?;
-        if let Some((earlier, _)) = slot {
+            });
+        }
+        if let Some((earlier, _)) = by_index.get(&shard.index) {
             return Err(MergeError::Duplicated {
                 index: shard.index,
                 count,
@@ -381,13 +407,12 @@ pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
                 ),
             });
         }
-        *slot = Some(entry);
+        by_index.insert(shard.index, entry);
     }
-    if let Some(missing) = by_index.iter().position(Option::is_none) {
-        let shard = Shard {
-            index: missing + 1,
-            count,
-        };
+    // The first index from 1 that no part holds: found within as many steps as parts.
+    let missing = (1..=count).find(|i| !by_index.contains_key(i));
+    if let Some(index) = missing {
+        let shard = Shard { index, count };
         return Err(MergeError::Missing {
             index: shard.index,
             count,
@@ -448,6 +473,45 @@ mod tests {
         let out_of_range = env(&[("JOB_COMPLETION_INDEX", "4"), ("HOLI_SHARD_COUNT", "4")]);
         assert!(from_environment(&out_of_range).is_err());
         assert!(from_environment(&env(&[])).is_err());
+    }
+
+    #[test]
+    fn a_part_that_claims_any_number_of_shards_is_refused_without_a_panic() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("part.json");
+        let part = Part {
+            holi_part: PART_VERSION,
+            holi_version: crate::report::HOLI_VERSION.to_string(),
+            run: RunId {
+                arguments: vec!["check".to_string(), "a.holi".to_string()],
+                inputs: vec!["a.holi".to_string()],
+                fingerprint: "0".to_string(),
+                format: PartFormat::Text,
+                several: false,
+                quiet: false,
+                page: None,
+            },
+            shard: ShardId {
+                index: 1,
+                count: usize::MAX,
+                cells: vec![0],
+            },
+            cells: vec![CellPart {
+                cell: 0,
+                name: "a.holi".to_string(),
+                outcome: 0,
+                word: "SAFE".to_string(),
+                output: String::new(),
+                page: None,
+            }],
+        };
+        let text = serde_json::to_string(&part).expect("a part is JSON");
+        std::fs::write(&path, text).expect("written");
+        let refused = gather(std::slice::from_ref(&path));
+        assert!(
+            matches!(refused, Err(MergeError::Missing { index: 2, .. })),
+            "{refused:?}"
+        );
     }
 
     #[test]

@@ -79,6 +79,20 @@ pub fn stem(uri: &Uri) -> String {
     }
 }
 
+/// The folder this server writes its pages to: one of its own in the temporary folder.
+pub fn scratch() -> PathBuf {
+    std::env::temp_dir().join(format!("holi-lsp-{}", std::process::id()))
+}
+
+/// [`stem`] with a hash of the whole address, so that two folders' `dao.holi` get pages
+/// of their own (`dao-1f3a…`).
+pub fn unique_stem(uri: &Uri) -> String {
+    let hash = (uri.as_str().bytes()).fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{}-{:08x}", stem(uri), hash >> 32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +120,8 @@ mod tests {
         assert_eq!(stem(&uri("untitled:Untitled-1")), "Untitled-1");
         assert_eq!(stem(&uri("file:///x/a%20b.holi")), "a_b");
         assert_eq!(stem(&uri("file:///")), "library");
+        let (a, b) = (uri("file:///a/dao.holi"), uri("file:///b/dao.holi"));
+        assert_ne!(unique_stem(&a), unique_stem(&b));
+        assert!(unique_stem(&a).starts_with("dao-"));
     }
 }

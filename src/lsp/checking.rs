@@ -54,11 +54,18 @@ impl Default for Settings {
 impl Settings {
     /// `base` with what `value` sets: `{"k": 3, "l": 2, "timeoutSeconds": 30,
     /// "maxMemoryMiB": 2048, "jobs": 2, "checkOnOpen": true, "checkOnSave": true}`,
-    /// alone or under `"holi"`.
+    /// alone or under `"holi"`; `null` for `k`, `l` or `jobs` sets it back to none (the
+    /// machine's cores for `jobs`).
     pub fn updated(base: &Settings, value: &Value) -> Settings {
         let value = value.get("holi").unwrap_or(value);
         let number = |name: &str| value.get(name).and_then(Value::as_u64);
-        let bound = |name: &str| number(name).and_then(|n| u32::try_from(n).ok());
+        let unset = |name: &str| value.get(name).is_some_and(Value::is_null);
+        let bound = |name: &str, base: Option<u32>| {
+            if unset(name) {
+                return None;
+            }
+            number(name).and_then(|n| u32::try_from(n).ok()).or(base)
+        };
         let flag = |name: &str, default: bool| {
             (value.get(name))
                 .and_then(Value::as_bool)
@@ -69,15 +76,19 @@ impl Settings {
             .filter(|s| s.is_finite() && *s > 0.0)
             .map(|s| Duration::from_secs_f64(s.min(1e6)));
         Settings {
-            k: bound("k").or(base.k),
-            l: bound("l").or(base.l),
+            k: bound("k", base.k),
+            l: bound("l", base.l),
             timeout: seconds.unwrap_or(base.timeout),
             max_memory: number("maxMemoryMiB")
                 .map_or(base.max_memory, |m| m.saturating_mul(1 << 20)),
-            jobs: (number("jobs"))
-                .and_then(|j| usize::try_from(j).ok())
-                .filter(|&j| j > 0)
-                .unwrap_or(base.jobs),
+            jobs: if unset("jobs") {
+                Settings::default().jobs
+            } else {
+                (number("jobs"))
+                    .and_then(|j| usize::try_from(j).ok())
+                    .filter(|&j| j > 0)
+                    .unwrap_or(base.jobs)
+            },
             check_on_open: flag("checkOnOpen", base.check_on_open),
             check_on_save: flag("checkOnSave", base.check_on_save),
         }
@@ -331,8 +342,13 @@ impl Done {
         )
     }
 
-    /// The verdict in a word, as the `holi/verdict` notification and the lenses say it.
+    /// The verdict in a word, as the `holi/verdict` notification and the lenses say it;
+    /// as in `holi check`'s exit code, a counterexample that did not replay (a bug in
+    /// holi) leaves it inconclusive.
     pub fn verdict_word(&self) -> &'static str {
+        if self.report().replay_failed() {
+            return "inconclusive";
+        }
         match (self.checked.result.verdict, &self.checked.scope) {
             (Verdict::Safe, Some(Scope::AllBounds { .. })) => "proved",
             (Verdict::Safe, _) => "safe",
@@ -356,18 +372,26 @@ impl Done {
         if let Some((n, c)) = failing {
             return State::Fails(n, c);
         }
+        if !result.inconclusive.is_empty() {
+            return State::NotSettled(format!(
+                "the check was cut short: {}",
+                result.inconclusive.join("; ")
+            ));
+        }
+        // A stuck path leaves what follows it unexplored, whatever else was found.
+        if !result.stuck.is_empty() {
+            return State::NotSettled(
+                "some paths got stuck (see the warnings), and what follows them was not explored"
+                    .to_string(),
+            );
+        }
         match (result.verdict, &self.checked.scope) {
             (Verdict::Safe, Some(Scope::AllBounds { .. })) => State::Proved,
             // A complete search finds the shortest trace to every site that fails.
-            (Verdict::Safe | Verdict::Unsafe, _) if result.inconclusive.is_empty() => State::Safe,
-            (Verdict::Stuck, _) => State::NotSettled(
-                "some paths got stuck (see the warnings), and what follows them was not explored"
-                    .to_string(),
-            ),
-            _ => State::NotSettled(format!(
-                "the check was cut short: {}",
-                result.inconclusive.join("; ")
-            )),
+            (Verdict::Safe | Verdict::Unsafe, _) => State::Safe,
+            (Verdict::Inconclusive | Verdict::Stuck, _) => {
+                State::NotSettled("the check did not settle the library".to_string())
+            }
         }
     }
 
@@ -559,5 +583,8 @@ mod tests {
         );
         assert_eq!(again.jobs, base.jobs);
         assert_eq!(again.max_memory, 16 << 20);
+        let cleared = Settings::updated(&again, &json!({"k": null, "jobs": null}));
+        assert_eq!(cleared.k, None, "null sets a bound back to none");
+        assert_eq!(cleared.jobs, base.jobs);
     }
 }

@@ -8,7 +8,7 @@ use lsp_types::Uri;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How many other libraries the editor is offered to compare with.
@@ -19,6 +19,7 @@ pub struct Comparing {
     id: u64,
     title: String,
     child: Arc<Mutex<Child>>,
+    cancelled: Arc<AtomicBool>,
 }
 
 impl Comparing {
@@ -33,6 +34,7 @@ impl Comparing {
 
     /// Ends the comparison's process; its result is then dropped.
     pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
         if let Ok(mut child) = self.child.lock() {
             // It may have ended already.
             let _ = child.kill();
@@ -104,7 +106,7 @@ pub fn start(
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
     };
     let title = format!("{} vs {}", name(&left), name(&right));
-    let dir = std::env::temp_dir().join("holi-lsp");
+    let dir = super::address::scratch();
     std::fs::create_dir_all(&dir)?;
     let page = dir.join(format!(
         "{}-vs-{}.html",
@@ -133,6 +135,8 @@ pub fn start(
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let child = Arc::new(Mutex::new(child));
     let waited = Arc::clone(&child);
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let was_cancelled = Arc::clone(&cancelled);
     std::thread::Builder::new()
         .name("holi-lsp-equiv".to_string())
         .spawn(move || {
@@ -151,7 +155,19 @@ pub fn start(
             let errors = errors.join().unwrap_or_default();
             let status = waited.lock().ok().and_then(|mut c| c.wait().ok());
             let Some(code) = status.and_then(|s| s.code()) else {
-                // Killed: cancelled, and nobody waits for it.
+                // Cancelled: nobody waits for it. Killed otherwise (out of memory, say):
+                // the user is told.
+                if !was_cancelled.load(Ordering::Relaxed) {
+                    let why = format!("holi equiv was stopped ({status:?}), with no answer");
+                    ended(Compared {
+                        id,
+                        text: format!("{errors}{why}\n"),
+                        headline: why,
+                        failed: true,
+                        differs_or_unsettled: false,
+                        page: None,
+                    });
+                }
                 return;
             };
             // `lang/equiv.md`: 0 equivalent, 1 inequivalent, 3 inconclusive, 4 stuck.
@@ -169,5 +185,10 @@ pub fn start(
                 page: (!failed && page.is_file()).then_some(page),
             });
         })?;
-    Ok(Comparing { id, title, child })
+    Ok(Comparing {
+        id,
+        title,
+        child,
+        cancelled,
+    })
 }
