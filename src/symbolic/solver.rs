@@ -905,8 +905,9 @@ enum Cut {
 /// The Z3 context of the searching thread, for interrupting it from the watchdog.
 struct ContextPtr(z3_sys::Z3_context);
 
-// SAFETY: the pointer is only ever passed to `Z3_interrupt`, which Z3 documents as the
-// way to stop a computation from another thread. The context outlives the watchdog:
+// SAFETY: on another thread the pointer is only ever passed to `Z3_interrupt`, which Z3
+// documents as the way to stop a computation from another thread (an `Alarm` uses it
+// on its owner's thread too, once its own thread is joined, to clear the mark). The context outlives the watchdog:
 // `Live` declares its watchdog first, so the watchdog's thread is joined before the
 // Z3 solver (which holds the context) is dropped.
 unsafe impl Send for ContextPtr {}
@@ -949,6 +950,9 @@ struct Watchdog {
 pub struct Alarm {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    ctx: ContextPtr,
+    /// Whether it interrupted the context at least once.
+    rung: Arc<AtomicBool>,
 }
 
 impl Alarm {
@@ -960,8 +964,11 @@ impl Alarm {
         user: Option<Arc<AtomicBool>>,
     ) -> Alarm {
         let ctx = ContextPtr(solver.get_context().get_z3_context());
+        let own = ContextPtr(ctx.0);
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
+        let rung = Arc::new(AtomicBool::new(false));
+        let ringing = Arc::clone(&rung);
         // Without a thread no check is cut short, but every answer is still sound.
         let thread = std::thread::Builder::new()
             .name("holi-z3-alarm".to_string())
@@ -972,9 +979,11 @@ impl Alarm {
                     let rung = user.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
                         || deadline.is_some_and(|d| now >= d);
                     let nap = if rung {
+                        ringing.store(true, Ordering::Relaxed);
                         // SAFETY: see `ContextPtr`; the context outlives the alarm, and an
                         // interrupt between checks only cuts the next one, which the
-                        // checker is about to refuse anyway.
+                        // checker is about to refuse anyway; the mark it may leave on the
+                        // context is cleared when the alarm is dropped.
                         unsafe { z3_sys::Z3_interrupt(ctx.0) };
                         REPEAT
                     } else {
@@ -986,17 +995,56 @@ impl Alarm {
                 }
             })
             .ok();
-        Alarm { stop, thread }
+        Alarm {
+            stop,
+            thread,
+            ctx: own,
+            rung,
+        }
     }
 }
 
 impl Drop for Alarm {
+    /// Stops the alarm; if it rang, clears the mark its last interrupts may have left on
+    /// the context. Z3 4.8.12 keeps an interrupt that lands between checks until an SMT
+    /// check starts, and meanwhile a later solver of the context drops what it is told
+    /// under a push: `x ≤ 100` and `x ≥ 101` came back satisfiable, and a check of several
+    /// files showed the next file's counterexample with values that do not replay.
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             thread.thread().unpark();
             let _ = thread.join();
         }
+        if self.rung.load(Ordering::Relaxed) {
+            clear_mark(&self.ctx);
+        }
+    }
+}
+
+/// Clears an interrupt's mark on `ctx` with an empty check that reaches the SMT core
+/// (a pushed, empty solver's), as [`Solver::clear_interrupt`] does for its own context.
+fn clear_mark(ctx: &ContextPtr) {
+    let c = ctx.0;
+    // SAFETY: the context outlives the alarm (see `Alarm::new`) and no interrupt is to
+    // come (its thread is joined); the solver and parameters made here are counted and
+    // released here, on the thread that uses the context.
+    unsafe {
+        let Some(solver) = z3_sys::Z3_mk_solver(c) else {
+            return;
+        };
+        z3_sys::Z3_solver_inc_ref(c, solver);
+        if let Some(params) = z3_sys::Z3_mk_params(c) {
+            z3_sys::Z3_params_inc_ref(c, params);
+            if let Some(key) = z3_sys::Z3_mk_string_symbol(c, c"ctrl_c".as_ptr()) {
+                z3_sys::Z3_params_set_bool(c, params, key, false);
+                z3_sys::Z3_solver_set_params(c, solver, params);
+            }
+            z3_sys::Z3_params_dec_ref(c, params);
+        }
+        z3_sys::Z3_solver_push(c, solver);
+        z3_sys::Z3_solver_check(c, solver);
+        z3_sys::Z3_solver_dec_ref(c, solver);
     }
 }
 
@@ -1188,6 +1236,33 @@ mod tests {
         assert_eq!(z.check(), SatResult::Sat);
         let model = z.get_model().unwrap();
         worker::to_bigint(&model.eval(&result, true).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_rung_alarm_leaves_its_context_fit_for_the_next_solver() {
+        crate::symbolic::context::in_own(|| {
+            let mut wrong = Vec::new();
+            for round in 0..40 {
+                let first = z3::Solver::new();
+                let alarm = Alarm::new(&first, Some(Instant::now()), None);
+                // Rung: it interrupts the context every few milliseconds, between checks
+                // too, until it is dropped.
+                std::thread::sleep(Duration::from_millis(7 + round % 5));
+                drop(alarm);
+                drop(first);
+                let next = z3::Solver::new();
+                let x = Int::new_const("x");
+                next.push();
+                next.assert(x.le(Int::from_i64(100)));
+                next.push();
+                next.assert(x.ge(Int::from_i64(101)));
+                let answer = next.check();
+                if answer != SatResult::Unsat {
+                    wrong.push((round, answer));
+                }
+            }
+            assert!(wrong.is_empty(), "{wrong:?}");
+        });
     }
 
     #[test]
