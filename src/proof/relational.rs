@@ -2724,7 +2724,8 @@ impl Checker<'_> {
             // A first call outside a value's precondition is inlined, so that the calls
             // it makes may meet it, rather than read as the function's symbol.
             let closed = self.summaries[s].lemmas.iter().any(|l| l.1 != Value::Own);
-            if value == Value::Own && closed && !self.running.get(&code).is_some_and(|&n| n > 0) {
+            let running = self.running.get(&code).is_some_and(|&n| n > 0);
+            if value == Value::Own && closed && !running {
                 return Ok(None);
             }
             if pre != Precondition::Always {
@@ -2891,7 +2892,7 @@ impl Checker<'_> {
             };
             if pre == Precondition::Always {
                 let each: Vec<Bool> = (returns.iter())
-                    .map(|(c, v)| all(c).implies(&at_xs.eq(v)))
+                    .map(|(c, v)| all(c).implies(at_xs.eq(v)))
                     .collect();
                 definition = Some((xs.clone(), ranking, all(&each)));
             }
@@ -2983,7 +2984,7 @@ impl Checker<'_> {
         let mut premise = vec![pre.holds(xs)];
         for (ys, condition) in calls {
             let at = apply_int(own, ys)?;
-            premise.push(all(condition).implies(&at.eq(&self.value_of(own, value, ys)?)));
+            premise.push(all(condition).implies(at.eq(&self.value_of(own, value, ys)?)));
         }
         premise.extend(self.definitions_at(value, xs));
         let expected = self.value_of(own, value, xs)?;
@@ -3523,7 +3524,7 @@ fn ranking_goal(pre: Precondition, (i, up): (usize, bool), xs: &[Int], ys: &[Int
     Bool::and(&[
         &pre.holds(ys),
         &r(xs).ge(Int::from_i64(0)),
-        &r(ys).lt(&r(xs)),
+        &r(ys).lt(r(xs)),
     ])
 }
 
