@@ -61,12 +61,20 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic, Int};
-use z3::{AstKind, SatResult, SortKind};
+use z3::{AstKind, FuncDecl, SatResult, Sort, SortKind};
 
 /// The most pairs of functions one proof checks (methods included).
 const MAX_PAIRS: usize = 64;
 
 const TOO_DEEP: &str = "recursion deeper than the checker's budget";
+
+/// The most integers a summarised function takes ([`Checker::summary_call`]).
+const MAX_INPUTS: usize = 6;
+
+/// How long one query of the search for a summary may take, in milliseconds: a
+/// candidate Z3 cannot settle quickly is dropped (the summary kept is asked again in
+/// full).
+const SUMMARY_QUERY_MS: u32 = 500;
 
 /// Which library of the two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -1044,6 +1052,15 @@ struct Done {
 /// Each side's entry, and its paths to their ends.
 type Evaluated = (Vec<Run>, Vec<Vec<Done>>);
 
+/// What [`Checker::mark`] keeps.
+type Mark = (
+    usize,
+    HashMap<String, Vec<Bool>>,
+    usize,
+    Option<usize>,
+    Option<Vec<bool>>,
+);
+
 /// What the checker needs of one library.
 struct Lib<'l> {
     lib: &'l Library,
@@ -1263,6 +1280,16 @@ struct Checker<'l> {
     /// The side being evaluated and the pair being checked, for obligations.
     side: Side,
     what: String,
+    /// Whether calls of pure recursive functions are read through their summaries
+    /// ([`Checker::summary_call`]), the summaries found, and each function's (by side
+    /// and [`inputs`] shape), `None` where it has none or is being summarised.
+    lemmas: bool,
+    summaries: Vec<Summary>,
+    summary_of: HashMap<(Side, String), Option<usize>>,
+    /// The functions being summarised, innermost last.
+    checking: Vec<Checking>,
+    /// The solver of the search for summaries, with [`SUMMARY_QUERY_MS`] per query.
+    quick: z3::Solver,
 }
 
 impl<'l> Checker<'l> {
@@ -1277,6 +1304,10 @@ impl<'l> Checker<'l> {
         crate::symbolic::context::default_in_use();
         let solver = z3::Solver::new();
         solver.set_params(&no_ctrl_c());
+        let quick = z3::Solver::new();
+        let mut params = no_ctrl_c();
+        params.set_u32("timeout", SUMMARY_QUERY_MS);
+        quick.set_params(&params);
         let libs = libs.map(Lib::new);
         let (mut one_sided, mut both) = ([Vec::new(), Vec::new()], Vec::new());
         for (f, fact) in relation.facts.iter().enumerate() {
@@ -1324,6 +1355,11 @@ impl<'l> Checker<'l> {
             ended: Vec::new(),
             side: Side::Left,
             what: String::new(),
+            lemmas: false,
+            summaries: Vec::new(),
+            summary_of: HashMap::new(),
+            checking: Vec::new(),
+            quick,
         }
     }
 
@@ -1488,16 +1524,42 @@ impl<'l> Checker<'l> {
             return not_covered("the two functions of a pair take different types");
         }
         // Recursion is first followed (a loop the relation bounds ends); past the
-        // budget's depth, a call of a function already running is read as a move of
-        // its own (module docs).
+        // budget's depth, calls of pure recursive functions are read through their
+        // summaries; where that does not prove the pair, a call of a function already
+        // running is read as a move of its own (module docs).
         self.summarise = false;
-        let (entries, done) = match self.evaluate(pair, lp) {
-            Err(Stop::NotCovered(why)) if why == TOO_DEEP => {
-                self.summarise = true;
-                self.evaluate(pair, lp)?
+        self.lemmas = false;
+        match self.evaluate(pair, lp) {
+            Err(Stop::NotCovered(why)) if why == TOO_DEEP => {}
+            other => {
+                let (entries, done) = other?;
+                return self.compare_all(pair, &entries, &done);
             }
-            other => other?,
-        };
+        }
+        let mark = self.mark();
+        self.lemmas = true;
+        let tried = (self.evaluate(pair, lp)).and_then(|(e, d)| self.compare_all(pair, &e, &d));
+        self.lemmas = false;
+        match tried {
+            Ok(()) => return Ok(()),
+            Err(Stop::Unknown(why)) => return Err(Stop::Unknown(why)),
+            // What the attempt queued or asked is dropped: the next one starts afresh.
+            Err(_) => self.reset(mark),
+        }
+        self.summarise = true;
+        let (entries, done) = self.evaluate(pair, lp)?;
+        self.compare_all(pair, &entries, &done)
+    }
+
+    /// Compares every path of the left with every path of the right. Where recursion is
+    /// read as moves and a pair of paths does not match, one side is evaluated again on
+    /// the inputs of the other's path, its recursion inlined ([`Checker::unfolded`]).
+    fn compare_all(
+        &mut self,
+        pair: &Pair,
+        entries: &[Run],
+        done: &[Vec<Done>],
+    ) -> Result<(), Stop> {
         let entry: Vec<Bool> = (self.instances(
             &self.both.clone(),
             [&entries[0], &entries[1]],
@@ -1507,17 +1569,100 @@ impl<'l> Checker<'l> {
         .into_iter()
         .map(|(_, b)| b)
         .collect();
-        let generic = [pair.objects[0].len(), pair.objects[1].len()];
         for p in &done[0] {
             for q in &done[1] {
-                let mut together = pair.together.clone();
-                let made =
-                    |d: &Done, g: usize| d.run.objects[g..].iter().map(|o| o.0).collect::<Vec<_>>();
-                together.extend(made(p, generic[0]).into_iter().zip(made(q, generic[1])));
-                self.compare([p, q], &entry, &together)?;
+                let mark = self.mark();
+                match self.compare_made(pair, [p, q], &entry) {
+                    Err(Stop::Refuted(why)) if self.summarise => {
+                        self.reset(mark);
+                        if !self.unfolded(pair, [p, q], &entry)? {
+                            return Err(Stop::Refuted(why));
+                        }
+                    }
+                    other => other?,
+                }
             }
         }
         Ok(())
+    }
+
+    /// [`Checker::compare`], the objects each path made paired in order.
+    fn compare_made(&mut self, pair: &Pair, d: [&Done; 2], entry: &[Bool]) -> Result<(), Stop> {
+        let generic = [pair.objects[0].len(), pair.objects[1].len()];
+        let mut together = pair.together.clone();
+        let made = |d: &Done, g: usize| d.run.objects[g..].iter().map(|o| o.0).collect::<Vec<_>>();
+        together.extend(
+            made(d[0], generic[0])
+                .into_iter()
+                .zip(made(d[1], generic[1])),
+        );
+        self.compare(d, entry, &together)
+    }
+
+    /// Whether `d`'s paths match once one side is evaluated again on the inputs where
+    /// the other's path runs (its conditions assumed), every call inlined: the left
+    /// recursing one step past the right's base case meets it there. Sound as the
+    /// paths of a side are: every input where the other path runs is on one of the
+    /// paths found again, each compared with it.
+    fn unfolded(&mut self, pair: &Pair, d: [&Done; 2], entry: &[Bool]) -> Result<bool, Stop> {
+        let Some((lp, _)) = self.libs[0].signature(&pair.functions[0]) else {
+            return Ok(false);
+        };
+        for side in [Side::Left, Side::Right] {
+            let other = d[1 - side.index()];
+            let mark = self.mark();
+            self.summarise = false;
+            let again = self.evaluate_side(pair, lp, side, &other.run.condition);
+            self.summarise = true;
+            let paths = match again {
+                Ok((_, paths)) => paths,
+                Err(Stop::Unknown(why)) => return Err(Stop::Unknown(why)),
+                Err(_) => {
+                    self.reset(mark);
+                    continue;
+                }
+            };
+            let mut matched = Ok(());
+            for path in &paths {
+                let both = match side {
+                    Side::Left => [path, other],
+                    Side::Right => [other, path],
+                };
+                matched = self.compare_made(pair, both, entry);
+                if matched.is_err() {
+                    break;
+                }
+            }
+            match matched {
+                Ok(()) => return Ok(true),
+                Err(Stop::Refuted(_) | Stop::NotCovered(_)) => self.reset(mark),
+                Err(stop) => return Err(stop),
+            }
+        }
+        Ok(false)
+    }
+
+    /// What an attempt that may be dropped changes: the pairs queued and seen, the
+    /// obligations and their queries, the facts found broken.
+    fn mark(&self) -> Mark {
+        (
+            self.pairs.len(),
+            self.seen.clone(),
+            self.obligations,
+            self.smtlib.as_ref().map(Vec::len),
+            self.broken.clone(),
+        )
+    }
+
+    fn reset(&mut self, mark: Mark) {
+        let (pairs, seen, obligations, queries, broken) = mark;
+        self.pairs.truncate(pairs);
+        self.seen = seen;
+        self.obligations = obligations;
+        if let (Some(q), Some(n)) = (&mut self.smtlib, queries) {
+            q.truncate(n);
+        }
+        self.broken = broken;
     }
 
     /// Each side's paths through the pair, from its entry (returned too).
@@ -1525,72 +1670,86 @@ impl<'l> Checker<'l> {
         let mut entries = Vec::new();
         let mut done = Vec::new();
         for side in [Side::Left, Side::Right] {
-            let i = side.index();
-            self.side = side;
-            self.ended.clear();
-            self.running.clear();
-            self.frames.clear();
-            let mut store = self.initial(side)?;
-            for (r, v) in store.clone().iter() {
-                if self.lib(side).mutable[r.r as usize] && matches!(v, Val::Int(_)) {
-                    let symbol = Int::new_const(format!("{}e_{}", prefix(side), r.r));
-                    store.insert(*r, Val::Int(symbol));
-                }
-            }
-            for &(inst, code) in &pair.objects[i] {
-                let lib = self.lib(side);
-                for s in lib.sites.of_code(code).collect::<Vec<_>>() {
-                    let r = lib.n_refs + s as u32;
-                    store.insert(Key { r, inst }, lib.generic_cell(side, r, inst)?);
-                }
-            }
-            let objects = pair.objects[i].iter().map(|&(inst, code)| (inst, code, 0));
-            let mut run = Run {
-                condition: Vec::new(),
-                store,
-                events: Vec::new(),
-                objects: objects.collect(),
-                captured: pair.objects[i].len(),
-                activations: imbl::OrdMap::new(),
-            };
-            for (_, b) in self.instances(&self.one_sided[i].clone(), [&run, &run], 0, &[]) {
-                run.condition.push((0, b));
-            }
-            run.condition
-                .extend(pair.assume.iter().map(|b| (0, b.clone())));
-            let param = self.lib(side).signature(&pair.functions[i]).map(|s| s.0);
-            let mut fresh = Fresh::new(Origin::Argument);
-            let argument = self.fresh(side, param.unwrap_or(lp), &mut fresh)?;
-            run.condition
-                .extend(fresh.range.into_iter().map(|b| (0, b)));
-            entries.push(run.clone());
-            let at = self.span_of(side, &pair.functions[i]);
-            let results = self.apply(run, pair.functions[i].clone(), argument, &at, 0)?;
-            let mut ends: Vec<Done> = std::mem::take(&mut self.ended);
-            let entry = &entries[i];
-            for (run, v) in results {
-                let what = format!(
-                    "the relation holds when {} returns ({})",
-                    self.what,
-                    side.word()
-                );
-                self.keeps_one_sided(&run, &what)?;
-                let stepped = self.step_instances(&entry.store, &run.store, &entry.objects);
-                let pre: Vec<Bool> = run.condition.iter().map(|(_, b)| b.clone()).collect();
-                let what = format!(
-                    "{} ({}) takes the steps of the turn relation from entry to return",
-                    self.what,
-                    side.word()
-                );
-                self.prove_facts(&pre, stepped, &what)?;
-                ends.push(Done {
-                    run,
-                    end: End::Return(v),
-                });
-            }
+            let (entry, ends) = self.evaluate_side(pair, lp, side, &[])?;
+            entries.push(entry);
             done.push(ends);
         }
         Ok((entries, done))
+    }
+
+    /// One side's paths through the pair, from its entry (returned too), on inputs
+    /// where `assume` holds as well.
+    fn evaluate_side(
+        &mut self,
+        pair: &Pair,
+        lp: TypeId,
+        side: Side,
+        assume: &[(u32, Bool)],
+    ) -> Result<(Run, Vec<Done>), Stop> {
+        let i = side.index();
+        self.side = side;
+        self.ended.clear();
+        self.running.clear();
+        self.frames.clear();
+        let mut store = self.initial(side)?;
+        for (r, v) in store.clone().iter() {
+            if self.lib(side).mutable[r.r as usize] && matches!(v, Val::Int(_)) {
+                let symbol = Int::new_const(format!("{}e_{}", prefix(side), r.r));
+                store.insert(*r, Val::Int(symbol));
+            }
+        }
+        for &(inst, code) in &pair.objects[i] {
+            let lib = self.lib(side);
+            for s in lib.sites.of_code(code).collect::<Vec<_>>() {
+                let r = lib.n_refs + s as u32;
+                store.insert(Key { r, inst }, lib.generic_cell(side, r, inst)?);
+            }
+        }
+        let objects = pair.objects[i].iter().map(|&(inst, code)| (inst, code, 0));
+        let mut run = Run {
+            condition: Vec::new(),
+            store,
+            events: Vec::new(),
+            objects: objects.collect(),
+            captured: pair.objects[i].len(),
+            activations: imbl::OrdMap::new(),
+        };
+        for (_, b) in self.instances(&self.one_sided[i].clone(), [&run, &run], 0, &[]) {
+            run.condition.push((0, b));
+        }
+        run.condition
+            .extend(pair.assume.iter().map(|b| (0, b.clone())));
+        let param = self.lib(side).signature(&pair.functions[i]).map(|s| s.0);
+        let mut fresh = Fresh::new(Origin::Argument);
+        let argument = self.fresh(side, param.unwrap_or(lp), &mut fresh)?;
+        run.condition
+            .extend(fresh.range.into_iter().map(|b| (0, b)));
+        let entry = run.clone();
+        run.condition.extend(assume.iter().cloned());
+        let at = self.span_of(side, &pair.functions[i]);
+        let results = self.apply(run, pair.functions[i].clone(), argument, &at, 0)?;
+        let mut ends: Vec<Done> = std::mem::take(&mut self.ended);
+        for (run, v) in results {
+            let what = format!(
+                "the relation holds when {} returns ({})",
+                self.what,
+                side.word()
+            );
+            self.keeps_one_sided(&run, &what)?;
+            let stepped = self.step_instances(&entry.store, &run.store, &entry.objects);
+            let pre: Vec<Bool> = run.condition.iter().map(|(_, b)| b.clone()).collect();
+            let what = format!(
+                "{} ({}) takes the steps of the turn relation from entry to return",
+                self.what,
+                side.word()
+            );
+            self.prove_facts(&pre, stepped, &what)?;
+            ends.push(Done {
+                run,
+                end: End::Return(v),
+            });
+        }
+        Ok((entry, ends))
     }
 
     fn span_of(&self, side: Side, f: &Val) -> Span {
@@ -2469,6 +2628,9 @@ impl Checker<'_> {
                 self.inlined(run, code, Env::unit(argument), depth)
             }
             Val::Closure(code, env) => {
+                if let Some(v) = self.summary_call(&run, code, &env, &argument)? {
+                    return Ok(vec![(run, v)]);
+                }
                 if self.summarises(code) {
                     let ret = self.lib(side).lib.code(code).ret_ty;
                     return self.turn(
@@ -2509,6 +2671,355 @@ impl Checker<'_> {
         self.summarise && self.running.get(&code).is_some_and(|&n| n > 0)
     }
 
+    /// The value of a call of closure `code` on `env` and `argument` from a summary of
+    /// it ([`Checker::summarise_function`]) whose precondition the path implies (an
+    /// obligation); while `code` itself is being summarised, its symbol at the call's
+    /// inputs, the call recorded. `None`: the call is to be inlined.
+    fn summary_call(
+        &mut self,
+        run: &Run,
+        code: CodeId,
+        env: &Env,
+        argument: &Val,
+    ) -> Result<Option<Val>, Stop> {
+        if !self.lemmas {
+            return Ok(None);
+        }
+        let side = self.side;
+        let lib = self.lib(side).lib;
+        if lib.types.node(lib.code(code).ret_ty) != TypeNode::Int {
+            return Ok(None);
+        }
+        let (mut xs, mut shape) = (Vec::new(), format!("c{code}:"));
+        let whole = env.iter().all(|v| inputs(v, &mut xs, &mut shape)) && {
+            shape.push('|');
+            inputs(argument, &mut xs, &mut shape)
+        };
+        if !whole || xs.is_empty() || xs.len() > MAX_INPUTS {
+            return Ok(None);
+        }
+        let key = (side, shape);
+        let condition: Vec<Bool> = run.condition.iter().map(|(_, b)| b.clone()).collect();
+        if let Some(c) = self.checking.last_mut() {
+            if c.key == key {
+                let v = apply_int(&c.function, &xs)?;
+                c.calls.push((xs, condition));
+                return Ok(Some(Val::Int(v)));
+            }
+        }
+        if self.checking.iter().any(|c| c.key == key) {
+            return Ok(None);
+        }
+        let s = match self.summary_of.get(&key) {
+            Some(s) => *s,
+            None => {
+                let s = self.summarise_function(&key, code, env, argument, xs.len())?;
+                self.summary_of.insert(key, s);
+                s
+            }
+        };
+        let Some(s) = s else { return Ok(None) };
+        for i in 0..self.summaries[s].lemmas.len() {
+            let (pre, value) = self.summaries[s].lemmas[i];
+            // A first call outside a value's precondition is inlined, so that the calls
+            // it makes may meet it, rather than read as the function's symbol.
+            let closed = self.summaries[s].lemmas.iter().any(|l| l.1 != Value::Own);
+            let running = self.running.get(&code).is_some_and(|&n| n > 0);
+            if value == Value::Own && closed && !running {
+                return Ok(None);
+            }
+            if pre != Precondition::Always {
+                let holds = pre.holds(&xs);
+                if !self.implied(&condition, &holds)? {
+                    continue;
+                }
+                let what = format!(
+                    "{}: the precondition of the summary of {} holds",
+                    self.what, self.summaries[s].what
+                );
+                self.prove(&condition, holds, &what)?;
+            }
+            let own = self.summaries[s].function.clone();
+            return Ok(Some(Val::Int(self.value_of(&own, value, &xs)?)));
+        }
+        Ok(None)
+    }
+
+    /// `value` at the inputs `xs`, `own` the summarised function's symbol.
+    fn value_of(&self, own: &FuncDecl, value: Value, xs: &[Int]) -> Result<Int, Stop> {
+        Ok(match value {
+            Value::Input(i) => xs[i].clone(),
+            Value::Product(i, j) => Int::mul(&[&xs[i], &xs[j]]),
+            Value::SumProduct(k, i, j) => Int::add(&[&xs[k], &Int::mul(&[&xs[i], &xs[j]])]),
+            Value::Scaled(i, d, j) => {
+                let f = apply_int(&self.summaries[d].function, &xs[j..=j])?;
+                Int::mul(&[&xs[i], &f])
+            }
+            Value::Own => apply_int(own, xs)?,
+        })
+    }
+
+    /// What the definitions of the total functions `value` names say at the inputs it
+    /// gives them (`fact(n) = if n ≤ 1 then 1 else n · fact(n − 1)` at `n`).
+    fn definitions_at(&self, value: Value, xs: &[Int]) -> Vec<Bool> {
+        let Value::Scaled(_, d, j) = value else {
+            return Vec::new();
+        };
+        let Some((ys, definition)) = &self.summaries[d].definition else {
+            return Vec::new();
+        };
+        vec![definition.substitute(&[(&ys[0], &xs[j])])]
+    }
+
+    /// Summarises closure `code` on captured values and an argument of the shape `key`
+    /// names (`arity` integers in all): its body runs once, on new integers `xs`, each
+    /// call of itself on inputs `ys` giving its symbol `F(ys)`; it must make no move,
+    /// change no cell, make none, and neither fail nor diverge. Then, for each
+    /// precondition `P` (none, or an input at least 0), a ranking `r` (an input or its
+    /// negation) such that at each call `P(xs)` implies `P(ys)`, `r(xs) ≥ 0` and
+    /// `r(ys) < r(xs)`; and a value `V` of the candidates that each path returns,
+    /// assuming `F(ys) = V(ys)` at each call made on its way.
+    ///
+    /// Why that is sound: by induction on `max(r(xs), −1)`, which each call lowers
+    /// while staying at least −1, and a call below 0 makes no call: for inputs where
+    /// `P` holds, the body ends (every path of it returns, and each call it makes ends,
+    /// on inputs where `P` holds, by induction) and returns `V(xs)`. `F` names the
+    /// function the body computes (any value where it does not end), which is what each
+    /// call gives: the body is pure, so equal inputs give equal results. Without a
+    /// precondition the function ends everywhere, so what each path of its body says of
+    /// `F` holds of it (its definition), and `F(xs)` itself is a value.
+    fn summarise_function(
+        &mut self,
+        key: &(Side, String),
+        code: CodeId,
+        env: &Env,
+        argument: &Val,
+        arity: usize,
+    ) -> Result<Option<usize>, Stop> {
+        let side = self.side;
+        self.activations += 1;
+        let id = self.activations;
+        let p = prefix(side);
+        let xs: Vec<Int> = (0..arity)
+            .map(|i| Int::new_const(format!("{p}s{id}_{i}")))
+            .collect();
+        let int = Sort::int();
+        let function = Rc::new(FuncDecl::new(format!("{p}f{id}"), &vec![&int; arity], &int));
+        let mut next = xs.iter().cloned();
+        let generic: Env = env.iter().map(|v| with_ints(v, &mut next)).collect();
+        let mut inner = generic.clone();
+        if self.lib(side).lib.code(code).recursive {
+            inner.push_front(Val::Closure(code, generic));
+        }
+        inner.push_front(with_ints(argument, &mut next));
+        // It reads no reference that changes (`Checker::eval`).
+        let store = self.initial(side)?;
+        let run = Run {
+            condition: Vec::new(),
+            store: store.clone(),
+            events: Vec::new(),
+            objects: Vec::new(),
+            captured: 0,
+            activations: imbl::OrdMap::new(),
+        };
+        // The body runs on its own, as a call from nowhere.
+        let ended = std::mem::take(&mut self.ended);
+        let frames = std::mem::take(&mut self.frames);
+        let running = std::mem::take(&mut self.running);
+        let summarise = std::mem::replace(&mut self.summarise, false);
+        self.checking.push(Checking {
+            key: key.clone(),
+            function: function.clone(),
+            calls: Vec::new(),
+        });
+        let result = self.inlined(run, code, inner, 0);
+        let calls = self.checking.pop().map(|c| c.calls).unwrap_or_default();
+        let stopped = std::mem::replace(&mut self.ended, ended);
+        self.frames = frames;
+        self.running = running;
+        self.summarise = summarise;
+        let paths = match result {
+            Ok(paths) => paths,
+            Err(Stop::Unknown(why)) => return Err(Stop::Unknown(why)),
+            Err(_) => return Ok(None),
+        };
+        // Only a function that calls itself needs a summary; its body is then inlined.
+        if !stopped.is_empty() || calls.is_empty() {
+            return Ok(None);
+        }
+        let mut returns = Vec::new();
+        for (run, v) in paths {
+            let pure = run.events.is_empty()
+                && run.objects.is_empty()
+                && run.store.len() == store.len()
+                && (run.store.iter().zip(store.iter()))
+                    .all(|((k, a), (l, b))| k == l && same(a, b));
+            let Val::Int(v) = v else { return Ok(None) };
+            if !pure {
+                return Ok(None);
+            }
+            returns.push((
+                run.condition
+                    .into_iter()
+                    .map(|(_, b)| b)
+                    .collect::<Vec<_>>(),
+                v,
+            ));
+        }
+        let at_xs = apply_int(&function, &xs)?;
+        let mut totals: Vec<usize> = (0..self.summaries.len())
+            .filter(|&d| self.summaries[d].definition.is_some() && self.summaries[d].arity == 1)
+            .collect();
+        totals.sort();
+        let mut values = Vec::new();
+        values.extend((0..arity).map(Value::Input));
+        for i in 0..arity {
+            for j in i..arity {
+                values.push(Value::Product(i, j));
+                values.extend((0..arity).map(|k| Value::SumProduct(k, i, j)));
+            }
+            for &d in &totals {
+                values.extend((0..arity).map(|j| Value::Scaled(i, d, j)));
+            }
+        }
+        let preconditions =
+            std::iter::once(Precondition::Always).chain((0..arity).map(Precondition::NonNegative));
+        let mut lemmas = Vec::new();
+        let mut definition = None;
+        for pre in preconditions {
+            let Some(ranking) = self.ranking(pre, &xs, &calls)? else {
+                continue;
+            };
+            if pre == Precondition::Always {
+                let each: Vec<Bool> = (returns.iter())
+                    .map(|(c, v)| all(c).implies(at_xs.eq(v)))
+                    .collect();
+                definition = Some((xs.clone(), ranking, all(&each)));
+            }
+            for &value in &values {
+                if self.value_holds(pre, value, &function, &xs, &calls, &returns, None)? {
+                    lemmas.push((pre, value, ranking));
+                    break;
+                }
+            }
+            // A value everywhere makes those under a precondition needless.
+            if lemmas.iter().any(|l| l.0 == Precondition::Always) {
+                break;
+            }
+        }
+        if let Some((_, ranking, _)) = &definition {
+            lemmas.push((Precondition::Always, Value::Own, *ranking));
+        }
+        if lemmas.is_empty() {
+            return Ok(None);
+        }
+        let what = format!(
+            "the function at {} ({})",
+            (self.place)(side, &self.lib(side).lib.code(code).span),
+            side.word()
+        );
+        // The summary kept is asked again, each obligation in full (and so in the
+        // certificate).
+        for &(pre, value, ranking) in &lemmas {
+            for (ys, condition) in &calls {
+                let mut assumed = condition.clone();
+                assumed.push(pre.holds(&xs));
+                let goal = ranking_goal(pre, ranking, &xs, ys);
+                let here = format!(
+                    "{what}: a call of itself keeps its precondition and lowers its ranking"
+                );
+                self.prove(&assumed, goal, &here)?;
+            }
+            if value != Value::Own {
+                let here = format!("{what}: each path returns its summary");
+                self.value_holds(pre, value, &function, &xs, &calls, &returns, Some(&here))?;
+            }
+        }
+        self.summaries.push(Summary {
+            function,
+            arity,
+            lemmas: lemmas.iter().map(|&(pre, value, _)| (pre, value)).collect(),
+            definition: definition.map(|(xs, _, d)| (xs, d)),
+            what,
+        });
+        Ok(Some(self.summaries.len() - 1))
+    }
+
+    /// A ranking that each call in `calls` lowers while keeping `pre`
+    /// ([`Checker::summarise_function`]).
+    fn ranking(
+        &self,
+        pre: Precondition,
+        xs: &[Int],
+        calls: &[(Vec<Int>, Vec<Bool>)],
+    ) -> Result<Option<(usize, bool)>, Stop> {
+        'ranking: for ranking in (0..xs.len()).flat_map(|i| [(i, true), (i, false)]) {
+            for (ys, condition) in calls {
+                let mut assumed = condition.clone();
+                assumed.push(pre.holds(xs));
+                let goal = ranking_goal(pre, ranking, xs, ys);
+                if self.quick_ask(&assumed, &goal.not())? != SatResult::Unsat {
+                    continue 'ranking;
+                }
+            }
+            return Ok(Some(ranking));
+        }
+        Ok(None)
+    }
+
+    /// Whether each path of `returns` returns `value` where `pre` holds, assuming it of
+    /// each call of itself made on the way: asked quickly, or with `record`, as
+    /// obligations.
+    #[allow(clippy::too_many_arguments)]
+    fn value_holds(
+        &mut self,
+        pre: Precondition,
+        value: Value,
+        own: &FuncDecl,
+        xs: &[Int],
+        calls: &[(Vec<Int>, Vec<Bool>)],
+        returns: &[(Vec<Bool>, Int)],
+        record: Option<&str>,
+    ) -> Result<bool, Stop> {
+        let mut premise = vec![pre.holds(xs)];
+        for (ys, condition) in calls {
+            let at = apply_int(own, ys)?;
+            premise.push(all(condition).implies(at.eq(&self.value_of(own, value, ys)?)));
+        }
+        premise.extend(self.definitions_at(value, xs));
+        let expected = self.value_of(own, value, xs)?;
+        for (condition, v) in returns {
+            let mut assumed = premise.clone();
+            assumed.extend(condition.iter().cloned());
+            let goal = v.eq(&expected);
+            match record {
+                Some(what) => self.prove(&assumed, goal, what)?,
+                None => {
+                    if self.quick_ask(&assumed, &goal.not())? != SatResult::Unsat {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`Checker::ask`] on the solver of the search for summaries.
+    fn quick_ask(&self, assumed: &[Bool], and: &Bool) -> Result<SatResult, Stop> {
+        self.within_limits()?;
+        self.quick.push();
+        for b in assumed {
+            self.quick.assert(b);
+        }
+        self.quick.assert(and);
+        let answer = self.quick.check();
+        self.quick.pop(1);
+        if answer == SatResult::Unknown {
+            self.within_limits()?;
+        }
+        Ok(answer)
+    }
+
     /// A call to the client (`callee` none), or of a library function that is running
     /// already (`callee`, target [`Name::Own`]): the one-sided facts hold before it,
     /// then the store is any that the relation allows and the result is the one named
@@ -2523,6 +3034,9 @@ impl Checker<'_> {
         at: &Span,
     ) -> Result<Vec<(Run, Val)>, Stop> {
         let side = self.side;
+        if !self.checking.is_empty() {
+            return not_covered("a function being summarised makes a move");
+        }
         if hands_a_cell(&argument) {
             return not_covered("a cell reaches the client");
         }
@@ -2658,6 +3172,12 @@ impl Checker<'_> {
             }
             ExprKind::Int(n) => out.push((run, Val::Int(big(n)))),
             ExprKind::Unit => out.push((run, Val::Unit)),
+            // A summary is of the inputs alone: equal inputs, equal results.
+            ExprKind::Deref(r)
+                if !self.checking.is_empty() && self.lib(side).mutable[*r as usize] =>
+            {
+                return not_covered("a function being summarised reads a reference that changes")
+            }
             ExprKind::Deref(r) => match run.store.get(&Key { r: *r, inst: 0 }).cloned() {
                 Some(v) => out.push((run, v)),
                 None => return not_covered("a reference with no value"),
@@ -2902,7 +3422,10 @@ impl Checker<'_> {
         let v = match op {
             BinOp::Add => Int::add(&[&x, &y]),
             BinOp::Sub => Int::sub(&[&x, &y]),
-            BinOp::Mul if cx.is_none() && cy.is_none() => {
+            // A product of two unknowns is asked of Z3 as it is only beside summaries,
+            // which make them (elsewhere it would only slow the attempts down): where Z3
+            // cannot decide, the obligation is unknown, never proved.
+            BinOp::Mul if cx.is_none() && cy.is_none() && !self.lemmas => {
                 return not_covered("nonlinear arithmetic")
             }
             BinOp::Mul => Int::mul(&[&x, &y]),
@@ -2941,6 +3464,130 @@ impl Checker<'_> {
             (Some(_), Some(_)) => numeral(&v).map_or(v, Int::from_i64),
             _ => v,
         }))
+    }
+}
+
+/// What a summary says a function returns on its inputs `xs` ([`inputs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value {
+    Input(usize),
+    Product(usize, usize),
+    /// `xs[k] + xs[i]·xs[j]`: an accumulator (`f (x, y, acc) = acc + x·y`).
+    SumProduct(usize, usize, usize),
+    /// `xs[i]·F(xs[j])`, `F` a total function's symbol ([`Summary::definition`]): the
+    /// accumulator of the other side's recursion (`fact_acc n acc = acc · fact n`).
+    Scaled(usize, usize, usize),
+    /// The function's own symbol at its inputs.
+    Own,
+}
+
+/// Where a summary's value holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Precondition {
+    Always,
+    NonNegative(usize),
+}
+
+impl Precondition {
+    fn holds(self, xs: &[Int]) -> Bool {
+        match self {
+            Precondition::Always => Bool::from_bool(true),
+            Precondition::NonNegative(i) => xs[i].ge(Int::from_i64(0)),
+        }
+    }
+}
+
+/// A pure recursive function's summary ([`Checker::summarise_function`]): where a
+/// precondition holds of its inputs, it ends and returns the value.
+struct Summary {
+    function: Rc<FuncDecl>,
+    arity: usize,
+    lemmas: Vec<(Precondition, Value)>,
+    /// Where it ends on every input: its inputs and what its body says of its symbol at
+    /// them, which then holds of the function it computes.
+    definition: Option<(Vec<Int>, Bool)>,
+    what: String,
+}
+
+/// A function being summarised: its key, its symbol, and the calls of itself that its
+/// body makes (their inputs and the path's conditions then).
+struct Checking {
+    key: (Side, String),
+    function: Rc<FuncDecl>,
+    calls: Vec<(Vec<Int>, Vec<Bool>)>,
+}
+
+/// `pre` holds at `ys` and the ranking (an input, or its negation where `false`) is at
+/// least 0 at `xs` and lower at `ys`.
+fn ranking_goal(pre: Precondition, (i, up): (usize, bool), xs: &[Int], ys: &[Int]) -> Bool {
+    let r = |v: &[Int]| if up { v[i].clone() } else { v[i].unary_minus() };
+    Bool::and(&[
+        &pre.holds(ys),
+        &r(xs).ge(Int::from_i64(0)),
+        &r(ys).lt(r(xs)),
+    ])
+}
+
+fn all(bs: &[Bool]) -> Bool {
+    Bool::and(&bs.iter().collect::<Vec<_>>())
+}
+
+fn apply_int(f: &FuncDecl, xs: &[Int]) -> Result<Int, Stop> {
+    let args: Vec<&dyn Ast> = xs.iter().map(|x| x as &dyn Ast).collect();
+    match f.apply(&args).as_int() {
+        Some(v) => Ok(v),
+        None => not_covered("a summary that is not of integers"),
+    }
+}
+
+/// Adds the integers of `v` to `ints` in order, and the rest of it to `shape` as text:
+/// two values of one text differ only in their integers. `false` where it holds a list,
+/// a cell or a function of the client's, which the text would not pin.
+fn inputs(v: &Val, ints: &mut Vec<Int>, shape: &mut String) -> bool {
+    match v {
+        Val::Int(x) => {
+            ints.push(x.clone());
+            shape.push('i');
+            true
+        }
+        Val::Unit => {
+            shape.push('u');
+            true
+        }
+        Val::Nil => {
+            shape.push('n');
+            true
+        }
+        Val::Pair(a, b) | Val::Cons(a, b) => {
+            shape.push(if matches!(v, Val::Pair(..)) { '(' } else { '[' });
+            let whole = inputs(a, ints, shape) && inputs(b, ints, shape);
+            shape.push(')');
+            whole
+        }
+        Val::Closure(code, env) => {
+            shape.push_str(&format!("c{code}{{"));
+            let whole = env.iter().all(|v| inputs(v, ints, shape));
+            shape.push('}');
+            whole
+        }
+        Val::Method(m) => {
+            shape.push_str(&format!("m{m}"));
+            true
+        }
+        Val::List(..) | Val::Client(..) | Val::Loc(_) => false,
+    }
+}
+
+/// `v` with its integers taken in order from `next` ([`inputs`]).
+fn with_ints(v: &Val, next: &mut impl Iterator<Item = Int>) -> Val {
+    match v {
+        Val::Int(x) => Val::Int(next.next().unwrap_or_else(|| x.clone())),
+        Val::Pair(a, b) => Val::Pair(Rc::new(with_ints(a, next)), Rc::new(with_ints(b, next))),
+        Val::Cons(a, b) => Val::Cons(Rc::new(with_ints(a, next)), Rc::new(with_ints(b, next))),
+        Val::Closure(code, env) => {
+            Val::Closure(*code, env.iter().map(|v| with_ints(v, next)).collect())
+        }
+        other => other.clone(),
     }
 }
 
@@ -3290,6 +3937,130 @@ mod tests {
         let swapped = REBUILT.replace("f (h :: t)", "f (h :: h :: t)");
         let outcome = proved(WHOLE, &swapped).1;
         assert!(matches!(outcome, Outcome::Refuted(_)), "{outcome:?}");
+    }
+
+    /// A sum by recursion against the product it computes (Hobbit's `recursive`).
+    const SUM: &str = "public start (_:unit) :((int * int) -> int) = {
+        letrec f (xy:int * int) :(int) =
+          let x = fst xy in let y = snd xy in if y <= 0 then 0 else x + f (x, y - 1)
+        in f };";
+    const PRODUCT: &str = "public start (_:unit) :((int * int) -> int) = {
+        fun (xy:int * int) :(int) ->
+          let x = fst xy in let y = snd xy in if y <= 0 then 0 else x * y };";
+
+    #[test]
+    fn a_pure_recursive_function_is_read_through_its_summary() {
+        let outcome = proved(SUM, PRODUCT).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let (relation, _) = proved(SUM, PRODUCT);
+        let (outcome, text) = certify(
+            &library(SUM),
+            &library(PRODUCT),
+            &relation,
+            Budget::default(),
+            &place,
+        );
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        assert!(
+            text.unwrap_or_default().contains("lowers its ranking"),
+            "the summary's obligations are in the certificate"
+        );
+        for wrong in [
+            PRODUCT.replace("else x * y", "else x * y + 1"),
+            PRODUCT.replace("if y <= 0 then 0", "if y <= 1 then 0"),
+        ] {
+            let outcome = proved(SUM, &wrong).1;
+            assert!(!matches!(outcome, Outcome::Proved { .. }), "{wrong}");
+        }
+        let base = SUM.replace("then 0 else x +", "then 1 else x +");
+        assert!(!matches!(proved(&base, PRODUCT).1, Outcome::Proved { .. }));
+    }
+
+    /// An accumulator that counts `y` down to 0, which ends only from `y ≥ 0`.
+    const ACCUMULATED: &str = "public go (xy:int * int) :(int) = {
+        letrec f (a:int * int * int) :(int) =
+          let x = fst fst a in let y = snd fst a in let acc = snd a in
+          if y == 0 then acc else f (x, y - 1, acc + x)
+        in
+        let x = fst xy in let y = snd xy in
+        if y < 0 then f (0 - x, 0 - y, 0) else f (x, y, 0) };";
+    const MULTIPLIED: &str = "public go (xy:int * int) :(int) = { fst xy * snd xy };";
+
+    #[test]
+    fn a_summary_holds_only_where_its_precondition_does() {
+        let outcome = proved(ACCUMULATED, MULTIPLIED).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        // Without the test of the sign the left diverges for y < 0.
+        let unguarded = ACCUMULATED.replace("if y < 0 then f (0 - x, 0 - y, 0) else ", "");
+        let outcome = proved(&unguarded, MULTIPLIED).1;
+        assert!(!matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let off = ACCUMULATED.replace("acc + x)", "acc + x + 1)");
+        assert!(!matches!(
+            proved(&off, MULTIPLIED).1,
+            Outcome::Proved { .. }
+        ));
+    }
+
+    /// Factorial against an accumulator: the right's summary names the left's function
+    /// (Hobbit's `fact-tail-rec`).
+    const FACT: &str = "public start (_:unit) :(int -> int) = {
+        letrec fact (n:int) :(int) = if n <= 1 then 1 else n * fact (n - 1) in fact };";
+    const FACT_ACC: &str = "public start (_:unit) :(int -> int) = {
+        letrec fact_acc (n:int) :(int -> int) =
+          fun (acc:int) :(int) -> if n <= 1 then acc else fact_acc (n - 1) (n * acc)
+        in
+        fun (n:int) :(int) -> fact_acc n 1 };";
+
+    #[test]
+    fn a_summary_may_name_a_total_function_of_the_other_side() {
+        let outcome = proved(FACT, FACT_ACC).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        for wrong in [
+            FACT_ACC.replace("fact_acc n 1", "fact_acc n 2"),
+            FACT_ACC.replace("then acc else", "then acc + 1 else"),
+            FACT_ACC.replace("(n * acc)", "(n * acc + 1)"),
+        ] {
+            let outcome = proved(FACT, &wrong).1;
+            assert!(!matches!(outcome, Outcome::Proved { .. }), "{wrong}");
+        }
+    }
+
+    #[test]
+    fn a_function_that_reads_a_changing_reference_has_no_summary() {
+        // Read through one symbol, the two calls would look equal; they differ by 1.
+        let left = "int r := 0;
+            public go (n:int) :(int) = {
+              letrec f (m:int) :(int) = if m <= 0 then !r else f (m - 1) in
+              let a = f n in r := !r + 1; f n - a };";
+        let right = "int r := 0; public go (n:int) :(int) = { r := !r + 1; 0 };";
+        let outcome = proved(left, right).1;
+        assert!(!matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+    }
+
+    /// The same recursion, the right with one more base case (Hobbit's
+    /// `reve-add-horn`): the left's call where the right has `i = 1` is its base case.
+    const ADD: &str = "public start (_:unit) :((int * int) -> int) = {
+        letrec f (ij:int * int) :(int) =
+          let i = fst ij in let j = snd ij in let r = ref 0 in
+          if i == 0 then r := j else r := f (i - 1, j + 1);
+          !r
+        in f };";
+    const ADD_ONE_MORE: &str = "public start (_:unit) :((int * int) -> int) = {
+        letrec f (ij:int * int) :(int) =
+          let i = fst ij in let j = snd ij in let r = ref 0 in
+          if i == 0 then r := j else if i == 1 then r := j + 1 else r := f (i - 1, j + 1);
+          !r
+        in f };";
+
+    #[test]
+    fn a_side_is_unfolded_where_the_other_reaches_a_base_case_first() {
+        let outcome = proved(ADD, ADD_ONE_MORE).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let outcome = proved(ADD_ONE_MORE, ADD).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        let wrong = ADD_ONE_MORE.replace("r := j + 1", "r := j + 2");
+        let outcome = proved(ADD, &wrong).1;
+        assert!(!matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
     }
 
     /// The pair's own cell, made before its first call to the client and not passed
