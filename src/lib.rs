@@ -29,7 +29,8 @@
 //! | the language server | [`lsp`] | an editor's messages over stdio → diagnostics as you type; the check in the background (through [`check`]) with a state per `assert`, lenses, commands and hover; formatting, symbols, go to definition (`lang/editors.md`); the VS Code extension is `editors/vscode/` |
 //! | command line | [`cli`] | arguments → a request, the pipeline, a report → exit code; a run's share of the files as a part, parts merged into the run's report ([`cli::shard`], `lang/shards.md`) |
 //!
-//! Integer operators have exactly one definition, [`ops`], which both evaluators use.
+//! Integer operators have exactly one definition, [`ops`], which both evaluators use; the
+//! fingerprints written to files have one hash, [`fnv`].
 //!
 //! # Invariants
 //!
@@ -144,6 +145,7 @@ pub mod concrete;
 pub mod diagnostics;
 pub mod diagram;
 pub mod equiv;
+pub mod fnv;
 pub mod frontend;
 pub mod hobbit;
 pub mod html;

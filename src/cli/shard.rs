@@ -183,11 +183,9 @@ pub struct CellPart {
 /// The fingerprint of a run: FNV-1a over its arguments, inputs and their contents, and
 /// holi's version, each length-prefixed so that no two runs' bytes run together.
 pub fn fingerprint(arguments: &[String], inputs: &[(String, Vec<u8>)]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = crate::fnv::Fnv64::default();
     let mut feed = |bytes: &[u8]| {
-        for &byte in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        hash.bytes(&(bytes.len() as u64).to_le_bytes()).bytes(bytes);
     };
     feed(crate::report::HOLI_VERSION.as_bytes());
     for a in arguments {
@@ -197,7 +195,7 @@ pub fn fingerprint(arguments: &[String], inputs: &[(String, Vec<u8>)]) -> String
         feed(name.as_bytes());
         feed(contents);
     }
-    format!("{hash:016x}")
+    format!("{:016x}", hash.value())
 }
 
 /// The arguments of this process's `holi check`, less `--shard X` and `--part X` (and

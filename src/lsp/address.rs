@@ -87,9 +87,9 @@ pub fn scratch() -> PathBuf {
 /// [`stem`] with a hash of the whole address, so that two folders' `dao.holi` get pages
 /// of their own (`dao-1f3a…`).
 pub fn unique_stem(uri: &Uri) -> String {
-    let hash = (uri.as_str().bytes()).fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
+    let hash = crate::fnv::Fnv64::default()
+        .bytes(uri.as_str().as_bytes())
+        .value();
     format!("{}-{:08x}", stem(uri), hash >> 32)
 }
 

@@ -406,15 +406,12 @@ fn rule_index(id: &str) -> Option<usize> {
 /// 64-bit FNV-1a: a hash that stays the same across platforms and Rust versions, as
 /// fingerprints must.
 fn fnv1a(parts: &[&str]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = crate::fnv::Fnv64::default();
     for part in parts {
         // A separator keeps ("ab", "c") and ("a", "bc") apart.
-        for byte in part.bytes().chain([0xff]) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        hash.bytes(part.as_bytes()).bytes(&[0xff]);
     }
-    format!("{hash:016x}")
+    format!("{:016x}", hash.value())
 }
 
 /// Percent-encodes a path segment for a URI: everything but unreserved characters.
