@@ -7,6 +7,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod times;
+use times::timeless;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -22,28 +25,6 @@ fn holi(args: &[String], env: &[(&str, &str)]) -> Output {
 
 fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
-}
-
-/// `text` with every time set to `T`: `0.012 s`, `"seconds": 0.01`, and the like.
-fn timeless(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
-        let (before, from) = rest.split_at(start);
-        out.push_str(before);
-        let end = from
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-'))
-            .unwrap_or(from.len());
-        let (number, after) = from.split_at(end);
-        let timed = number.contains('.')
-            && (after.starts_with(" s")
-                || after.starts_with("s")
-                || before.ends_with("seconds\": "));
-        out.push_str(if timed { "T" } else { number });
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The merged report of `args` cut into `n` shards, with its exit code, and the page

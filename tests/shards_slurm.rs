@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod times;
+use times::timeless;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -158,21 +161,6 @@ fn bring_up(dir: &Path) -> Result<Cluster, String> {
         }
         std::thread::sleep(Duration::from_millis(500));
     }
-}
-
-/// `text` with every time set to `T`, as in `tests/shards.rs`.
-fn timeless(text: &str) -> String {
-    text.split_inclusive(char::is_whitespace)
-        .map(|word| {
-            let number = word.trim_end();
-            let timed = number.contains('.') && number.parse::<f64>().is_ok();
-            if timed {
-                word.replacen(number, "T", 1)
-            } else {
-                word.to_string()
-            }
-        })
-        .collect()
 }
 
 #[test]

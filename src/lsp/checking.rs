@@ -331,6 +331,12 @@ impl Done {
         }
     }
 
+    /// Where `c` fails: `assertion fails at /x/dao.holi:14:5`.
+    pub fn failure_place(&self, c: &Counterexample) -> String {
+        let lines = crate::report::LineIndex::new(&self.loaded.source);
+        crate::report::failure_place(c, &self.loaded.name, &lines)
+    }
+
     /// The bounds as a phrase: `k = 3 (file header), l = 2 (file header)`.
     pub fn bounds_text(&self) -> String {
         format!(
@@ -492,7 +498,7 @@ impl Done {
                 .and_then(|m| declaration(&self.loaded.program, &m.method));
             declared.map_or(at, |span| lines.range(&span))
         };
-        let leaf = crate::report::failure_place(c, &self.loaded.name, &self.report().lines());
+        let leaf = self.failure_place(c);
         let tree = crate::calltree::CallTree::new(&c.trace);
         let related = (tree
             .located_lines(&c.trace, &c.concrete, &leaf, true)

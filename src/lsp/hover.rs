@@ -99,7 +99,7 @@ fn site(at: usize, done: &Done) -> Option<String> {
             if !c.model.is_empty() {
                 let _ = writeln!(out, "with {}\n", model_text(&c.model));
             }
-            let leaf = crate::report::failure_place(c, &done.loaded.name, &done.report().lines());
+            let leaf = done.failure_place(c);
             let tree = CallTree::new(&c.trace).lines(&c.trace, &c.concrete, &leaf, true);
             let _ = writeln!(out, "```\n{}\n```", tree.join("\n"));
             out
