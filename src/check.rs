@@ -93,11 +93,35 @@ pub const PROOF_TIME_FLOOR: Duration = Duration::from_secs(1);
 /// required proof: all but a few of the HOLiK grid's searches end within it.
 pub const RACE_AFTER: Duration = Duration::from_secs(3);
 
+/// Where the check's search result comes from.
+pub enum Searching {
+    /// The search runs here.
+    Here,
+    /// It ran elsewhere and took `took` (the shards of [`crate::symbolic::shares`]),
+    /// with the request's options.
+    Elsewhere {
+        result: Box<CheckResult>,
+        took: Duration,
+    },
+}
+
 /// Checks `loaded` as `request` asks, telling `events` how the search goes.
 pub fn run(
     loaded: &Loaded,
     request: &Request,
     events: &mut dyn FnMut(Event),
+) -> Result<Checked, CheckError> {
+    run_searching(loaded, request, events, Searching::Here)
+}
+
+/// [`run`] with the search's result from `searching`: one found elsewhere is followed
+/// by the proof attempt and the replays, as one found here would be without a thread
+/// for the attempt beside it.
+pub fn run_searching(
+    loaded: &Loaded,
+    request: &Request,
+    events: &mut dyn FnMut(Event),
+    searching: Searching,
 ) -> Result<Checked, CheckError> {
     // Built once: the search and the proof attempt read the same library.
     let lib = crate::library::build(&loaded.program);
@@ -121,18 +145,25 @@ pub fn run(
         interrupt: &interrupt,
         memory: limits.max_memory.unwrap_or(u64::MAX),
     };
-    let race = match request.proof {
-        ProofMode::Required => Some(Duration::ZERO),
-        ProofMode::Default => (options.run.jobs > 1).then_some(RACE_AFTER),
-        ProofMode::Off => None,
+    let race = match (&searching, request.proof) {
+        (Searching::Elsewhere { .. }, _) => None,
+        (_, ProofMode::Required) => Some(Duration::ZERO),
+        (_, ProofMode::Default) => (options.run.jobs > 1).then_some(RACE_AFTER),
+        (_, ProofMode::Off) => None,
     };
     let (result, scope) = match race {
         Some(after) => attempt.beside_search(&options, after, events),
         None => {
-            let searching = Instant::now();
-            let result = search(&lib, &options, events);
+            let started = Instant::now();
+            let (result, took) = match searching {
+                Searching::Here => {
+                    let result = search(&lib, &options, events);
+                    (result, started.elapsed())
+                }
+                Searching::Elsewhere { result, took } => (*result, took),
+            };
             let scope = (result.verdict == Verdict::Safe).then(|| {
-                let own = attempt.own_limit(searching.elapsed());
+                let own = attempt.own_limit(took);
                 attempt
                     .prove(own, attempt.memory, &interrupt)
                     .map(|a| a.scope)

@@ -18,7 +18,7 @@
 //! | printing | [`syntax::printer`] | AST → canonical HOLi (also for synthesized clients) |
 //! | library build | [`library`] ([`library::ir`]) | AST → repository, store, public names P, abstract names A, bodies compiled to the IR; the parts of a library made from it |
 //! | concrete semantics | [`concrete`], [`link`] | a closed client, or a library linked with a client → outcome and boundary moves |
-//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, in four parts, [`symbolic::brief`] what each search is given, [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::game`] what is played, [`symbolic::product`] two libraries played in lockstep, [`symbolic::compare`] searched for a difference, [`symbolic::explore`] how it is searched, [`symbolic::step`], [`symbolic::tasks`] and [`symbolic::race`] on one scheduler, [`symbolic::market`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
+//! | symbolic semantics | [`symbolic`] ([`symbolic::options`] what a check is asked, in four parts, [`symbolic::brief`] what each search is given, [`symbolic::machine`], [`symbolic::moves`], [`symbolic::solver`], [`symbolic::worker`], [`symbolic::plan`], [`symbolic::game`] what is played, [`symbolic::product`] two libraries played in lockstep, [`symbolic::compare`] searched for a difference, [`symbolic::explore`] how it is searched, [`symbolic::step`], [`symbolic::tasks`] and [`symbolic::race`] on one scheduler, [`symbolic::shares`] one search cut across machines, [`symbolic::market`], [`symbolic::outcome`] what it answers, the verdict decided there) | build → failing traces with Z3 models |
 //! | proofs beyond the bounds | [`proof`] | build + invariant → proved for every k and l, or why not (`lang/proofs.md`; `check` tries it after a safe search, or beside a search still running after 3 s or from the start under `--prove`) |
 //! | traces and reports | [`trace`], [`report`], [`sarif`] | engine results → text, JSON (`lang/check-output.schema.json`) and SARIF 2.1.0 |
 //! | pictures of traces | [`calltree`], [`diagram`], [`html`] | trace → frames and call tree (text report) → SVG sequence diagram → self-contained HTML page (`--report`) |
@@ -89,7 +89,10 @@
 //!   `--jobs` and any timing (`tests/race.rs`); the whole search runs as tasks on
 //!   several threads, each a function of its configurations and of what the tasks a
 //!   fixed window before it committed ([`symbolic::tasks`], `tests/tasks.rs`); tasks and
-//!   the race's sides run on one job market ([`symbolic::market`]). A site
+//!   the race's sides run on one job market ([`symbolic::market`]). Across machines the
+//!   search is cut into lanes that share nothing, each a function of its configurations
+//!   and the first task, so the merged report is the same for every number of shards
+//!   ([`symbolic::shares`], `tests/shards.rs`). A site
 //!   is left out of a part's searches only when it lies outside live code or an
 //!   over-approximation of every client ([`symbolic::overapprox::havoc`], searched by
 //!   [`symbolic::overapprox::houdini`]) does not reach it; a library of one part whose sites it

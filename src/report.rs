@@ -25,7 +25,7 @@ use std::time::Instant;
 /// The version of the JSON document (`schema_version`), semantic versioning: the major
 /// part changes when a field is removed or changes meaning, the minor part when fields
 /// are added, the patch part for corrections of the schema or its descriptions alone.
-pub const JSON_SCHEMA_VERSION: &str = "1.11.0";
+pub const JSON_SCHEMA_VERSION: &str = "1.12.0";
 
 /// holi's own version, in every JSON and SARIF document.
 pub const HOLI_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -304,6 +304,10 @@ pub struct JsonStats {
     pub seconds: f64,
     /// Time in the solver, summed over the searches and threads counted.
     pub solver_seconds: f64,
+    /// The lanes the search was cut into across shards (`lang/shards.md`), whose
+    /// counters these sum; absent for a search not cut so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lanes: Option<usize>,
 }
 
 /// Where explored paths got stuck.
@@ -575,6 +579,7 @@ impl Report<'_> {
                 unreachable_sites: stats.unreachable_sites,
                 seconds: (stats.seconds * 1000.0).round() / 1000.0,
                 solver_seconds: (stats.solver_seconds * 1000.0).round() / 1000.0,
+                lanes: (stats.lanes > 0).then_some(stats.lanes),
             },
             inconclusive: &self.result.inconclusive,
             stuck: JsonStuck {

@@ -8,14 +8,14 @@
 
 use crate::syntax::ast::{Span, Type};
 use num_bigint::BigInt;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
 /// Whether a move calls a method or returns from one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dir {
     Call,
@@ -23,7 +23,7 @@ pub enum Dir {
 }
 
 /// Who makes a move: the client (opponent) or the library (proponent).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Player {
     Client,
@@ -31,7 +31,7 @@ pub enum Player {
 }
 
 /// A value carried by a move.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TraceValue {
     Unit,
     Int(BigInt),
@@ -85,14 +85,14 @@ impl TraceValue {
 /// At a client move: the writes the client made during its turn, printed
 /// `[r1 := x2]`. At a library move: the cells through which a name first reaches the
 /// client, printed `{q1 = q2}`. Empty for every library without references.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct StoreEntry {
     /// The location's trace name (`q1`, `r1`).
     pub cell: String,
     pub value: TraceValue,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Move {
     pub dir: Dir,
     pub by: Player,
@@ -141,7 +141,7 @@ impl fmt::Display for Move {
 }
 
 /// A sequence of moves, displayed with ` · ` between them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Trace(pub Vec<Move>);
 
 impl fmt::Display for Trace {
@@ -157,7 +157,7 @@ impl fmt::Display for Trace {
 }
 
 /// What went wrong at the end of a failing trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailureKind {
     /// `assert(e)` with `e` = 0.
@@ -187,8 +187,9 @@ impl PartialOrd for Site {
     }
 }
 
-/// A failing trace with everything needed to show, synthesize and replay it.
-#[derive(Clone, Debug)]
+/// A failing trace with everything needed to show, synthesize and replay it; a
+/// shard hands it to the merge as JSON, chosen values and all (`lang/shards.md`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Counterexample {
     pub kind: FailureKind,
     /// The span of the failing `assert` or division in the library source.
@@ -204,6 +205,7 @@ pub struct Counterexample {
     pub locations: Vec<(String, Type)>,
     /// What the engine needs to choose the values again once its search is over; `None`
     /// once chosen, and for traces made elsewhere.
+    #[serde(skip)]
     pub valuation: Option<Valuation>,
 }
 

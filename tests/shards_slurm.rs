@@ -173,51 +173,72 @@ fn a_slurm_job_array_of_shards_merges_into_the_whole_run() {
             return;
         }
     };
-    let parts = dir.path().join("parts");
-    let script = root().join("benchmark/slurm/holi-shards.sbatch");
-    let output = format!("--output={}/log-%a.txt", dir.path().display());
     let holi = env!("CARGO_BIN_EXE_holi");
-    let submitted = Command::new("sbatch")
-        .args(["--wait", "--array=1-3", "--cpus-per-task=1", &output])
-        .arg(&script)
-        .arg(&parts)
-        .args(["examples", "--jobs", "1"])
-        .env("SLURM_CONF", &cluster.conf)
-        .env("HOLI", holi)
-        .current_dir(root())
-        .output()
-        .expect("sbatch runs");
-    let logs: Vec<String> = (1..=3)
-        .map(|i| {
-            std::fs::read_to_string(dir.path().join(format!("log-{i}.txt"))).unwrap_or_default()
-        })
-        .collect();
-    assert!(
-        submitted.status.success(),
-        "sbatch: {}\n{}\n{logs:?}",
-        String::from_utf8_lossy(&submitted.stdout),
-        String::from_utf8_lossy(&submitted.stderr)
-    );
-    let mut merge = Command::new(holi);
-    merge.arg("merge").current_dir(root());
-    for i in 1..=3 {
-        merge.arg(parts.join(format!("part-{i}.json")));
-    }
-    let merged = merge.output().expect("holi merge runs");
-    assert!(
-        merged.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&merged.stderr)
-    );
-    let whole = Command::new(holi)
-        .args(["check", "examples", "--jobs", "1"])
-        .current_dir(root())
-        .output()
-        .expect("holi check runs");
+    // Submits the script as three tasks writing to `parts`, and merges their parts.
+    let sharded = |parts: &Path, args: &[&str]| -> Output {
+        let script = root().join("benchmark/slurm/holi-shards.sbatch");
+        // Slurm opens the log before the script makes the folder.
+        std::fs::create_dir_all(parts).expect("a folder for the parts");
+        let output = format!("--output={}/log-%a.txt", parts.display());
+        let submitted = Command::new("sbatch")
+            .args(["--wait", "--array=1-3", "--cpus-per-task=1", &output])
+            .arg(&script)
+            .arg(parts)
+            .args(args)
+            .env("SLURM_CONF", &cluster.conf)
+            .env("HOLI", holi)
+            .current_dir(root())
+            .output()
+            .expect("sbatch runs");
+        let logs: Vec<String> = (1..=3)
+            .map(|i| {
+                std::fs::read_to_string(parts.join(format!("log-{i}.txt"))).unwrap_or_default()
+            })
+            .collect();
+        assert!(
+            submitted.status.success(),
+            "sbatch: {}\n{}\n{logs:?}",
+            String::from_utf8_lossy(&submitted.stdout),
+            String::from_utf8_lossy(&submitted.stderr)
+        );
+        let mut merge = Command::new(holi);
+        merge.arg("merge").current_dir(root());
+        for i in 1..=3 {
+            merge.arg(parts.join(format!("part-{i}.json")));
+        }
+        let merged = merge.output().expect("holi merge runs");
+        assert!(
+            merged.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&merged.stderr)
+        );
+        merged
+    };
+    let run = |args: &[&str]| {
+        Command::new(holi)
+            .args(args)
+            .current_dir(root())
+            .output()
+            .expect("holi check runs")
+    };
+    let text = |out: &Output| timeless(&String::from_utf8_lossy(&out.stdout));
+    let merged = sharded(&dir.path().join("parts"), &["examples", "--jobs", "1"]);
+    let whole = run(&["check", "examples", "--jobs", "1"]);
     assert_eq!(merged.status.code(), whole.status.code());
-    assert_eq!(
-        timeless(&String::from_utf8_lossy(&merged.stdout)),
-        timeless(&String::from_utf8_lossy(&whole.stdout))
-    );
+    assert_eq!(text(&merged), text(&whole));
+    // One file: its search cut into lanes across the three tasks, merged into the
+    // report of the same search on one machine.
+    let one = ["examples/dao.holi", "--jobs", "1", "--cut-after", "10"];
+    let merged = sharded(&dir.path().join("one"), &one);
+    let alone = dir.path().join("alone.json");
+    let mut shard = vec!["check"];
+    shard.extend(one);
+    let alone_arg = alone.display().to_string();
+    shard.extend(["--shard", "1/1", "--part", &alone_arg]);
+    assert_eq!(run(&shard).status.code(), Some(0));
+    let on_one = run(&["merge", &alone_arg]);
+    assert_eq!(merged.status.code(), on_one.status.code());
+    assert_eq!(text(&merged), text(&on_one));
+    assert!(text(&merged).contains("UNSAFE"), "{}", text(&merged));
     drop(cluster);
 }

@@ -7,7 +7,7 @@
 use super::args::parse_seconds;
 use super::exit::Outcome;
 use super::inputs::{self, Input};
-use super::shard::{CellPart, Part, PartFormat, RunId, Shard, ShardId};
+use super::shard::{CellPart, CutCell, Part, PartFormat, RunId, Shard, ShardId};
 use super::ui::Ui;
 use crate::check::{self, Checked, Event, ProofMode};
 use crate::diagnostics::{Diagnostic, Sources};
@@ -16,6 +16,7 @@ use crate::html::HtmlReport;
 use crate::replay;
 use crate::report::{BoundSource, Report, Scope, HOLI_VERSION, JSON_SCHEMA_VERSION};
 use crate::sarif::SarifLog;
+use crate::symbolic::shares;
 use crate::symbolic::{
     Bounds, CheckOptions, CheckResult, Limits, Progress, Run, SearchPlan, Searched, Stats,
     Techniques, Verdict, DEFAULT_K, DEFAULT_L,
@@ -164,6 +165,12 @@ pub struct CheckArgs {
     /// Write the part to FILE instead of standard output.
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub part: Option<PathBuf>,
+    /// With `--shard` and one file: the configurations every shard searches before the
+    /// search is cut into lanes that share nothing (more repeats more on every shard,
+    /// and leaves the lanes more to prune with).
+    #[arg(long, value_name = "N", requires = "shard", default_value_t = shares::FIRST,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub cut_after: u64,
 }
 
 /// A checked file's result, and whether what it adds to the report and the page could be
@@ -304,6 +311,7 @@ fn run_shard(
                     return Outcome::BadInput;
                 }
             },
+            Input::Carried(path, bytes) => named.push((path.display().to_string(), bytes.clone())),
             Input::Stdin => {
                 eprintln!(
                     "error: --shard cannot read standard input: each shard must read the same files"
@@ -322,6 +330,9 @@ fn run_shard(
         ..*ui
     };
     let several = inputs.len() > 1;
+    // One file: its search is cut across the shards, unless it stops at the first
+    // failure (`--first` deepens one trace length at a time, which is not cut).
+    let cut = !several && !args.first;
     let run = RunId {
         fingerprint: super::shard::fingerprint(&arguments, &named),
         arguments,
@@ -334,12 +345,17 @@ fn run_shard(
         several,
         quiet: ui.quiet(),
         page: args.report.as_ref().map(|p| p.display().to_string()),
+        cut,
     };
+    if cut {
+        let cell = share_cell(&inputs[0], args, ui, deadline, interrupt, shard);
+        return write_part(args, run, shard, vec![0], vec![cell]);
+    }
     let owned = shard.cells(inputs.len());
     if inputs.len() < shard.count && !ui.quiet() {
         eprintln!(
-            "note: {} file{} for {} shards: shard {} has {}; one search is not cut across \
-             shards",
+            "note: {} file{} for {} shards: shard {} has {}; only the search of one file \
+             (without --first) is cut across shards",
             inputs.len(),
             if inputs.len() == 1 { "" } else { "s" },
             shard.count,
@@ -385,8 +401,182 @@ fn run_shard(
             outcome: result.outcome as u8,
             output: String::from_utf8_lossy(&output).into_owned(),
             page: page.map(|p| String::from_utf8_lossy(&p.into_inner()).into_owned()),
+            search: None,
         });
     }
+    write_part(args, run, shard, owned, cells)
+}
+
+/// Shard `shard`'s share of the one search of `input` ([`shares`]), with the file's
+/// contents for the merge; a file not checked is told as the whole run tells it.
+fn share_cell(
+    input: &Input,
+    args: &CheckArgs,
+    ui: &Ui,
+    deadline: Option<Instant>,
+    interrupt: &Arc<AtomicBool>,
+    shard: Shard,
+) -> CellPart {
+    let ready = match prepare(input, args, ui, deadline, interrupt) {
+        Ok(ready) => ready,
+        Err(done) => {
+            return CellPart {
+                cell: 0,
+                word: file_word(&done).to_string(),
+                name: done.name,
+                outcome: done.outcome as u8,
+                output: String::new(),
+                page: args.report.as_ref().map(|_| String::new()),
+                search: None,
+            }
+        }
+    };
+    let lib = crate::library::build(&ready.loaded.program);
+    let share = shares::Share {
+        index: shard.index - 1,
+        count: shard.count,
+    };
+    let mut bar = SearchBar::new(ui);
+    let part = shares::search(
+        &lib,
+        &ready.request.options,
+        share,
+        args.cut_after,
+        &mut |p| bar.show(Event::Searching(p)),
+    );
+    bar.show(Event::Searched);
+    CellPart {
+        cell: 0,
+        name: ready.loaded.name.clone(),
+        outcome: Outcome::Ok as u8,
+        word: String::new(),
+        output: String::new(),
+        page: None,
+        search: Some(CutCell {
+            source: ready.loaded.source.clone(),
+            share: part,
+        }),
+    }
+}
+
+/// A `holi check` command line, as a part keeps it.
+#[derive(clap::Parser)]
+#[command(name = "holi")]
+struct RunLine {
+    #[command(flatten)]
+    flags: super::ui::Flags,
+    #[command(subcommand)]
+    command: RunCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum RunCommand {
+    Check(CheckArgs),
+}
+
+/// The report of a cut run (`holi merge`, [`super::shard`]) from its parts' `cells`
+/// (one per shard, in shard order), added to `sink`: the file loaded from what the
+/// parts carry, their shares joined ([`shares::join`]), then the proof attempt, the
+/// replays and the report as `holi check` makes them from that result, under the
+/// run's own arguments. Its outcome and its section of the HTML page.
+pub(super) fn merge_cut(
+    run: &RunId,
+    cells: Vec<CellPart>,
+    ui: &Ui,
+    sink: &mut Sink,
+) -> std::io::Result<(Outcome, Option<String>)> {
+    let refused = |why: String| std::io::Error::other(why);
+    // A shard's own arguments, whose `--shard` the part leaves out (`--cut-after` asks
+    // for one); which shard does not matter here.
+    let line = std::iter::once("holi".to_string())
+        .chain(run.arguments.iter().cloned())
+        .chain(["--shard".to_string(), "1/1".to_string()]);
+    let RunLine {
+        flags,
+        command: RunCommand::Check(args),
+    } = <RunLine as clap::Parser>::try_parse_from(line)
+        .map_err(|e| refused(format!("the run's arguments do not parse here: {e}")))?;
+    // As the shards made their output: colour only when asked outright.
+    let run_ui = Ui {
+        color_stdout: flags.color == super::ui::ColorChoice::Always,
+        color_stderr: ui.color_stderr,
+        ..flags.ui()
+    };
+    let mut source = None;
+    let mut searched = Vec::new();
+    let mut unchecked = None;
+    for cell in cells {
+        match cell.search {
+            Some(CutCell { source: s, share }) => {
+                if source.get_or_insert_with(|| s.clone()) != &s {
+                    return Err(refused(
+                        "the parts carry different contents of the file".to_string(),
+                    ));
+                }
+                searched.push(share);
+            }
+            None => unchecked = Some((cell.output, cell.outcome, cell.page)),
+        }
+    }
+    let (Some(source), None) = (source, &unchecked) else {
+        // No shard checked the file (it did not load, or is a client): each says so alike.
+        return match unchecked {
+            Some((output, outcome, page)) if searched.is_empty() => {
+                sink.fragment(&output)?;
+                Ok((super::shard::outcome_of(outcome), page))
+            }
+            _ => Err(refused(
+                "some parts checked the file and others did not".to_string(),
+            )),
+        };
+    };
+    let Some(name) = run.inputs.first() else {
+        return Err(refused("the run names no file".to_string()));
+    };
+    let deadline = args.timeout.and_then(|t| Instant::now().checked_add(t));
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = Arc::clone(&interrupt);
+        // Only fails if a handler is already set (then that one stays in charge).
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let input = Input::Carried(PathBuf::from(name), source.into_bytes());
+    let ready = prepare(&input, &args, &run_ui, deadline, &interrupt)
+        .map_err(|_| refused(format!("{name} as the parts carry it is not checked here")))?;
+    let took: f64 = searched
+        .iter()
+        .map(|s| {
+            let lanes: f64 = s.searched.iter().map(|(_, p)| p.stats.seconds).sum();
+            lanes
+        })
+        .sum::<f64>()
+        + searched.first().map_or(0.0, |s| s.first.stats.seconds);
+    let lib = crate::library::build(&ready.loaded.program);
+    let result =
+        shares::join(&lib, &ready.request.options, searched).map_err(|e| refused(e.to_string()))?;
+    let searching = check::Searching::Elsewhere {
+        result: Box::new(result),
+        took: Duration::try_from_secs_f64(took).unwrap_or_default(),
+    };
+    let checked = check::run_searching(&ready.loaded, &ready.request, &mut |_| {}, searching);
+    let mut page = args
+        .report
+        .as_ref()
+        .map(|_| HtmlReport::sections(Vec::new()));
+    let (result, written) = report_file(&ready, checked, &args, &run_ui, deadline, sink, &mut page);
+    written?;
+    let page = page.map(|p| String::from_utf8_lossy(&p.into_inner()).into_owned());
+    Ok((result.outcome, page))
+}
+
+/// Writes the part of shard `shard` of `run`, holding `cells`; its exit code.
+fn write_part(
+    args: &CheckArgs,
+    run: RunId,
+    shard: Shard,
+    owned: Vec<usize>,
+    cells: Vec<CellPart>,
+) -> Outcome {
     let part = Part {
         holi_part: super::shard::PART_VERSION,
         holi_version: HOLI_VERSION.to_string(),
@@ -654,7 +844,17 @@ fn verbose_stats(s: &Stats, plan: &SearchPlan, complete: bool) -> String {
     } else {
         "incomplete: what it found so far, with every trace the others found"
     };
-    let _ = writeln!(out, "    report from: {searched} ({which})");
+    if s.lanes > 0 {
+        let cut = if complete { "" } else { "; incomplete" };
+        let _ = writeln!(
+            out,
+            "    report from: the whole search, cut into {} lanes that share nothing, across \
+             shards (counters summed over them{cut})",
+            s.lanes
+        );
+    } else {
+        let _ = writeln!(out, "    report from: {searched} ({which})");
+    }
     for (what, n) in [
         ("configurations", s.configurations),
         ("solver queries", s.solver_queries),
@@ -689,6 +889,35 @@ fn check_file<W: Write>(
     sink: &mut Sink,
     page: &mut Option<HtmlReport<W>>,
 ) -> CheckedFile {
+    let ready = match prepare(input, args, ui, deadline, interrupt) {
+        Ok(ready) => ready,
+        Err(done) => return (done, Ok(())),
+    };
+    let mut bar = SearchBar::new(ui);
+    let checked = check::run(&ready.loaded, &ready.request, &mut |event| bar.show(event));
+    report_file(&ready, checked, args, ui, deadline, sink, page)
+}
+
+/// A file ready for the check pipeline: loaded, with its bounds and what is asked.
+struct Ready {
+    loaded: Loaded,
+    k: u32,
+    l: u32,
+    k_source: BoundSource,
+    l_source: BoundSource,
+    request: check::Request,
+}
+
+/// The file `input` loaded and its request made, or what the run says of a file it
+/// does not check (one that does not load, a client skipped, a bound of 0), told on
+/// standard error.
+fn prepare(
+    input: &Input,
+    args: &CheckArgs,
+    ui: &Ui,
+    deadline: Option<Instant>,
+    interrupt: &Arc<AtomicBool>,
+) -> Result<Ready, FileResult> {
     let not_checked = |name: String| FileResult {
         name,
         outcome: Outcome::BadInput,
@@ -698,7 +927,7 @@ fn check_file<W: Write>(
         Ok(loaded) => loaded,
         Err(rejected) => {
             eprint!("{}", rejected.render(ui.color_stderr));
-            return (not_checked(rejected.name), Ok(()));
+            return Err(not_checked(rejected.name));
         }
     };
     ui.warnings(&loaded.render_warnings(ui.color_stderr));
@@ -720,12 +949,11 @@ fn check_file<W: Write>(
                 loaded.name
             );
         }
-        let skipped = FileResult {
+        return Err(FileResult {
             name: loaded.name,
             outcome: Outcome::Ok,
             verdict: None,
-        };
-        return (skipped, Ok(()));
+        });
     }
     let mut errors: Vec<Diagnostic> = client_error(&loaded).into_iter().collect();
     if k == 0 {
@@ -739,7 +967,7 @@ fn check_file<W: Write>(
         for e in errors {
             eprint!("{}", e.render(&sources, ui.color_stderr));
         }
-        return (not_checked(loaded.name), Ok(()));
+        return Err(not_checked(loaded.name));
     }
 
     let options = CheckOptions {
@@ -794,8 +1022,35 @@ fn check_file<W: Write>(
         client_dir: args.client.clone(),
         stem: input.stem(),
     };
-    let mut bar = SearchBar::new(ui);
-    let checked = check::run(&loaded, &request, &mut |event| bar.show(event));
+    Ok(Ready {
+        loaded,
+        k,
+        l,
+        k_source,
+        l_source,
+        request,
+    })
+}
+
+/// What the check of `ready` came to, added to the report and the page.
+fn report_file<W: Write>(
+    ready: &Ready,
+    checked: Result<Checked, check::CheckError>,
+    args: &CheckArgs,
+    ui: &Ui,
+    deadline: Option<Instant>,
+    sink: &mut Sink,
+    page: &mut Option<HtmlReport<W>>,
+) -> CheckedFile {
+    let Ready {
+        loaded,
+        k,
+        l,
+        k_source,
+        l_source,
+        ..
+    } = ready;
+    let (k, l, k_source, l_source) = (*k, *l, *k_source, *l_source);
     let Checked {
         result,
         scope,
@@ -804,7 +1059,12 @@ fn check_file<W: Write>(
         Ok(checked) => checked,
         Err(e) => {
             eprintln!("error: {e}");
-            return (not_checked(loaded.name), Ok(()));
+            let failed = FileResult {
+                name: loaded.name.clone(),
+                outcome: Outcome::BadInput,
+                verdict: None,
+            };
+            return (failed, Ok(()));
         }
     };
     if let Some(c) = &confirmation {

@@ -14,6 +14,9 @@ pub enum Input {
     /// A file found in a directory named on the command line.
     Found(PathBuf),
     Stdin,
+    /// A file as a shard read it, from the part that carries its contents
+    /// (`holi merge`): the merge need not see the file itself.
+    Carried(PathBuf, Vec<u8>),
 }
 
 /// The name diagnostics and reports use for standard input.
@@ -24,6 +27,9 @@ impl Input {
     pub fn load(&self, strict: bool) -> Result<Loaded, Rejected> {
         match self {
             Input::File(path) | Input::Found(path) => frontend::load(path, strict),
+            Input::Carried(path, bytes) => {
+                frontend::load_bytes(&path.display().to_string(), bytes.clone(), strict)
+            }
             Input::Stdin => {
                 let mut bytes = Vec::new();
                 match std::io::stdin().lock().read_to_end(&mut bytes) {
@@ -44,7 +50,7 @@ impl Input {
     /// The file name without extension, for naming what is written about it.
     pub fn stem(&self) -> String {
         match self {
-            Input::File(path) | Input::Found(path) => path
+            Input::File(path) | Input::Found(path) | Input::Carried(path, _) => path
                 .file_stem()
                 .map_or_else(|| "input".to_string(), |s| s.to_string_lossy().into_owned()),
             Input::Stdin => "stdin".to_string(),

@@ -1,10 +1,12 @@
 //! `holi merge PARTS…`: the parts of one sharded `holi check` joined into exactly the
 //! report that run would have printed without `--shard` ([`super::shard`]), with its
-//! exit code.
+//! exit code; for a run of one file, whose search the shards shared, the report of that
+//! search ([`super::check::merge_cut`]).
 
-use super::check::{combine, summary, Sink};
+use super::check::{combine, merge_cut, summary, Sink};
 use super::exit::Outcome;
 use super::shard::{self, PartFormat};
+use super::ui::Ui;
 use crate::cli::check::Format;
 use crate::html::HtmlReport;
 use clap::Args;
@@ -23,7 +25,7 @@ pub struct MergeArgs {
     pub report: Option<PathBuf>,
 }
 
-pub fn run(args: MergeArgs) -> Outcome {
+pub fn run(args: MergeArgs, ui: &Ui) -> Outcome {
     let (run, cells) = match shard::gather(&args.parts) {
         Ok(gathered) => gathered,
         Err(e) => {
@@ -41,14 +43,22 @@ pub fn run(args: MergeArgs) -> Outcome {
         PartFormat::Json => Format::Json,
         PartFormat::Sarif => Format::Sarif,
     };
-    let outcome = combine(cells.iter().map(|c| shard::outcome_of(c.outcome)));
+    let mut outcome = combine(cells.iter().map(|c| shard::outcome_of(c.outcome)));
+    let mut sections: Vec<String> = Vec::new();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = (|| {
         let mut sink = Sink::begin(format, run.several, &mut out)?;
+        if run.cut {
+            let (cut, section) = merge_cut(&run, cells.clone(), ui, &mut sink)?;
+            outcome = cut;
+            sections.extend(section);
+            return sink.finish();
+        }
         for cell in &cells {
             sink.fragment(&cell.output)?;
         }
+        sections.extend(cells.iter().filter_map(|c| c.page.clone()));
         if run.several {
             let rows: Vec<(&str, &str)> = (cells.iter())
                 .map(|c| (c.word.as_str(), c.name.as_str()))
@@ -58,6 +68,11 @@ pub fn run(args: MergeArgs) -> Outcome {
         sink.finish()
     })();
     if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::Other {
+            // A cut run's parts that do not join: said as they are.
+            eprintln!("error: {e}");
+            return Outcome::BadInput;
+        }
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("error: cannot write the report: {e}");
             return Outcome::BadInput;
@@ -66,7 +81,7 @@ pub fn run(args: MergeArgs) -> Outcome {
     if let Some(path) = page_path {
         let page = File::create(&path).and_then(|f| {
             let mut page = HtmlReport::begin(BufWriter::new(f))?;
-            for section in cells.iter().filter_map(|c| c.page.as_ref()) {
+            for section in &sections {
                 page.add_section(section.as_bytes())?;
             }
             page.finish()

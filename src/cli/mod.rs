@@ -20,7 +20,6 @@ pub mod ui;
 use clap::{CommandFactory, Parser, Subcommand};
 pub use exit::Outcome;
 use std::process::ExitCode;
-use ui::{ColorChoice, Ui};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -32,16 +31,8 @@ use ui::{ColorChoice, Ui};
                   Documentation: lang/README.md; `holi explain CODE` for a diagnostic code."
 )]
 pub struct Cli {
-    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always,
-    /// never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
-    /// Print only verdicts and errors: no warnings, progress, traces or statistics.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
-    quiet: bool,
-    /// Print more: every counter of the search and the options in force.
-    #[arg(short, long, global = true)]
-    verbose: bool,
+    #[command(flatten)]
+    flags: ui::Flags,
     #[command(subcommand)]
     command: Command,
 }
@@ -137,7 +128,7 @@ pub fn main() -> ExitCode {
         return ExitCode::from(solver_worker() as u8);
     }
     let cli = Cli::parse();
-    let ui = Ui::new(cli.color, cli.quiet, cli.verbose);
+    let ui = cli.flags.ui();
     // Every stage recurses over the program; a large stack makes deep (accepted) nesting safe.
     let outcome = crate::frontend::with_large_stack(move || match cli.command {
         Command::Parse(args) => parse::run(args, &ui),
@@ -162,7 +153,10 @@ pub fn main() -> ExitCode {
             }
         },
         Command::Explain(args) => explain::run(args),
-        Command::Merge(args) => merge::run(args),
+        Command::Merge(args) => {
+            crate::symbolic::context::reserve_default();
+            merge::run(args, &ui)
+        }
     });
     exit_now(outcome as u8)
 }

@@ -8,7 +8,12 @@
 //! file (its text, its JSON report or its SARIF run, and its section of the HTML page)
 //! and its outcome; the merge writes them in cell order between the same header and
 //! footer, and the summary of several files, so the merged report is the unsharded one
-//! byte for byte. One search is not cut across shards: a run of one file is one cell.
+//! byte for byte.
+//!
+//! A run of one file is *cut*: its one search is shared ([`crate::symbolic::shares`]),
+//! every shard's part holds the file's contents and what its lanes found, and the merge
+//! joins them and makes the report (proof attempt, replays, every format) as `holi
+//! check` would from that result.
 //!
 //! A part names its run by a fingerprint of the command line (less `--shard` and
 //! `--part`), the input names and their contents, and holi's version: the merge refuses
@@ -19,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The part format's version, in every part.
-pub const PART_VERSION: u32 = 1;
+pub const PART_VERSION: u32 = 2;
 
 /// Which share of the run this process does: shard `index` of `count` (from 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +160,9 @@ pub struct RunId {
     pub quiet: bool,
     /// The `--report` page the run writes, if any.
     pub page: Option<String>,
+    /// Whether its one file's search is cut across the shards: then every shard holds
+    /// cell 0, with its share of the search.
+    pub cut: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -178,6 +186,17 @@ pub struct CellPart {
     pub output: String,
     /// Its section of the HTML page.
     pub page: Option<String>,
+    /// In a cut run, the file's contents and this shard's share of its search; `None`
+    /// for a file not checked (its output is then the same in every part).
+    pub search: Option<CutCell>,
+}
+
+/// A shard's share of the one search of a cut run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CutCell {
+    /// The file as the shard read it, for the merge to load.
+    pub source: String,
+    pub share: crate::symbolic::shares::SharePart,
 }
 
 /// The fingerprint of a run: FNV-1a over its arguments, inputs and their contents, and
@@ -392,7 +411,7 @@ pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
                 second: path.clone(),
             });
         }
-        let expected = shard.cells(run.inputs.len());
+        let expected = cells_of(shard, &run);
         let held: Vec<usize> = part.cells.iter().map(|c| c.cell).collect();
         if part.shard.cells != expected || held != expected {
             return Err(MergeError::Inconsistent {
@@ -414,12 +433,23 @@ pub fn gather(paths: &[PathBuf]) -> Result<(RunId, Vec<CellPart>), MergeError> {
         return Err(MergeError::Missing {
             index: shard.index,
             count,
-            cells: shard.cells(run.inputs.len()),
+            cells: cells_of(shard, &run),
         });
     }
+    // In cell order; a cut run's one cell in shard order.
+    parts.sort_by_key(|(_, p)| p.shard.index);
     let mut cells: Vec<CellPart> = parts.into_iter().flat_map(|(_, p)| p.cells).collect();
     cells.sort_by_key(|c| c.cell);
     Ok((run, cells))
+}
+
+/// The cells `shard` holds in `run`: its own, or in a cut run the one cell.
+fn cells_of(shard: Shard, run: &RunId) -> Vec<usize> {
+    if run.cut {
+        vec![0]
+    } else {
+        shard.cells(run.inputs.len())
+    }
 }
 
 /// The outcome a part's cell records.
@@ -488,6 +518,7 @@ mod tests {
                 several: false,
                 quiet: false,
                 page: None,
+                cut: false,
             },
             shard: ShardId {
                 index: 1,
@@ -501,6 +532,7 @@ mod tests {
                 word: "SAFE".to_string(),
                 output: String::new(),
                 page: None,
+                search: None,
             }],
         };
         let text = serde_json::to_string(&part).expect("a part is JSON");

@@ -28,6 +28,27 @@ pub enum ColorChoice {
     Never,
 }
 
+/// The flags every subcommand takes.
+#[derive(clap::Args, Debug)]
+pub struct Flags {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always,
+    /// never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Print only verdicts and errors: no warnings, progress, traces or statistics.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more: every counter of the search and the options in force.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+impl Flags {
+    pub fn ui(&self) -> Ui {
+        Ui::new(self.color, self.quiet, self.verbose)
+    }
+}
+
 /// How much a command prints besides its result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verbosity {

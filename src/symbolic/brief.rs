@@ -32,13 +32,14 @@ impl Brief {
 
     /// Runs `search` with this brief, stopped as by an interrupt once the process holds
     /// more than `limits.max_memory`; unless the user interrupted, the note of the
-    /// interrupt in the result's `notes` becomes the memory limit's (a search that ended
-    /// before it noticed is complete, and keeps its notes). Whether the notes changed.
+    /// interrupt in each of the result's lists of `notes` becomes the memory limit's (a
+    /// search that ended before it noticed is complete, and keeps its notes). Whether
+    /// the notes changed.
     pub fn within_memory<R>(
         &self,
         limits: &Limits,
         search: impl FnOnce(&Brief) -> R,
-        notes: impl FnOnce(&mut R) -> &mut Vec<String>,
+        notes: impl FnOnce(&mut R) -> Vec<&mut Vec<String>>,
     ) -> (R, bool) {
         let Some(limit) = limits.max_memory else {
             return (search(self), false);
@@ -54,11 +55,13 @@ impl Brief {
         }
         // The search took the limit for an interrupt: say which it was.
         let stopped = "search stopped: interrupted";
-        let notes = notes(&mut result);
-        let changed = notes.iter().any(|n| n == stopped);
-        if changed {
-            notes.retain(|n| n != stopped);
-            notes.insert(0, memory::note(limit));
+        let mut changed = false;
+        for notes in notes(&mut result) {
+            if notes.iter().any(|n| n == stopped) {
+                notes.retain(|n| n != stopped);
+                notes.insert(0, memory::note(limit));
+                changed = true;
+            }
         }
         (result, changed)
     }

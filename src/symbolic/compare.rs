@@ -99,7 +99,7 @@ pub fn compare<'p>(
             solving.decider = Some(decider);
             comparison
         },
-        |comparison| &mut comparison.inconclusive,
+        |comparison| vec![&mut comparison.inconclusive],
     );
     Ok(comparison)
 }

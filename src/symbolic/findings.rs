@@ -16,6 +16,7 @@ use crate::library::Library;
 use crate::syntax::ast::Span;
 use crate::trace::{Counterexample, FailureKind, Site};
 use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
 /// Distinct failing traces counted exactly (by fingerprint) before the count becomes a
@@ -56,6 +57,23 @@ pub struct Findings {
     stuck: Vec<StuckSite>,
     /// The sites numbered beforehand ([`Findings::numbered`]).
     listed: usize,
+}
+
+/// What a search found, as a shard hands it to the merge ([`super::shares`]): what
+/// [`Findings::report`] reads, and the texts that break ties. The shortest traces per
+/// site carry their values chosen already ([`super::values`]): the least model of a
+/// path condition is the same wherever it is looked for, and only the shard holds the
+/// path conditions.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FoundPart {
+    /// Per site, its shortest trace with the text it was found with.
+    pub shortest: Vec<(String, Counterexample)>,
+    /// With `all`, every failing trace with its text.
+    pub every: Vec<(String, Counterexample)>,
+    /// The fingerprints of the distinct failing traces found, in ascending order.
+    pub failing: Vec<u64>,
+    pub failing_capped: bool,
+    pub stuck: Vec<StuckSite>,
 }
 
 /// The findings as a result reports them.
@@ -288,6 +306,61 @@ impl Findings {
             self.keep_shorter(key, cx, &text);
         }
         site
+    }
+
+    /// What these findings hand to the merge, the shortest traces' values chosen by
+    /// `settle` (which sees them shortest first, ties by text).
+    pub fn into_part(self, settle: impl FnOnce(&mut [Counterexample])) -> FoundPart {
+        let mut shortest: Vec<(String, Counterexample)> = self
+            .shortest
+            .into_values()
+            .map(|(cx, text)| (text, cx))
+            .collect();
+        shortest.sort_by(|a, b| (a.1.trace.0.len(), &a.0).cmp(&(b.1.trace.0.len(), &b.0)));
+        let (texts, mut traces): (Vec<String>, Vec<Counterexample>) = shortest.into_iter().unzip();
+        settle(&mut traces);
+        let mut failing: Vec<u64> = self.failing.into_iter().collect();
+        failing.sort_unstable();
+        FoundPart {
+            shortest: texts.into_iter().zip(traces).collect(),
+            every: self.every,
+            failing,
+            failing_capped: self.failing_capped,
+            stuck: self.stuck,
+        }
+    }
+
+    /// The findings a shard handed over (`part`), to be merged with the others' as if
+    /// found here: a search by `plan` of `lib`, as [`Findings::for_plan`].
+    pub fn from_part(part: FoundPart, plan: SearchPlan, lib: &Library) -> Findings {
+        let mut found = Findings::for_plan(plan, lib);
+        for (text, cx) in part.shortest {
+            let site = cx.site();
+            let moves = cx.trace.0.len() as u32;
+            let next = found.sites.len() as u32;
+            let number = *found.sites.entry(site.clone()).or_insert(next);
+            if number == next {
+                found.best.push(moves);
+            }
+            found.best[number as usize] = found.best[number as usize].min(moves);
+            found.unreached.remove(&site);
+            found.keep_shorter(site, cx, &text);
+        }
+        found.rebound();
+        for (text, cx) in part.every {
+            if found
+                .all_seen
+                .insert(pair_fingerprint(&text, &cx.kind, &cx.span))
+            {
+                found.every.push((text, cx));
+            }
+        }
+        for fingerprint in part.failing {
+            found.count_failing(fingerprint);
+        }
+        found.failing_capped |= part.failing_capped;
+        add_stuck(&mut found.stuck, part.stuck);
+        found
     }
 
     /// The result of a search by `brief` that found these, with its counters and the

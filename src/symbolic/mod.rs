@@ -24,7 +24,8 @@
 //! [`part_search`] in a game with a [`stand_in`] for the parts left out), [`race`]
 //! runs it beside the whole search, and [`tasks`] cuts the whole search into tasks on
 //! several threads with the same report for any number of them (memo entries and
-//! regions shared through [`memo::Shared`]); the tasks and the race's sides run on one
+//! regions shared through [`memo::Shared`]), and [`shares`] cuts it into lanes that
+//! share nothing, across machines; the tasks and the race's sides run on one
 //! scheduler, the job [`market`]. For `holi equiv`, [`product`] is the game of two
 //! libraries in lockstep against one client (its configurations are pairs), which
 //! [`compare`] searches for a shortest difference with the same explorer. Every
@@ -64,6 +65,7 @@ pub mod presolve;
 pub mod product;
 pub mod race;
 pub mod relevance;
+pub mod shares;
 pub mod solver;
 pub mod split;
 pub mod stand_in;
@@ -102,7 +104,7 @@ pub fn check_with_progress(
     let (mut result, changed) = brief.within_memory(
         &options.limits,
         |brief| check_unwatched(lib, brief, progress),
-        |result| &mut result.inconclusive,
+        |result| vec![&mut result.inconclusive],
     );
     if changed {
         result.settle_verdict(&brief.run);

@@ -6,6 +6,7 @@ use super::options::Run;
 use super::plan::SearchPlan;
 use crate::syntax::ast::Span;
 use crate::trace::Counterexample;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +24,7 @@ pub enum Verdict {
 }
 
 /// Why an explored path got stuck. HOLiK drops such paths silently; holi reports them.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum StuckReason {
     /// Application of a name that is neither a variable, a method nor an import.
     Undeclared(String),
@@ -35,7 +36,7 @@ pub enum StuckReason {
 }
 
 /// A source place where explored paths got stuck, and how many did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StuckSite {
     pub span: Span,
     pub reason: StuckReason,
@@ -44,7 +45,7 @@ pub struct StuckSite {
 }
 
 /// Counters of one search.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Stats {
     /// Configurations taken from the worklist: the initial one, each side of a symbolic
     /// branch, each configuration after a move, and each opponent configuration.
@@ -89,6 +90,11 @@ pub struct Stats {
     /// Which search's report this is: the [`super::race`] may take another than the whole
     /// search with every pruning.
     pub searched: Searched,
+    /// The lanes the whole search was cut into, as across shards ([`super::shares`]):
+    /// 0 for a search not cut so. The lanes share nothing, and the counters are summed
+    /// over them.
+    #[serde(default)]
+    pub lanes: usize,
 }
 
 impl Stats {
@@ -113,7 +119,9 @@ impl Stats {
 }
 
 /// The searches a [`super::race`] chooses from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub enum Searched {
     /// The whole library, with every pruning asked for.
     #[default]

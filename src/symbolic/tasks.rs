@@ -26,6 +26,10 @@
 //! The findings are merged per site, shortest first and ties by text
 //! ([`Findings::merge`]), which does not depend on the order of merging.
 //!
+//! Across machines ([`super::shares`]) the first task's worklist is cut into lanes
+//! instead ([`Parallel::first_of_lanes`]), each then searched by tasks of its own
+//! ([`Parallel::lane`]) from the first task's view, sharing nothing with the others.
+//!
 //! In a race ([`super::race`]) the search counts on its lane like one search. With one
 //! thread, the task under way when the lane pauses the search goes on at the next
 //! [`Parallel::advance`]; with more, a task the lane stops is run again from its start
@@ -100,7 +104,27 @@ pub struct Parallel<'p, 'o> {
     /// so that until then the lane shows how far the search got.
     to_refund: u64,
     over: Option<Advance>,
+    /// With [`Parallel::first_of_lanes`]: how many lanes the first task's worklist is
+    /// cut into (instead of tasks), and those lanes once it is.
+    into_lanes: Option<usize>,
+    lanes: Vec<Vec<Config<'p>>>,
+    /// Configurations spent before this search, by the searches of the same check
+    /// (the lanes before it): the configuration limit holds for them all.
+    spent: u64,
 }
+
+/// What a search by tasks found, with its counters and the reasons it is incomplete,
+/// before it is reported: the lanes of one search are joined so ([`super::shares`]).
+pub struct Found {
+    pub findings: Findings,
+    pub stats: Stats,
+    pub inconclusive: Vec<String>,
+}
+
+/// What the first task of a search cut into lanes leaves each lane: its memo entries
+/// and shortest lengths, the view every lane starts from.
+#[derive(Clone)]
+pub struct LaneStart(View);
 
 impl<'p, 'o> Parallel<'p, 'o> {
     /// The search of `lib` that `brief` asks for, on its threads.
@@ -131,7 +155,39 @@ impl<'p, 'o> Parallel<'p, 'o> {
             current: None,
             held: Vec::new(),
             over: None,
+            into_lanes: None,
+            lanes: Vec::new(),
+            spent: 0,
         }
+    }
+
+    /// The first task of the search of `lib`, of up to `first` configurations, whose
+    /// worklist is then cut into up to `lanes` runs of consecutive configurations
+    /// ([`Parallel::into_lanes`]) rather than into tasks.
+    pub fn first_of_lanes(lib: &'p Library, brief: &'o Brief, first: u64, lanes: usize) -> Self {
+        let mut search = Parallel::new(lib, brief);
+        search.sizes.first = first;
+        search.into_lanes = Some(lanes.max(1));
+        search
+    }
+
+    /// The search of one lane: the configurations `work`, seen from `start`, after
+    /// `spent` configurations of the same check. Its first task is as large as any later
+    /// one, and it shares nothing with the other lanes.
+    pub fn lane(
+        lib: &'p Library,
+        brief: &'o Brief,
+        work: Vec<Config<'p>>,
+        start: &LaneStart,
+        spent: u64,
+    ) -> Self {
+        let mut search = Parallel::new(lib, brief);
+        search.sizes.first = search.sizes.task;
+        search.found.seed(&start.0.best);
+        search.queue = vec![work];
+        search.views = VecDeque::from([start.0.clone()]);
+        search.spent = spent;
+        search
     }
 
     /// The whole search.
@@ -261,7 +317,7 @@ impl<'p, 'o> Parallel<'p, 'o> {
             .meter
             .max_configurations()
             .map_or(u64::MAX, |max| {
-                max.saturating_sub(self.stats.configurations + reserved)
+                max.saturating_sub(self.spent + self.stats.configurations + reserved)
             });
         let cap = size.min(room);
         if cap == 0 {
@@ -351,7 +407,10 @@ impl<'p, 'o> Parallel<'p, 'o> {
             self.views.pop_front();
             self.views_from += 1;
         }
-        self.queue.extend(pieces(rest));
+        match self.into_lanes {
+            Some(lanes) => self.lanes = cut(rest, lanes),
+            None => self.queue.extend(cut(rest, PIECES)),
+        }
         progress(&Progress {
             configurations: self.stats.configurations,
             depth: self.stats.max_moves,
@@ -381,7 +440,38 @@ impl<'p, 'o> Parallel<'p, 'o> {
 
     /// The result of the search so far: with what the tasks it stopped found, so
     /// that more time never loses a trace.
-    pub fn finish(mut self) -> CheckResult {
+    pub fn finish(self) -> CheckResult {
+        let brief = self.brief;
+        let (found, _) = self.wind_up();
+        found
+            .findings
+            .into_result(found.stats, found.inconclusive, brief)
+    }
+
+    /// The whole search of [`Parallel::first_of_lanes`]: what its first task found, its
+    /// worklist cut into lanes (none when the task completed the search), and the view
+    /// each lane starts from.
+    pub fn into_lanes(
+        mut self,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (Found, Vec<Vec<Config<'p>>>, LaneStart) {
+        self.advance(progress);
+        let start = LaneStart(self.views.back().cloned().unwrap_or_else(|| View {
+            shared: memo::Shared::default(),
+            best: self.found.best().to_vec(),
+        }));
+        let (found, lanes) = self.wind_up();
+        (found, lanes, start)
+    }
+
+    /// The whole search of a [`Parallel::lane`], before it is reported.
+    pub fn run_lane(mut self, progress: &mut dyn FnMut(&Progress)) -> Found {
+        self.advance(progress);
+        self.wind_up().0
+    }
+
+    /// What the search found so far, and the lanes it was cut into.
+    fn wind_up(mut self) -> (Found, Vec<Vec<Config<'p>>>) {
         if self.over.is_none() && self.committed < self.queue.len() {
             // Never taken for a complete search, whoever reads it.
             self.note("the search stopped at its share of configurations".to_string());
@@ -393,8 +483,12 @@ impl<'p, 'o> Parallel<'p, 'o> {
             .into_iter()
             .for_each(|found| self.found.merge(found));
         self.stats.seconds = self.start.elapsed().as_secs_f64();
-        self.found
-            .into_result(self.stats, self.inconclusive, self.brief)
+        let found = Found {
+            findings: self.found,
+            stats: self.stats,
+            inconclusive: self.inconclusive,
+        };
+        (found, self.lanes)
     }
 }
 
@@ -457,10 +551,10 @@ fn run<'p>(lib: &'p Library, brief: &Brief, start: Instant, job: Job<'p>) -> End
     current.end(end)
 }
 
-/// `rest` cut into up to [`PIECES`] runs of consecutive configurations, as even as
-/// can be, in order.
-fn pieces<T>(rest: Vec<T>) -> Vec<Vec<T>> {
-    let count = rest.len().min(PIECES);
+/// `rest` cut into up to `count` runs of consecutive configurations, as even as can
+/// be, in order.
+fn cut<T>(rest: Vec<T>, count: usize) -> Vec<Vec<T>> {
+    let count = rest.len().min(count);
     let mut out = Vec::with_capacity(count);
     let mut rest = rest.into_iter();
     let total = rest.len();
@@ -478,7 +572,7 @@ mod tests {
     #[test]
     fn pieces_are_consecutive_runs_as_even_as_can_be() {
         assert_eq!(
-            pieces((0..10).collect()),
+            cut((0..10).collect(), PIECES),
             vec![
                 vec![0, 1],
                 vec![2, 3],
@@ -490,7 +584,8 @@ mod tests {
                 vec![9]
             ]
         );
-        assert_eq!(pieces(vec![1, 2]), vec![vec![1], vec![2]]);
-        assert!(pieces(Vec::<u8>::new()).is_empty());
+        assert_eq!(cut(vec![1, 2], PIECES), vec![vec![1], vec![2]]);
+        assert!(cut(Vec::<u8>::new(), PIECES).is_empty());
+        assert_eq!(cut((0..5).collect(), 2), vec![vec![0, 1, 2], vec![3, 4]]);
     }
 }

@@ -8,10 +8,11 @@
 
 pub use crate::diagnostics::Span;
 use num_bigint::BigInt;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// HOLi types: `unit`, `int`, references, lists, products and arrows.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Type {
     Unit,
     Int,
