@@ -92,7 +92,7 @@
 //!   the race's sides run on one job market ([`symbolic::market`]). Across machines the
 //!   search is cut into lanes that share nothing, each a function of its configurations
 //!   and the first task, so the merged report is the same for every number of shards
-//!   ([`symbolic::shares`], `tests/shards.rs`). A site
+//!   ([`symbolic::shares`], `tests/shards_one_search.rs`). A site
 //!   is left out of a part's searches only when it lies outside live code or an
 //!   over-approximation of every client ([`symbolic::overapprox::havoc`], searched by
 //!   [`symbolic::overapprox::houdini`]) does not reach it; a library of one part whose sites it

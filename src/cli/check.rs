@@ -541,7 +541,12 @@ pub(super) fn merge_cut(
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     }
     let input = Input::Carried(PathBuf::from(name), source.into_bytes());
-    let ready = prepare(&input, &args, &run_ui, deadline, &interrupt)
+    // What loading the file says on standard error, the shards said in their logs.
+    let silent = Ui {
+        verbosity: super::ui::Verbosity::Quiet,
+        ..run_ui
+    };
+    let ready = prepare(&input, &args, &silent, deadline, &interrupt)
         .map_err(|_| refused(format!("{name} as the parts carry it is not checked here")))?;
     let took: f64 = searched
         .iter()
