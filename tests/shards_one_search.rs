@@ -57,6 +57,16 @@ fn one_search_cut_across_shards_merges_to_one_report_for_every_n() {
                     "{file} {format}, {n} shards"
                 );
             }
+            // The lanes run by tasks, the same on any number of threads.
+            let mut threads = args.to_vec();
+            threads[3] = "2";
+            let (found, code) = merged(&threads, 2, dir.path());
+            assert_eq!(code, one_code, "{file} {format}, 2 threads");
+            assert_eq!(
+                timeless(&found),
+                timeless(&one),
+                "{file} {format}, 2 threads"
+            );
             if format == "json" {
                 let report: serde_json::Value = serde_json::from_str(&one).expect("JSON");
                 assert!(
@@ -165,6 +175,33 @@ fn a_cut_search_refuses_parts_of_another_cut_or_a_lane_missing() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
+    // A file that does not load: each shard says so in its log, the merge as the run.
+    let broken = dir.path().join("broken.holi");
+    std::fs::write(&broken, "let x = in").expect("written");
+    let broken = broken.display().to_string();
+    let (mut run, mut parts) = (strings(&["merge"]), Vec::new());
+    for i in 1..=2 {
+        let path = dir
+            .path()
+            .join(format!("broken-{i}.json"))
+            .display()
+            .to_string();
+        let args = strings(&[
+            "check",
+            &broken,
+            "--shard",
+            &format!("{i}/2"),
+            "--part",
+            &path,
+        ]);
+        assert_eq!(holi(&args, &[]).status.code(), Some(0));
+        parts.push(path);
+    }
+    run.extend(parts);
+    let merged_broken = holi(&run, &[]);
+    let alone = holi(&strings(&["check", &broken]), &[]);
+    assert_eq!(merged_broken.status.code(), alone.status.code());
+    assert_eq!(merged_broken.stdout, alone.stdout);
     let (one, two) = (part(1, 2, "10"), part(2, 2, "10"));
     let (code, missing) = merge(&[&two]);
     assert_eq!(code, Some(2));
