@@ -4634,4 +4634,36 @@ mod tests {
             assert!(!matches!(outcome, Outcome::Proved { .. }), "{wrong}");
         }
     }
+
+    /// Sums `0..=n` from 0 and `1..=n` from 1, calling the client from the round of 1 on
+    /// (Hobbit's `reve-barthe2`): in lockstep once the left's first round is unfolded.
+    const FROM_ZERO: &str = "import sync :(unit -> unit)
+        public start (_:unit) :(int -> int) = {
+          fun (n:int) :(int) ->
+            let i = ref 0 in
+            let x = ref 0 in
+            letrec go (_:unit) :(unit) =
+              if !i <= n then ((if !i > 0 then sync () else ()); x := !x + !i; i := !i + 1; go ())
+              else ()
+            in
+            go ();
+            !x };";
+
+    #[test]
+    fn a_loop_whose_first_round_differs_is_unfolded_once_before_lockstep() {
+        // The relation `i = i` holds at every move but not where the loops never ran
+        // (n < 0): there the objects are unreachable at the return.
+        let from_one = FROM_ZERO.replace("let i = ref 0", "let i = ref 1");
+        let outcome = proved(FROM_ZERO, &from_one).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        for wrong in [
+            from_one.replace("!i <= n", "!i < n"),
+            from_one.replace("x := !x + !i;", "x := !x + !i + 1;"),
+            // Starting at 2, the right calls the client once less.
+            FROM_ZERO.replace("let i = ref 0", "let i = ref 2"),
+        ] {
+            let outcome = proved(FROM_ZERO, &wrong).1;
+            assert!(!matches!(outcome, Outcome::Proved { .. }), "{wrong}");
+        }
+    }
 }
