@@ -565,6 +565,26 @@ pub fn candidates(left: &Library, right: &Library, tier: Tier) -> Relation {
             remainders(cell, &c.moduli, None).for_each(&mut push);
         }
     }
+    // Two cells of one object that their steps keep in proportion (`j = 5·i + 500` where
+    // `j` goes up by 5 as `i` goes up by 1), from their initial constants.
+    for (side, info) in [Side::Left, Side::Right].into_iter().zip(&infos) {
+        for (n, a) in info.integers.iter().enumerate() {
+            for b in &info.integers[n + 1..] {
+                let (Some(code), Some(p), Some(q)) = (info.codes.get(&a.r), &a.initial, &b.initial)
+                else {
+                    continue;
+                };
+                let ([da], [db]) = (&a.steps[..], &b.steps[..]) else {
+                    continue;
+                };
+                if info.codes.get(&b.r) != Some(code) || da.is_zero() || db.is_zero() {
+                    continue;
+                }
+                let (x, y) = (Cell { side, r: a.r }, Cell { side, r: b.r });
+                equal(vec![(x, db.clone()), (y, -da)], db * p - da * q, &mut push);
+            }
+        }
+    }
     let mut equalities = Vec::new();
     for a in &infos[0].integers {
         for b in &infos[1].integers {
@@ -4663,6 +4683,48 @@ mod tests {
             FROM_ZERO.replace("let i = ref 0", "let i = ref 2"),
         ] {
             let outcome = proved(FROM_ZERO, &wrong).1;
+            assert!(!matches!(outcome, Outcome::Proved { .. }), "{wrong}");
+        }
+    }
+
+    /// Sums `5·i + c` by computing it afresh and by a cell that goes up by 5 (Hobbit's
+    /// `reve-barthe-finite`): the right's `j = 5·i + c` is a fact of one object.
+    const AFRESH: &str = "import sync :(unit -> unit)
+        public start (_:unit) :(int -> int) = {
+          fun (m:int) :(int) ->
+            let c = 500 in
+            let i = ref 0 in
+            let j = ref 0 in
+            let x = ref 0 in
+            letrec go (_:unit) :(unit) =
+              if !i < 1000 then (sync (); j := 5 * !i + c; x := !x + !j; i := !i + 1; go ())
+              else ()
+            in
+            go ();
+            !x };";
+    const STEPPED: &str = "import sync :(unit -> unit)
+        public start (_:unit) :(int -> int) = {
+          fun (m:int) :(int) ->
+            let c = 500 in
+            let i = ref 0 in
+            let j = ref c in
+            let x = ref 0 in
+            letrec go (_:unit) :(unit) =
+              if !i < 1000 then (sync (); x := !x + !j; j := !j + 5; i := !i + 1; go ())
+              else ()
+            in
+            go ();
+            !x };";
+
+    #[test]
+    fn two_cells_that_step_in_proportion_are_related() {
+        let outcome = proved(AFRESH, STEPPED).1;
+        assert!(matches!(outcome, Outcome::Proved { .. }), "{outcome:?}");
+        for wrong in [
+            STEPPED.replace("j := !j + 5", "j := !j + 6"),
+            STEPPED.replace("let j = ref c", "let j = ref (c + 1)"),
+        ] {
+            let outcome = proved(AFRESH, &wrong).1;
             assert!(!matches!(outcome, Outcome::Proved { .. }), "{wrong}");
         }
     }
