@@ -81,10 +81,11 @@ fn no_inequivalent_pair_of_hobbit_is_proved_and_most_equivalent_ones_are() {
         .filter_map(|p| sides(p))
         .filter(|s| proved(&built(s), 3))
         .count();
-    // 73 of 97 when this was last measured (summaries of pure recursive functions), on a
-    // machine running builds: a drop past the slack a loaded machine needs is a regression.
+    // 77 of 97 when this was last measured (summaries of functions that change cells,
+    // a loop's first round unfolded), on a machine running builds: a drop past the slack
+    // a loaded machine needs is a regression.
     eprintln!("{count} of {} proved", equivalent.len());
-    assert!(count >= 68, "only {count} of {} proved", equivalent.len());
+    assert!(count >= 72, "only {count} of {} proved", equivalent.len());
 }
 
 /// The bounded comparison, without a proof.

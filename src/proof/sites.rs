@@ -109,6 +109,9 @@ impl Sites {
 struct Bound {
     site: Option<usize>,
     constant: Option<BigInt>,
+    /// The constants of a pair it is bound to (`let (n, c) = (10, 5)`, as Hobbit's
+    /// translation writes it: a pair, then its parts).
+    parts: Option<(Option<BigInt>, Option<BigInt>)>,
 }
 
 struct Walk<'l> {
@@ -156,6 +159,18 @@ impl Walk<'_> {
             ExprKind::Int(v) => Some(v.clone()),
             ExprKind::Local(i) => {
                 (env.len().checked_sub(1 + *i as usize)).and_then(|j| env[j].constant.clone())
+            }
+            ExprKind::Fst(a) | ExprKind::Snd(a) => {
+                let ExprKind::Local(i) = a.kind else {
+                    return None;
+                };
+                let j = env.len().checked_sub(1 + i as usize)?;
+                let (x, y) = env[j].parts.clone()?;
+                if matches!(e.kind, ExprKind::Fst(_)) {
+                    x
+                } else {
+                    y
+                }
             }
             ExprKind::Binary(op, a, b) => {
                 let (a, b) = (Self::constant(env, a)?, Self::constant(env, b)?);
@@ -261,7 +276,15 @@ impl Walk<'_> {
                     _ => Self::local(env, rhs),
                 };
                 let constant = Self::constant(env, rhs);
-                env.push(Bound { site, constant });
+                let parts = match &rhs.kind {
+                    ExprKind::Pair(a, b) => Some((Self::constant(env, a), Self::constant(env, b))),
+                    _ => None,
+                };
+                env.push(Bound {
+                    site,
+                    constant,
+                    parts,
+                });
                 self.expr(code, body, env);
                 env.pop();
             }
@@ -311,5 +334,15 @@ mod tests {
         // A division is not folded: HOLi's truncates, which folding would have to match.
         assert_eq!(initial, [Some(9), Some(2), None]);
         assert!(found[0].constants.contains(&BigInt::from(9)));
+        // Nor is a pair's part where the pair is not one of constants.
+        let found = sites(
+            "public m (a:int) :(int) = {
+                let nc = (7, 500) in let c = snd nc in let j = ref c in
+                let other = (a, 1) in let k = ref (fst other) in !j + !k };",
+        );
+        let initial: Vec<Option<i64>> = (found.iter())
+            .map(|s| s.initial.as_ref().and_then(num_traits::ToPrimitive::to_i64))
+            .collect();
+        assert_eq!(initial, [Some(500), None]);
     }
 }
