@@ -2932,32 +2932,15 @@ impl Checker<'_> {
             captured: 0,
             activations: imbl::OrdMap::new(),
         };
-        // The body runs on its own, as a call from nowhere.
-        let ended = std::mem::take(&mut self.ended);
-        let frames = std::mem::take(&mut self.frames);
-        let running = std::mem::take(&mut self.running);
-        let summarise = std::mem::replace(&mut self.summarise, false);
-        self.checking.push(Checking {
+        let checking = Checking {
             key: key.clone(),
             function: function.clone(),
             outputs: Vec::new(),
             calls: Vec::new(),
-        });
-        let result = self.inlined(run, code, inner, 0);
-        let calls = self.checking.pop().map(|c| c.calls).unwrap_or_default();
-        let stopped = std::mem::replace(&mut self.ended, ended);
-        self.frames = frames;
-        self.running = running;
-        self.summarise = summarise;
-        let paths = match result {
-            Ok(paths) => paths,
-            Err(Stop::Unknown(why)) => return Err(Stop::Unknown(why)),
-            Err(_) => return Ok(None),
         };
-        // Only a function that calls itself needs a summary; its body is then inlined.
-        if !stopped.is_empty() || calls.is_empty() {
+        let Some((paths, calls)) = self.alone(run, code, inner, checking)? else {
             return Ok(None);
-        }
+        };
         let mut returns = Vec::new();
         for (run, v) in paths {
             let pure = run.events.is_empty()
@@ -3237,30 +3220,15 @@ impl Checker<'_> {
             captured: 0,
             activations: imbl::OrdMap::new(),
         };
-        let ended = std::mem::take(&mut self.ended);
-        let frames = std::mem::take(&mut self.frames);
-        let running = std::mem::take(&mut self.running);
-        let summarise = std::mem::replace(&mut self.summarise, false);
-        self.checking.push(Checking {
+        let checking = Checking {
             key: key.clone(),
             function: outputs[0].clone(),
             outputs: outputs.clone(),
             calls: Vec::new(),
-        });
-        let result = self.inlined(run, code, inner, 0);
-        let calls = self.checking.pop().map(|c| c.calls).unwrap_or_default();
-        let stopped = std::mem::replace(&mut self.ended, ended);
-        self.frames = frames;
-        self.running = running;
-        self.summarise = summarise;
-        let paths = match result {
-            Ok(paths) => paths,
-            Err(Stop::Unknown(why)) => return Err(Stop::Unknown(why)),
-            Err(_) => return Ok(None),
         };
-        if !stopped.is_empty() || calls.is_empty() {
+        let Some((paths, calls)) = self.alone(run, code, inner, checking)? else {
             return Ok(None);
-        }
+        };
         let mut returns = Vec::new();
         for (run, v) in paths {
             // Its effects are on `cells` alone, which keep integers.
@@ -3536,6 +3504,39 @@ impl Checker<'_> {
     }
 
     /// `code`'s body on `env`, as a new activation (whose cells form one object).
+    /// The body of `code` in `env` run on its own, as a call from nowhere, its calls of
+    /// itself read as `checking` says: its paths and those calls, or `None` when a path
+    /// stopped or it never calls itself (only a function that calls itself needs a
+    /// summary; its body is then inlined).
+    fn alone(
+        &mut self,
+        run: Run,
+        code: CodeId,
+        env: Env,
+        checking: Checking,
+    ) -> Result<Option<Alone>, Stop> {
+        let ended = std::mem::take(&mut self.ended);
+        let frames = std::mem::take(&mut self.frames);
+        let running = std::mem::take(&mut self.running);
+        let summarise = std::mem::replace(&mut self.summarise, false);
+        self.checking.push(checking);
+        let result = self.inlined(run, code, env, 0);
+        let calls = self.checking.pop().map(|c| c.calls).unwrap_or_default();
+        let stopped = std::mem::replace(&mut self.ended, ended);
+        self.frames = frames;
+        self.running = running;
+        self.summarise = summarise;
+        let paths = match result {
+            Ok(paths) => paths,
+            Err(Stop::Unknown(why)) => return Err(Stop::Unknown(why)),
+            Err(_) => return Ok(None),
+        };
+        if !stopped.is_empty() || calls.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((paths, calls)))
+    }
+
     fn inlined(
         &mut self,
         run: Run,
@@ -3973,6 +3974,9 @@ struct Effects {
 
 /// A function being summarised: its key, its symbol, and the calls of itself that its
 /// body makes (their inputs and the path's conditions then).
+/// A body run on its own ([`Checker::alone`]): its paths, and its calls of itself.
+type Alone = (Vec<(Run, Val)>, Vec<(Vec<Int>, Vec<Bool>)>);
+
 struct Checking {
     key: (Side, String),
     function: Rc<FuncDecl>,
