@@ -2838,16 +2838,9 @@ impl Checker<'_> {
             if value == Value::Own && closed && !running {
                 return Ok(None);
             }
-            if pre != Precondition::Always {
-                let holds = pre.holds(&xs);
-                if !self.implied(&condition, &holds)? {
-                    continue;
-                }
-                let what = format!(
-                    "{}: the precondition of the summary of {} holds",
-                    self.what, self.summaries[s].what
-                );
-                self.prove(&condition, holds, &what)?;
+            let what = self.summaries[s].what.clone();
+            if !self.precondition_met(&condition, pre, &xs, &what)? {
+                continue;
             }
             let own = self.summaries[s].function.clone();
             return Ok(Some(Val::Int(self.value_of(&own, value, &xs)?)));
@@ -3113,16 +3106,9 @@ impl Checker<'_> {
         let Some(s) = s else { return Ok(None) };
         for i in 0..self.effects[s].lemmas.len() {
             let (pre, values) = self.effects[s].lemmas[i].clone();
-            if pre != Precondition::Always {
-                let holds = pre.holds(&xs);
-                if !self.implied(&condition, &holds)? {
-                    continue;
-                }
-                let what = format!(
-                    "{}: the precondition of the summary of {} holds",
-                    self.what, self.effects[s].what
-                );
-                self.prove(&condition, holds, &what)?;
+            let what = self.effects[s].what.clone();
+            if !self.precondition_met(&condition, pre, &xs, &what)? {
+                continue;
             }
             let outputs = self.effects[s].outputs.clone();
             let outs = self.outputs_at(&outputs, &values, &xs)?;
@@ -3504,6 +3490,30 @@ impl Checker<'_> {
     }
 
     /// `code`'s body on `env`, as a new activation (whose cells form one object).
+    /// Whether a summary (of `what`) applies at a call on `xs` under `condition`: its
+    /// precondition `pre` is implied there, and then proved as an obligation.
+    fn precondition_met(
+        &mut self,
+        condition: &[Bool],
+        pre: Precondition,
+        xs: &[Int],
+        what: &str,
+    ) -> Result<bool, Stop> {
+        if pre == Precondition::Always {
+            return Ok(true);
+        }
+        let holds = pre.holds(xs);
+        if !self.implied(condition, &holds)? {
+            return Ok(false);
+        }
+        let what = format!(
+            "{}: the precondition of the summary of {what} holds",
+            self.what
+        );
+        self.prove(condition, holds, &what)?;
+        Ok(true)
+    }
+
     /// The body of `code` in `env` run on its own, as a call from nowhere, its calls of
     /// itself read as `checking` says: its paths and those calls, or `None` when a path
     /// stopped or it never calls itself (only a function that calls itself needs a
