@@ -11,7 +11,7 @@ use crate::cli::check::Format;
 use crate::html::HtmlReport;
 use clap::Args;
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -48,13 +48,18 @@ pub fn run(args: MergeArgs, ui: &Ui) -> Outcome {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let written = (|| {
-        let mut sink = Sink::begin(format, run.several, &mut out)?;
         if run.cut {
+            // Made whole before any of it is written: parts that do not join leave
+            // nothing on standard output.
+            let mut report = Vec::new();
+            let mut sink = Sink::begin(format, false, &mut report)?;
             let (cut, section) = merge_cut(&run, cells.clone(), ui, &mut sink)?;
+            sink.finish()?;
             outcome = cut;
             sections.extend(section);
-            return sink.finish();
+            return out.write_all(&report).and_then(|()| out.flush());
         }
+        let mut sink = Sink::begin(format, run.several, &mut out)?;
         for cell in &cells {
             sink.fragment(&cell.output)?;
         }
