@@ -2415,6 +2415,16 @@ struct Frame {
     tag: u32,
 }
 
+/// Whether `run`, from `store`, made no move and no object and changed no cell but
+/// those of `cells`.
+fn only_changes(run: &Run, store: &Store, cells: &[Key]) -> bool {
+    run.events.is_empty()
+        && run.objects.is_empty()
+        && run.store.len() == store.len()
+        && (run.store.iter().zip(store.iter()))
+            .all(|((k, a), (l, b))| k == l && (cells.contains(k) || same(a, b)))
+}
+
 /// Whether two values are the same: the same terms, functions and locations.
 fn same(a: &Val, b: &Val) -> bool {
     match (a, b) {
@@ -2936,11 +2946,7 @@ impl Checker<'_> {
         };
         let mut returns = Vec::new();
         for (run, v) in paths {
-            let pure = run.events.is_empty()
-                && run.objects.is_empty()
-                && run.store.len() == store.len()
-                && (run.store.iter().zip(store.iter()))
-                    .all(|((k, a), (l, b))| k == l && same(a, b));
+            let pure = only_changes(&run, &store, &[]);
             let Val::Int(v) = v else { return Ok(None) };
             if !pure {
                 return Ok(None);
@@ -3218,11 +3224,7 @@ impl Checker<'_> {
         let mut returns = Vec::new();
         for (run, v) in paths {
             // Its effects are on `cells` alone, which keep integers.
-            let kept = run.events.is_empty()
-                && run.objects.is_empty()
-                && run.store.len() == store.len()
-                && (run.store.iter().zip(store.iter()))
-                    .all(|((k, a), (l, b))| k == l && (cells.contains(k) || same(a, b)));
+            let kept = only_changes(&run, &store, cells);
             if !kept {
                 return Ok(None);
             }
